@@ -1,0 +1,122 @@
+"""Decide whether one ``api_request_error`` hook call is a model-unavailable alert.
+
+Pure and side-effect free so every classification rule can be unit-tested
+with plain dictionaries shaped like what Hermes 0.19.0 passes to the hook.
+
+Hermes fires the hook once per failed HTTP attempt, *before* it bumps its
+retry counter, and gives up once the bumped counter reaches ``max_retries``.
+So the attempt with ``retry_count + 1 >= max_retries`` is the last one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: Longest error message kept; provider bodies can be arbitrarily large.
+MESSAGE_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class Alert:
+    """One model-unavailable observation, ready to be logged and stored."""
+
+    model: str
+    provider: str
+    error_code: int
+    message: str
+    reason: str
+    retry_count: int | None
+    session: str
+
+
+def _as_int(value: Any) -> int | None:
+    """Return *value* as an int, or None when it is not a real integer.
+
+    ``bool`` is excluded on purpose: it is an ``int`` subclass, and a stray
+    ``True`` must not be read as status code 1.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def _as_text(value: Any) -> str:
+    """Return *value* as text; None becomes "" (the table's columns are NOT NULL)."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+def extract_message(error: Any) -> str:
+    """Return the provider's error text, truncated to :data:`MESSAGE_LIMIT` characters.
+
+    Hermes passes ``error={"type": ..., "message": ...}``; anything else is
+    stringified so an unexpected shape still yields something readable.
+    """
+    if error is None:
+        return ""
+    raw = error.get("message") if isinstance(error, Mapping) else error
+    return _as_text(raw)[:MESSAGE_LIMIT]
+
+
+def is_last_attempt(retry_count: Any, max_retries: Any) -> bool:
+    """True when Hermes will not retry after this attempt.
+
+    Both values must be genuine ints; without them we cannot tell, and
+    alerting on every transient attempt would be noise.
+    """
+    count, limit = _as_int(retry_count), _as_int(max_retries)
+    if count is None or limit is None:
+        return False
+    return count + 1 >= limit
+
+
+def _alert_code(kwargs: Mapping[str, Any]) -> int | None:
+    """Return the status code to alert with, or None when this is no alert."""
+    status = _as_int(kwargs.get("status_code"))
+    if status is None:
+        # Connection refused, timeouts, malformed/empty 200s: not the model's fault.
+        return None
+    retryable = kwargs.get("retryable")
+    if status == 410:
+        # "Gone" is permanent by definition; alert on the first sighting.
+        return status
+    if status == 404 and retryable is False:
+        # Hermes only marks a 404 non-retryable when the body says the model
+        # does not exist (model_not_found), so this is the direct signal.
+        return status
+    if (status == 404 or 500 <= status < 600) and retryable is True:
+        # A plain 404 or a 5xx may be transient; it only becomes an outage
+        # signal when it outlasts every retry Hermes is willing to make.
+        if is_last_attempt(kwargs.get("retry_count"), kwargs.get("max_retries")):
+            return status
+    # 400/401/403/429 and the like are about the request or the account,
+    # not about the model being unavailable.
+    return None
+
+
+def classify(kwargs: Mapping[str, Any]) -> Alert | None:
+    """Turn the hook's keyword arguments into an :class:`Alert`, or None.
+
+    Never raises for odd input: missing or wrongly typed fields simply make
+    the call "not an alert" or fall back to empty strings.
+    """
+    code = _alert_code(kwargs)
+    if code is None:
+        return None
+    retry_count = _as_int(kwargs.get("retry_count"))
+    return Alert(
+        model=_as_text(kwargs.get("model")),
+        provider=_as_text(kwargs.get("provider")),
+        error_code=code,
+        message=extract_message(kwargs.get("error")),
+        reason=_as_text(kwargs.get("reason")),
+        retry_count=retry_count,
+        session=_as_text(kwargs.get("session_id")),
+    )

@@ -1,0 +1,44 @@
+@smoke
+Feature: A model the provider stops serving becomes an alert someone can see
+  Providers retire models without notice. When that happens to the model a scheduled job uses,
+  every run of the job fails with "model not found", and Hermes carries on quietly: nothing tells
+  the operator that the job has been dead since the day the model went away.
+
+  The alerts plugin closes that gap. When Hermes reports that the provider no longer knows a
+  model, the plugin records a model-unavailable alert (one row per model and provider in the
+  telemetry database, counted on every repeat) and writes a line to the telemetry log.
+
+  These scenarios run the real scheduler (`hermes cron tick`), which sends the job's request to a
+  provider over HTTP; the provider is a local stand-in, so no credentials or network are needed.
+
+  Background:
+    Given a Hermes home with the alerts plugin enabled
+
+  Scenario: A job whose model was removed raises a model-unavailable alert
+    Given the provider no longer serves the model "gone-model"
+    And a scheduled job uses the model "gone-model"
+    When the scheduler runs once
+    Then the provider received the job's request for "gone-model"
+    And the job is marked as failed
+    And exactly one model-unavailable alert is recorded
+    And the alert names the model "gone-model" from provider "custom" with error code 404
+    And the alert for "gone-model" carries the provider's message
+    And the telemetry log reports the model "gone-model" as unavailable with code 404
+
+  Scenario: A job whose model is healthy raises no alert
+    Given the provider serves the model "healthy-model"
+    And a scheduled job uses the model "healthy-model"
+    When the scheduler runs once
+    Then the provider received the job's request for "healthy-model"
+    And the job is marked as successful
+    And no model-unavailable alert is recorded
+    And the telemetry log reports no unavailable model
+
+  Scenario: A model that stays gone is counted on one alert, not duplicated
+    Given the provider no longer serves the model "gone-model"
+    And a scheduled job uses the model "gone-model"
+    And the scheduler has already recorded an alert for "gone-model"
+    When the scheduler runs again
+    Then exactly one model-unavailable alert is recorded
+    And the alert for "gone-model" has been seen 2 times
+    And the alert keeps its first sighting and moves its last sighting later

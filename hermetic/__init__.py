@@ -1,0 +1,1 @@
+"""hermetic: acceptance-test harness for Hermes Agent plugins."""

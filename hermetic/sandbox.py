@@ -1,0 +1,174 @@
+"""A throwaway Hermes home and decoy user home per scenario, with a scrubbed environment.
+
+Nothing here reads or writes the real ``~/.hermes`` or the user's home: every path Hermes derives
+(its home, ``~``, the managed-config overlay, temp files) points inside the sandbox folder.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hermetic.errors import HarnessError
+from hermetic.settings import PluginUnderTest
+
+# A dummy key, so the request carries a credential-shaped header like a real one would;
+# the mock accepts anything and no real provider ever sees it.
+DUMMY_API_KEY = "sk-hermetic-dummy"
+
+
+@dataclass(frozen=True)
+class HermesTuning:
+    """The config.yaml knobs that keep a tick fast, offline and bounded (see hermes-facts.md)."""
+
+    api_max_retries: int = 1
+    request_timeout_seconds: float = 3
+    context_length: int = 131072
+
+
+@dataclass
+class Sandbox:
+    """One scenario's folder: ``hermes/`` (HERMES_HOME), ``home/`` (decoy HOME), ``out/`` (logs)."""
+
+    root: Path
+    hermes_executable: Path
+    plugin_name: str | None = None
+    _config: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def create(cls, hermes_executable: Path, parent: Path | None = None) -> Sandbox:
+        """Make a fresh sandbox folder (under ``parent`` or the system temp dir)."""
+        try:
+            root = Path(tempfile.mkdtemp(prefix="hermetic-", dir=parent))
+        except OSError as exc:
+            where = parent or tempfile.gettempdir()
+            raise HarnessError(
+                f"cannot create a sandbox in {where}: {exc.strerror}; "
+                "free some space or pass -D sandbox_root=DIR"
+            ) from exc
+        sandbox = cls(root=root, hermes_executable=hermes_executable)
+        for folder in (sandbox.hermes_home, sandbox.home, sandbox.out_dir, sandbox.tmp_dir):
+            folder.mkdir(parents=True)
+        return sandbox
+
+    # -- paths ------------------------------------------------------------------------------
+    @property
+    def hermes_home(self) -> Path:
+        return self.root / "hermes"
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def managed_dir(self) -> Path:
+        # Must not exist: its absence is what disables the /etc/hermes overlay.
+        return self.root / "no-managed"
+
+    @property
+    def out_dir(self) -> Path:
+        return self.root / "out"
+
+    @property
+    def tmp_dir(self) -> Path:
+        return self.root / "tmp"
+
+    @property
+    def config_path(self) -> Path:
+        return self.hermes_home / "config.yaml"
+
+    @property
+    def jobs_path(self) -> Path:
+        return self.hermes_home / "cron" / "jobs.json"
+
+    @property
+    def telemetry_db(self) -> Path:
+        return self.hermes_home / "telemetry" / "telemetry.db"
+
+    @property
+    def telemetry_log(self) -> Path:
+        return self.hermes_home / "telemetry" / "telemetry.log"
+
+    @property
+    def agent_log(self) -> Path:
+        return self.hermes_home / "logs" / "agent.log"
+
+    @property
+    def plugins_dir(self) -> Path:
+        return self.hermes_home / "plugins"
+
+    # -- setup ------------------------------------------------------------------------------
+    def install_plugin(self, plugin: PluginUnderTest) -> Path:
+        """Copy the plugin under test to ``plugins/<manifest name>/`` and remember its name."""
+        target = self.plugins_dir / plugin.name
+        shutil.copytree(
+            plugin.source,
+            target,
+            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+        )
+        self.plugin_name = plugin.name
+        return target
+
+    def configure(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        tuning: HermesTuning | None = None,
+    ) -> Path:
+        """Write config.yaml: a ``custom`` provider at ``base_url`` (no login), plugin enabled."""
+        tuning = tuning or HermesTuning()
+        self._config = {
+            "model": {
+                "provider": "custom",
+                "default": model,
+                "base_url": base_url,
+                "api_key": DUMMY_API_KEY,
+                # Without it every tick looks up model metadata on openrouter.ai.
+                "context_length": tuning.context_length,
+            },
+            # Plugins are opt-in: nothing loads unless listed here.
+            "plugins": {"enabled": [self.plugin_name] if self.plugin_name else []},
+            "agent": {"api_max_retries": tuning.api_max_retries},
+            "providers": {
+                "custom": {"request_timeout_seconds": tuning.request_timeout_seconds},
+            },
+            "security": {
+                # Stops a download from github.com when the gateway starts.
+                "tirith_enabled": False,
+                # Stops Hermes pip-installing optional packages into the venv at run time.
+                "allow_lazy_installs": False,
+            },
+        }
+        self.config_path.write_text(yaml.safe_dump(self._config, sort_keys=False), "utf-8")
+        return self.config_path
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The config last written by :meth:`configure` (a copy is not needed: tests only read)."""
+        return self._config
+
+    def env(self) -> dict[str, str]:
+        """The complete environment for a ``hermes`` process: built from nothing, not filtered.
+
+        Starting empty (rather than deleting known-bad keys) is what guarantees that no
+        ``HERMES_*``, provider key or messaging token of the developer's shell leaks in.
+        """
+        return {
+            "PATH": f"{self.hermes_executable.parent}:/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "HOME": str(self.home),
+            "HERMES_HOME": str(self.hermes_home),
+            "HERMES_MANAGED_DIR": str(self.managed_dir),
+            "TMPDIR": str(self.tmp_dir),
+            "PYTHONUNBUFFERED": "1",
+        }
+
+    def remove(self) -> None:
+        """Delete the whole sandbox folder."""
+        shutil.rmtree(self.root, ignore_errors=True)

@@ -1,0 +1,108 @@
+"""Run-wide settings: which plugin and which ``hermes`` the suite drives, from behave userdata."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from hermetic.errors import ConfigError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PLUGIN_DIR = REPO_ROOT / "alerts_plugin"
+KEEP_CHOICES = ("on-failure", "always", "never")
+KNOWN_KEYS = ("plugin", "hermes", "keep_sandbox", "sandbox_root")
+
+
+@dataclass(frozen=True)
+class PluginUnderTest:
+    """A Hermes directory plugin: its source folder and the registry name from its manifest."""
+
+    source: Path
+    name: str
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a scenario needs to know about the run, validated once."""
+
+    plugin: PluginUnderTest
+    hermes: Path
+    keep_sandbox: str
+    sandbox_root: Path | None
+
+    @classmethod
+    def from_userdata(cls, userdata: Mapping[str, str]) -> Settings:
+        """Build settings from ``-D`` options; raise ConfigError naming the bad option."""
+        unknown = sorted(set(userdata) - set(KNOWN_KEYS))
+        if unknown:
+            raise ConfigError(
+                f"unknown option -D {unknown[0]}=…; known options: "
+                + ", ".join(f"-D {key}=" for key in KNOWN_KEYS)
+            )
+        keep = (userdata.get("keep_sandbox") or "on-failure").strip()
+        if keep not in KEEP_CHOICES:
+            raise ConfigError(
+                f"-D keep_sandbox={keep!r} is not one of: {', '.join(KEEP_CHOICES)}"
+            )
+        root_text = (userdata.get("sandbox_root") or "").strip()
+        sandbox_root = Path(root_text).expanduser().resolve() if root_text else None
+        if sandbox_root is not None and not sandbox_root.is_dir():
+            raise ConfigError(f"-D sandbox_root={root_text}: not an existing directory")
+        return cls(
+            plugin=load_plugin(userdata.get("plugin", "")),
+            hermes=find_hermes(userdata.get("hermes", "")),
+            keep_sandbox=keep,
+            sandbox_root=sandbox_root,
+        )
+
+
+def load_plugin(option: str) -> PluginUnderTest:
+    """Resolve ``-D plugin=DIR`` (default: our alerts plugin) and read its manifest name."""
+    option = (option or "").strip()
+    source = Path(option).expanduser().resolve() if option else DEFAULT_PLUGIN_DIR
+    where = f"-D plugin={option}" if option else f"the default plugin {source}"
+    if not source.is_dir():
+        raise ConfigError(f"{where}: not a directory")
+    manifest = source / "plugin.yaml"
+    if not manifest.is_file():
+        raise ConfigError(
+            f"{where}: no plugin.yaml; a Hermes directory plugin needs a manifest and __init__.py"
+        )
+    if not (source / "__init__.py").is_file():
+        raise ConfigError(f"{where}: no __init__.py with register(ctx)")
+    try:
+        data = yaml.safe_load(manifest.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{manifest}: not valid YAML ({exc.__class__.__name__})") from exc
+    name = data.get("name") if isinstance(data, dict) else None
+    if not isinstance(name, str) or not name.strip() or "/" in name:
+        raise ConfigError(f"{manifest}: needs a 'name:' (a plain plugin name, no '/')")
+    return PluginUnderTest(source=source, name=name.strip())
+
+
+def find_hermes(option: str) -> Path:
+    """Resolve ``-D hermes=PATH``; by default the ``hermes`` installed beside this Python."""
+    option = (option or "").strip()
+    if option:
+        candidate = Path(option).expanduser()
+        if not candidate.is_absolute():
+            found = shutil.which(option)
+            candidate = Path(found) if found else candidate.resolve()
+        if not candidate.is_file():
+            raise ConfigError(f"-D hermes={option}: no such executable")
+        return candidate.absolute()
+    beside = Path(sys.executable).parent / "hermes"
+    if beside.is_file():
+        return beside
+    found = shutil.which("hermes")
+    if found:
+        return Path(found)
+    raise ConfigError(
+        "no `hermes` executable found beside this Python or on PATH; "
+        "install the project (`pip install -e .`) or pass -D hermes=PATH"
+    )

@@ -1,0 +1,136 @@
+"""The contract readers: alerts through SQLAlchemy, capture lines in the log, jobs.json."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hermetic.alert_store import read_alerts, table_sql
+from hermetic.cron_jobs import JobsFile
+from hermetic.errors import AlertStoreError, HarnessError
+from hermetic.telemetry_log import capture_lines
+
+DDL = """
+CREATE TABLE IF NOT EXISTS model_unavailable_alerts (
+    model         TEXT NOT NULL,
+    provider      TEXT NOT NULL DEFAULT '',
+    error_code    INTEGER NOT NULL,
+    error_message TEXT,
+    first_seen_at TEXT NOT NULL,
+    last_seen_at  TEXT NOT NULL,
+    occurrences   INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (model, provider)
+);
+"""
+
+
+def _db(path: Path, rows: tuple[tuple, ...] | list[tuple] = (), ddl: str = DDL) -> Path:
+    connection = sqlite3.connect(path)
+    connection.executescript(ddl)
+    if rows:
+        connection.executemany("INSERT INTO model_unavailable_alerts VALUES (?,?,?,?,?,?,?)", rows)
+    connection.commit()
+    connection.close()
+    return path
+
+
+def test_missing_database_means_no_alert(tmp_path: Path) -> None:
+    assert read_alerts(tmp_path / "telemetry.db") == []
+    assert not (tmp_path / "telemetry.db").exists(), "reading must not create the database"
+
+
+def test_rows_are_read_in_order(tmp_path: Path) -> None:
+    t = "2026-11-29T20:46:27.492054+00:00"
+    db = _db(
+        tmp_path / "t.db",
+        [("b", "custom", 410, "gone", t, t, 1), ("a", "custom", 404, "msg", t, t, 3)],
+    )
+    alerts = read_alerts(db)
+    assert [(a.model, a.error_code, a.occurrences) for a in alerts] == [
+        ("a", 404, 3),
+        ("b", 410, 1),
+    ]
+    assert alerts[0].first_seen.utcoffset() is not None
+
+
+def test_reading_never_writes(tmp_path: Path) -> None:
+    db = _db(tmp_path / "t.db")
+    before = db.read_bytes()
+    read_alerts(db)
+    assert db.read_bytes() == before
+
+
+def test_corrupt_database_is_a_clear_error(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    db.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(AlertStoreError, match="cannot read alerts from .*t.db"):
+        read_alerts(db)
+
+
+def test_table_without_contract_columns_is_named(tmp_path: Path) -> None:
+    db = _db(tmp_path / "t.db", ddl="CREATE TABLE model_unavailable_alerts (model TEXT);")
+    with pytest.raises(AlertStoreError, match="lacks column.*error_code"):
+        read_alerts(db)
+
+
+def test_timestamp_without_offset_is_rejected(tmp_path: Path) -> None:
+    db = _db(tmp_path / "t.db", [("a", "", 404, None, "2026-11-29T20:46:27", "x", 1)])
+    alert = read_alerts(db)[0]
+    with pytest.raises(AlertStoreError, match="no UTC offset"):
+        _ = alert.first_seen
+    with pytest.raises(AlertStoreError, match="not an ISO-8601"):
+        _ = alert.last_seen
+
+
+def test_table_sql_is_what_sqlite_stored(tmp_path: Path) -> None:
+    assert table_sql(tmp_path / "none.db") is None
+    assert "PRIMARY KEY (model, provider)" in table_sql(_db(tmp_path / "t.db"))
+
+
+def test_capture_lines_are_parsed_from_the_message_part(tmp_path: Path) -> None:
+    log = tmp_path / "telemetry.log"
+    log.write_text(
+        "2026-11-29 20:46:27,492 INFO any.logger model-unavailable 404 captured: "
+        "model='gone-model' provider='custom' reason='model_not_found' retry_count=0 "
+        "session=cron_abc_20261129_204627\n"
+        "2026-11-29 20:46:28,000 DEBUG any.logger something else\n"
+        "model-unavailable 410 captured: model='old' provider=''\n"
+    )
+    lines = capture_lines(log)
+    assert [(c.code, c.model, c.provider, c.reason) for c in lines] == [
+        (404, "gone-model", "custom", "model_not_found"),
+        (410, "old", "", None),
+    ]
+    assert lines[0].session == "cron_abc_20261129_204627"
+    assert capture_lines(tmp_path / "missing.log") == []
+
+
+def test_make_due_moves_next_run_into_the_past(tmp_path: Path) -> None:
+    path = tmp_path / "jobs.json"
+    path.write_text(
+        json.dumps(
+            {
+                "jobs": [
+                    {"id": "a", "name": "A", "next_run_at": "2999-01-01T00:00:00+00:00"},
+                    {"id": "b", "name": "B", "next_run_at": "2999-01-01T00:00:00+00:00"},
+                ]
+            }
+        )
+    )
+    jobs = JobsFile(path)
+    jobs.make_due(["a"])
+    assert jobs.state("a").next_run_at < "2999"
+    assert jobs.state("b").next_run_at.startswith("2999")
+    jobs.update("b", model="m", provider="custom")
+    assert jobs.raw("b")["model"] == "m"
+
+
+def test_jobs_file_errors_say_where(tmp_path: Path) -> None:
+    with pytest.raises(HarnessError, match="does not exist"):
+        JobsFile(tmp_path / "jobs.json").state("a")
+    (tmp_path / "jobs.json").write_text("{not json")
+    with pytest.raises(HarnessError, match="not valid JSON"):
+        JobsFile(tmp_path / "jobs.json").state("a")

@@ -1,0 +1,110 @@
+"""The sandbox: config written as the facts require, environment scrubbed, nothing leaks out."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hermetic.hermes_cli import HermesCli
+from hermetic.sandbox import HermesTuning, Sandbox
+from hermetic.settings import DEFAULT_PLUGIN_DIR, load_plugin
+
+
+def test_layout_lives_under_one_root(sandbox: Sandbox) -> None:
+    for path in (sandbox.hermes_home, sandbox.home, sandbox.out_dir, sandbox.tmp_dir):
+        assert path.is_dir() and sandbox.root in path.parents
+    assert not sandbox.managed_dir.exists(), "its absence is what disables /etc/hermes"
+    assert sandbox.telemetry_db == sandbox.hermes_home / "telemetry" / "telemetry.db"
+
+
+def test_config_points_at_the_mock_and_is_tuned(sandbox: Sandbox) -> None:
+    sandbox.install_plugin(load_plugin(""))
+    sandbox.configure(
+        base_url="http://127.0.0.1:9/v1",
+        model="m",
+        tuning=HermesTuning(api_max_retries=2, request_timeout_seconds=5),
+    )
+    config = yaml.safe_load(sandbox.config_path.read_text())
+    assert config["model"] == {
+        "provider": "custom",
+        "default": "m",
+        "base_url": "http://127.0.0.1:9/v1",
+        "api_key": "sk-hermetic-dummy",
+        "context_length": 131072,
+    }
+    assert config["plugins"] == {"enabled": ["hermetic-alerts"]}
+    assert config["agent"] == {"api_max_retries": 2}
+    assert config["providers"]["custom"]["request_timeout_seconds"] == 5
+    assert config["security"] == {"tirith_enabled": False, "allow_lazy_installs": False}
+
+
+def test_plugin_installed_under_its_manifest_name(sandbox: Sandbox) -> None:
+    target = sandbox.install_plugin(load_plugin(""))
+    assert target == sandbox.plugins_dir / "hermetic-alerts"
+    assert (target / "plugin.yaml").read_bytes() == (
+        DEFAULT_PLUGIN_DIR / "plugin.yaml"
+    ).read_bytes()
+    assert not list(target.rglob("__pycache__"))
+
+
+def test_environment_is_built_from_nothing(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for leaked in (
+        "OPENAI_API_KEY",
+        "TELEGRAM_BOT_TOKEN",
+        "HERMES_SAFE_MODE",
+        "API_SERVER_ENABLED",
+    ):
+        monkeypatch.setenv(leaked, "leak")
+    monkeypatch.setenv("HERMES_HOME", "/root/.hermes")
+    env = sandbox.env()
+    assert set(env) == {
+        "PATH",
+        "LANG",
+        "HOME",
+        "HERMES_HOME",
+        "HERMES_MANAGED_DIR",
+        "TMPDIR",
+        "PYTHONUNBUFFERED",
+    }
+    assert env["HERMES_HOME"] == str(sandbox.hermes_home)
+    assert env["HOME"] == str(sandbox.home)
+    assert env["TMPDIR"] == str(sandbox.tmp_dir)
+    assert "leak" not in "".join(env.values())
+
+
+def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(path): (path.stat().st_size, path.stat().st_mtime_ns)
+        for path in folder.rglob("*")
+        if path.is_file()
+    }
+
+
+def test_real_hermes_writes_nothing_outside_the_sandbox(
+    tmp_path: Path, hermes_executable: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The "real" home of this test process: it has a ~/.hermes that must stay untouched.
+    real_home = tmp_path / "real-home"
+    (real_home / ".hermes").mkdir(parents=True)
+    (real_home / ".hermes" / "config.yaml").write_text("model: {provider: nous}\n")
+    monkeypatch.setenv("HOME", str(real_home))
+    monkeypatch.setenv("HERMES_HOME", str(real_home / ".hermes"))
+    before = _snapshot(real_home)
+    (tmp_path / "boxes").mkdir()
+    box = Sandbox.create(hermes_executable, parent=tmp_path / "boxes")
+    try:
+        box.configure(base_url="http://127.0.0.1:9/v1", model="m")
+        cli = HermesCli(box)
+        job = cli.cron_create("probe", "every 1m", "hello")
+        cli.cron_tick()  # nothing due: Hermes only reads and writes its own home
+        assert job in box.jobs_path.read_text()
+        assert _snapshot(real_home) == before
+        assert not (real_home / ".hermes" / "cron").exists()
+        assert sorted(os.listdir(tmp_path)) == ["boxes", "real-home"]
+    finally:
+        box.remove()
