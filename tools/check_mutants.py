@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Prove the features catch a broken plugin: run them against deliberately broken copies.
+
+Each mutant is a copy of alerts_plugin/ with one behaviour broken (the write skipped, the log
+line skipped, …). The suite must FAIL for every mutant; a mutant that survives names a behaviour
+no scenario guards. Prints one row per mutant with the scenarios that caught it.
+
+    .venv/bin/python tools/check_mutants.py [--tags=@smoke] [--only NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PLUGIN = REPO / "alerts_plugin"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    file: str  # relative to the plugin folder
+    old: str  # text that must occur exactly once
+    new: str
+
+
+MUTANTS = (
+    Mutant(
+        "skips-the-database-write",
+        "__init__.py",
+        "AlertStore(folder / DB_FILENAME).record(",
+        "(lambda **_: None)(",
+    ),
+    Mutant("skips-the-log-line", "__init__.py", "log.info(_capture_line(alert))", "pass"),
+    Mutant(
+        "stores-an-empty-message",
+        "__init__.py",
+        "error_message=alert.message,",
+        'error_message="",',
+    ),
+    Mutant(
+        "alerts-on-a-healthy-model",
+        "__init__.py",
+        "    ctx.register_hook(HOOK_NAME, on_api_request_error)",
+        "    ctx.register_hook(HOOK_NAME, on_api_request_error)\n"
+        '    ctx.register_hook("post_api_request", lambda **kw: on_api_request_error(\n'
+        '        **{**kw, "status_code": 404, "retryable": False, "reason": "model_not_found"}))',
+    ),
+    Mutant(
+        "ignores-repeats",
+        "store.py",
+        "index_elements=[alerts_table.c.model, alerts_table.c.provider],",
+        "index_elements=[alerts_table.c.model, alerts_table.c.provider],"
+        ' where=__import__("sqlalchemy").false(),',
+    ),
+    Mutant(
+        "does-not-count-repeats",
+        "store.py",
+        "alerts_table.c.occurrences: alerts_table.c.occurrences + 1,",
+        "alerts_table.c.occurrences: 1,",
+    ),
+    Mutant(
+        "overwrites-first-seen",
+        "store.py",
+        "alerts_table.c.last_seen_at: stmt.excluded.last_seen_at,",
+        "alerts_table.c.last_seen_at: stmt.excluded.last_seen_at,\n"
+        "                alerts_table.c.first_seen_at: stmt.excluded.first_seen_at,",
+    ),
+    Mutant(
+        "registers-nothing",
+        "__init__.py",
+        "    ctx.register_hook(HOOK_NAME, on_api_request_error)",
+        "    return None",
+    ),
+)
+
+
+def build(mutant: Mutant, parent: Path) -> Path:
+    target = parent / mutant.name
+    shutil.copytree(PLUGIN, target, ignore=shutil.ignore_patterns("__pycache__"))
+    path = target / mutant.file
+    text = path.read_text()
+    if text.count(mutant.old) != 1:
+        raise SystemExit(f"check_mutants: {mutant.name}: {mutant.old!r} not found once in {path}")
+    text = text.replace(mutant.old, mutant.new)
+    path.write_text(text)
+    return target
+
+
+def failed_scenarios(junit_dir: Path) -> list[str]:
+    names = []
+    for report in junit_dir.glob("*.xml"):
+        for case in ElementTree.parse(report).getroot().iter("testcase"):
+            if case.find("failure") is not None or case.find("error") is not None:
+                names.append(case.get("name", "?").split(" -- @")[0])
+    return names
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tags", default="@smoke", help="behave tag expression (default @smoke)")
+    parser.add_argument("--only", help="run one mutant by name")
+    args = parser.parse_args()
+    behave = Path(sys.executable).parent / "behave"
+    survivors = []
+    with tempfile.TemporaryDirectory(prefix="hermetic-mutants-") as scratch:
+        for mutant in MUTANTS:
+            if args.only and mutant.name != args.only:
+                continue
+            plugin = build(mutant, Path(scratch))
+            junit = Path(scratch) / f"junit-{mutant.name}"
+            started = time.monotonic()
+            result = subprocess.run(
+                [str(behave), f"--tags={args.tags}", "--format=null", "--junit",
+                 f"--junit-directory={junit}", "-D", f"plugin={plugin}",
+                 "-D", "keep_sandbox=never"],
+                cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+            )
+            caught = failed_scenarios(junit)
+            verdict = "caught" if result.returncode != 0 and caught else "SURVIVED"
+            if verdict == "SURVIVED":
+                survivors.append(mutant.name)
+            print(f"{mutant.name:28} {verdict:9} {time.monotonic() - started:5.1f}s  "
+                  + ("; ".join(caught) or "-"), flush=True)
+    print(f"{len(survivors)} mutant(s) survived" + (f": {', '.join(survivors)}" if survivors else ""))
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
