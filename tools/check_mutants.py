@@ -119,18 +119,34 @@ def main() -> int:
             junit = Path(scratch) / f"junit-{mutant.name}"
             started = time.monotonic()
             result = subprocess.run(
-                [str(behave), f"--tags={args.tags}", "--format=null", "--junit",
-                 f"--junit-directory={junit}", "-D", f"plugin={plugin}",
-                 "-D", "keep_sandbox=never"],
-                cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+                [
+                    str(behave),
+                    f"--tags={args.tags}",
+                    "--format=null",
+                    "--junit",
+                    f"--junit-directory={junit}",
+                    "-D",
+                    f"plugin={plugin}",
+                    "-D",
+                    "keep_sandbox=never",
+                ],
+                cwd=REPO,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
             )
             caught = failed_scenarios(junit)
             verdict = "caught" if result.returncode != 0 and caught else "SURVIVED"
             if verdict == "SURVIVED":
                 survivors.append(mutant.name)
-            print(f"{mutant.name:28} {verdict:9} {time.monotonic() - started:5.1f}s  "
-                  + ("; ".join(caught) or "-"), flush=True)
-    print(f"{len(survivors)} mutant(s) survived" + (f": {', '.join(survivors)}" if survivors else ""))
+            print(
+                f"{mutant.name:28} {verdict:9} {time.monotonic() - started:5.1f}s  "
+                + ("; ".join(caught) or "-"),
+                flush=True,
+            )
+    print(
+        f"{len(survivors)} mutant(s) survived" + (f": {', '.join(survivors)}" if survivors else "")
+    )
     return 1 if survivors else 0
 
 
