@@ -23,6 +23,12 @@ class JobState:
     last_run_at: str | None
     next_run_at: str | None
 
+    def describe(self) -> str:
+        return (
+            f"last_status={self.last_status} last_run_at={self.last_run_at} "
+            f"next_run_at={self.next_run_at} last_error={self.last_error!r}"
+        )
+
 
 class JobsFile:
     """``$HERMES_HOME/cron/jobs.json``, read fresh on every call (Hermes rewrites it each tick)."""

@@ -19,6 +19,7 @@ def failure_report(
     last_command: CommandResult | None,
     files: dict[str, Path],
     journal: Callable[[], str] | None,
+    summaries: dict[str, Callable[[], str]] | None = None,
     lines: int = 20,
 ) -> str:
     """A plain-text report: the sandbox path first, then each artefact's tail."""
@@ -32,9 +33,15 @@ def failure_report(
         )
     for title, path in files.items():
         parts.append(section(f"{title} ({path})", tail(path, lines)))
+    for title, summarise in (summaries or {}).items():
+        parts.append(section(title, _safely(summarise)))
     if journal is not None:
-        try:
-            parts.append(section("mock provider request journal", journal()))
-        except Exception as exc:  # noqa: BLE001 - a report must never hide the original failure
-            parts.append(section("mock provider request journal", f"(unavailable: {exc})"))
+        parts.append(section("mock provider request journal", _safely(journal)))
     return "\n".join(parts)
+
+
+def _safely(produce: Callable[[], str]) -> str:
+    try:
+        return produce()
+    except Exception as exc:  # noqa: BLE001 - a report must never hide the original failure
+        return f"(unavailable: {exc})"

@@ -82,9 +82,17 @@ class ScenarioRun:
             files={
                 "logs/agent.log": self.sandbox.agent_log,
                 "telemetry/telemetry.log": self.sandbox.telemetry_log,
-                "cron/jobs.json": self.sandbox.jobs_path,
             },
+            summaries={f"cron jobs ({self.sandbox.jobs_path})": self._jobs_summary},
             journal=self.mock.journal_text,
+        )
+
+    def _jobs_summary(self) -> str:
+        if not self.job_ids:
+            return "(no job created)"
+        return "\n".join(
+            f"{name} ({job_id}): {self.jobs.state(job_id).describe()}"
+            for name, job_id in self.job_ids.items()
         )
 
     def check(self, condition: object, message: str) -> None:

@@ -1,0 +1,45 @@
+"""The failure report: sandbox path first, tails of every artefact, never an exception."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hermetic.diagnostics import failure_report
+from hermetic.hermes_cli import CommandResult
+from hermetic.text_tail import tail
+
+
+def test_report_names_the_sandbox_and_tails_each_artefact(tmp_path: Path) -> None:
+    out, err = tmp_path / "1.stdout", tmp_path / "1.stderr"
+    out.write_text("".join(f"line {n}\n" for n in range(100)))
+    err.write_text("")
+    log = tmp_path / "telemetry.log"
+    log.write_text("model-unavailable 404 captured: model='m' provider='custom'\n")
+    command = CommandResult(("cron", "tick"), 0, 2.5, out, err)
+
+    def broken_journal() -> str:
+        raise RuntimeError("mock already stopped")
+
+    report = failure_report(
+        sandbox_root=tmp_path,
+        last_command=command,
+        files={"telemetry.log": log, "agent.log": tmp_path / "missing.log"},
+        journal=broken_journal,
+        summaries={"jobs": lambda: "job-1: last_status=error"},
+    )
+    assert report.startswith(f"sandbox: {tmp_path} (kept for inspection)")
+    assert "`hermes cron tick` exited 0 after 2.5s: stdout" in report
+    assert "line 99" in report and "line 10\n" not in report
+    assert "captured: model='m'" in report
+    assert f"(no file {tmp_path / 'missing.log'})" in report
+    assert "job-1: last_status=error" in report
+    assert "(unavailable: mock already stopped)" in report
+
+
+def test_tail_reads_only_the_end_of_a_huge_file(tmp_path: Path) -> None:
+    big = tmp_path / "big.log"
+    big.write_bytes(b"x" * 5_000_000 + b"\nlast line\n")
+    assert tail(big, 1) == "last line"
+    empty = tmp_path / "empty.log"
+    empty.write_text("")
+    assert tail(empty) == "(empty)"
