@@ -61,7 +61,7 @@ def sandbox(context, scenario: Scenario):
 def before_scenario(context, scenario: Scenario) -> None:
     mock = use_fixture(mock_provider, context)
     box = use_fixture(sandbox, context, scenario)
-    context.run = ScenarioRun.start(mock, box)
+    context.run = ScenarioRun.start(mock, box, add_cleanup=context.add_cleanup)
 
 
 def after_step(context, step: Step) -> None:

@@ -120,8 +120,12 @@ class Sandbox:
         base_url: str,
         model: str,
         tuning: HermesTuning | None = None,
+        fallbacks: list[tuple[str, str]] | None = None,
     ) -> Path:
-        """Write config.yaml: a ``custom`` provider at ``base_url`` (no login), plugin enabled."""
+        """Write config.yaml: a ``custom`` provider at ``base_url`` (no login), plugin enabled.
+
+        ``fallbacks`` are (base_url, model) pairs Hermes switches to when the primary fails.
+        """
         tuning = tuning or HermesTuning()
         self._config = {
             "model": {
@@ -145,6 +149,16 @@ class Sandbox:
                 "allow_lazy_installs": False,
             },
         }
+        if fallbacks:
+            self._config["fallback_providers"] = [
+                {
+                    "provider": "custom",
+                    "model": fb_model,
+                    "base_url": fb_url,
+                    "api_key": DUMMY_API_KEY,
+                }
+                for fb_url, fb_model in fallbacks
+            ]
         self.config_path.write_text(yaml.safe_dump(self._config, sort_keys=False), "utf-8")
         return self.config_path
 

@@ -1,4 +1,4 @@
-"""One scenario's world: the mock provider, the sandbox and the ``hermes`` commands run in it.
+"""One scenario's world: the mock providers, the sandbox and the ``hermes`` commands run in it.
 
 Steps call these methods and assert on what they return; everything that needs more than a line
 lives here, unit-tested, rather than in step bodies.
@@ -6,15 +6,23 @@ lives here, unit-tested, rather than in step bodies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from hermetic.alert_store import Alert, read_alerts
+from hermetic.closed_port import ClosedPort
 from hermetic.cron_jobs import JobsFile, JobState
 from hermetic.diagnostics import failure_report
+from hermetic.errors import HarnessError
 from hermetic.hermes_cli import CommandResult, HermesCli
 from hermetic.mock_provider import MockProvider
+from hermetic.provider_answers import provider_answer
 from hermetic.sandbox import HermesTuning, Sandbox
 from hermetic.telemetry_log import CaptureLine, capture_lines
+
+# Hermes' built-in provider whose own endpoint is on 127.0.0.1, so a job may pin it to a
+# loopback base_url (named providers refuse foreign URLs; see hermes-facts.md).
+LOCAL_NAMED_PROVIDER = "lmstudio"
 
 
 @dataclass
@@ -24,30 +32,119 @@ class ScenarioRun:
     mock: MockProvider
     sandbox: Sandbox
     cli: HermesCli
+    add_cleanup: Callable[[Callable[[], None]], None]
     tuning: HermesTuning = field(default_factory=HermesTuning)
     job_ids: dict[str, str] = field(default_factory=dict)
     remembered: dict[str, Alert] = field(default_factory=dict)
+    providers: dict[str, MockProvider] = field(default_factory=dict)
+    fallbacks: list[tuple[str, str]] = field(default_factory=list)
+    primary_base_url: str | None = None
 
     @classmethod
-    def start(cls, mock: MockProvider, sandbox: Sandbox) -> ScenarioRun:
-        return cls(mock=mock, sandbox=sandbox, cli=HermesCli(sandbox))
+    def start(
+        cls,
+        mock: MockProvider,
+        sandbox: Sandbox,
+        add_cleanup: Callable[[Callable[[], None]], None] | None = None,
+    ) -> ScenarioRun:
+        return cls(
+            mock=mock,
+            sandbox=sandbox,
+            cli=HermesCli(sandbox),
+            add_cleanup=add_cleanup or (lambda _cleanup: None),
+        )
 
     @property
     def jobs(self) -> JobsFile:
         return JobsFile(self.sandbox.jobs_path)
 
-    # -- arranging ------------------------------------------------------------------------
+    # -- arranging: providers ---------------------------------------------------------------
+    def answer(self, model: str, phrase: str) -> None:
+        """Make the provider answer ``model`` the way the feature's phrase says."""
+        answer = provider_answer(phrase)
+        if answer.tuning:
+            self.tuning = replace(self.tuning, **answer.tuning)
+        if answer.refuses_connections:
+            self.refuse_connections()
+        else:
+            self.mock.script(model, answer.script)
+
+    def fail_then_answer(self, model: str, phrase: str, times: int) -> None:
+        """Fail ``model`` ``times`` times the way the phrase says, then answer normally."""
+        answer = provider_answer(phrase)
+        if answer.refuses_connections or not isinstance(answer.script, str):
+            raise HarnessError(f"{phrase!r} cannot be followed by a recovery")
+        self.mock.fail_model(model, answer.script, times=times)
+
+    def refuse_connections(self) -> None:
+        """Point Hermes at a loopback port that refuses every connection."""
+        port = ClosedPort()
+        self.add_cleanup(port.close)
+        self.primary_base_url = port.api_base
+
+    def allow_attempts(self, attempts: int) -> None:
+        """How many HTTP attempts Hermes makes for a retryable failure (``api_max_retries``)."""
+        self.tuning = replace(self.tuning, api_max_retries=attempts)
+
+    def start_provider(self, name: str) -> MockProvider:
+        """Another mock provider (a fallback, a second vendor), stopped when the scenario ends."""
+        if name in self.providers:
+            return self.providers[name]
+        provider = MockProvider().start()
+        self.add_cleanup(provider.stop)
+        self.providers[name] = provider
+        return provider
+
+    def add_fallback(self, model: str) -> MockProvider:
+        """A healthy fallback provider serving ``model``, listed in ``fallback_providers``."""
+        provider = self.start_provider("fallback")
+        provider.serve_model(model)
+        self.fallbacks.append((provider.api_base, model))
+        return provider
+
+    # -- arranging: jobs ------------------------------------------------------------------
+    def _write_config(self, model: str) -> None:
+        self.sandbox.configure(
+            base_url=self.primary_base_url or self.mock.api_base,
+            model=model,
+            tuning=self.tuning,
+            fallbacks=self.fallbacks,
+        )
+
+    def _create_job(self, name: str | None) -> tuple[str, str]:
+        name = name or f"job-{len(self.job_ids) + 1}"
+        job_id = self.cli.cron_create(name, "every 1m", f"Scheduled check {name}: reply with ok.")
+        self.job_ids[name] = job_id
+        return name, job_id
+
     def schedule_job(self, model: str, name: str | None = None) -> str:
         """Point Hermes' default model at ``model`` and create a recurring job that uses it.
 
         The config comes first on purpose: Hermes snapshots the default model when a job is
         created and skips the job, without any request, if the default changes afterwards.
         """
-        self.sandbox.configure(base_url=self.mock.api_base, model=model, tuning=self.tuning)
-        name = name or f"job-{len(self.job_ids) + 1}"
-        job_id = self.cli.cron_create(name, "every 1m", f"Scheduled check {name}: reply with ok.")
-        self.job_ids[name] = job_id
+        self._write_config(model)
+        return self._create_job(name)[1]
+
+    def schedule_pinned_job(
+        self, model: str, provider: str = "custom", base_url: str | None = None
+    ) -> str:
+        """A job pinned to its own model/provider/base_url in ``jobs.json`` (no CLI flag exists).
+
+        Pinned jobs are exempt from the default-model drift guard, so several can share one
+        config. The config's default model stays whatever an earlier step set (or ``model``).
+        """
+        if not self.sandbox.config_path.exists():
+            self._write_config(model)
+        _, job_id = self._create_job(None)
+        self.jobs.update(
+            job_id, model=model, provider=provider, base_url=base_url or self.mock.api_base
+        )
         return job_id
+
+    def set_default_model(self, model: str) -> None:
+        """The model unpinned jobs use: ``model.default`` in config.yaml."""
+        self._write_config(model)
 
     @property
     def only_job(self) -> str:
@@ -74,8 +171,14 @@ class ScenarioRun:
     def job_state(self, job_id: str | None = None) -> JobState:
         return self.jobs.state(job_id or self.only_job)
 
+    def job_states(self) -> list[JobState]:
+        return [self.jobs.state(job_id) for job_id in self.job_ids.values()]
+
     def report(self) -> str:
         """Everything someone needs to understand a failure, sandbox path first."""
+        summaries = {f"cron jobs ({self.sandbox.jobs_path})": self._jobs_summary}
+        for name, provider in self.providers.items():
+            summaries[f"{name} provider request journal"] = provider.journal_text
         return failure_report(
             sandbox_root=self.sandbox.root,
             last_command=self.cli.last,
@@ -83,7 +186,7 @@ class ScenarioRun:
                 "logs/agent.log": self.sandbox.agent_log,
                 "telemetry/telemetry.log": self.sandbox.telemetry_log,
             },
-            summaries={f"cron jobs ({self.sandbox.jobs_path})": self._jobs_summary},
+            summaries=summaries,
             journal=self.mock.journal_text,
         )
 

@@ -7,6 +7,10 @@ def _describe(alerts):
     return "\n".join(f"  {alert.describe()}" for alert in alerts) or "  (none)"
 
 
+def _lines(lines):
+    return "\n".join(f"  {line.line}" for line in lines) or "  (none)"
+
+
 @then("exactly one model-unavailable alert is recorded")
 def step_exactly_one_alert(context):
     """The alert table holds exactly one row."""
@@ -37,6 +41,30 @@ def step_alert_fields(context, model, provider, code):
     run.check(
         (alert.provider, alert.error_code) == (provider, code),
         f"expected provider={provider!r} error_code={code}, found {alert.describe()}",
+    )
+
+
+@then('the alert recorded for "{model}" is "{recorded}" with error code "{code}"')
+def step_alert_decision(context, model, recorded, code):
+    """yes: one alert row and one log line for the model with the code; no: none at all."""
+    run = context.run
+    alerts, lines = run.alerts(), run.captures()
+    if recorded == "no":
+        run.check(not alerts, "expected no alert, found:\n" + _describe(alerts))
+        run.check(not lines, "expected no capture line, found:\n" + _lines(lines))
+        return
+    if recorded != "yes" or not code.isdigit():
+        raise ValueError(
+            f"alert recorded must be yes/no and error code a number: {recorded!r}, {code!r}"
+        )
+    mine = [alert for alert in alerts if alert.model == model]
+    run.check(
+        len(mine) == 1 and mine[0].error_code == int(code),
+        f"expected one alert for {model!r} with error code {code}, found:\n" + _describe(alerts),
+    )
+    run.check(
+        any(line.model == model and line.code == int(code) for line in lines),
+        f"expected a capture line for {model!r} with code {code}, found:\n" + _lines(lines),
     )
 
 

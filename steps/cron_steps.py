@@ -9,6 +9,28 @@ def step_scheduled_job(context, model):
     context.run.schedule_job(model)
 
 
+@given('a scheduled job is pinned to the model "{model}" on the provider "{provider}"')
+def step_pinned_job(context, model, provider):
+    """Create a job, then pin its own model, provider and base_url in jobs.json."""
+    run = context.run
+    run.schedule_pinned_job(
+        model, provider=provider, base_url=run.start_provider(provider).api_base
+    )
+
+
+@given('scheduled jobs use the models "{first}" and "{second}"')
+def step_two_jobs(context, first, second):
+    """Create one job per model, each pinned to its model so both run in the same tick."""
+    for model in (first, second):
+        context.run.schedule_pinned_job(model)
+
+
+@given("Hermes makes up to {attempts:d} attempts per request")
+def step_attempts(context, attempts):
+    """Set how many HTTP attempts Hermes makes for a retryable failure (api_max_retries)."""
+    context.run.allow_attempts(attempts)
+
+
 @given('the scheduler has already recorded an alert for "{model}"')
 def step_scheduler_already_alerted(context, model):
     """Run one tick beforehand and remember the alert it recorded for the model."""

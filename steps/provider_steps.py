@@ -1,4 +1,4 @@
-"""Steps about the model provider Hermes talks to (a loopback mock that answers like OpenAI)."""
+"""Steps about the model providers Hermes talks to (loopback mocks that answer like OpenAI)."""
 
 from behave import given, then
 
@@ -9,10 +9,48 @@ def step_provider_removed_model(context, model):
     context.run.mock.remove_model(model)
 
 
+@given('the provider no longer serves the models "{first}" and "{second}"')
+def step_provider_removed_models(context, first, second):
+    """The provider answers both models with OpenAI's "model does not exist" 404."""
+    for model in (first, second):
+        context.run.mock.remove_model(model)
+
+
 @given('the provider serves the model "{model}"')
 def step_provider_serves_model(context, model):
     """The provider answers requests for the model with a normal chat completion."""
     context.run.mock.serve_model(model)
+
+
+@given('the provider serves the model "{model}" as Hermes\' default')
+def step_provider_serves_default(context, model):
+    """The provider serves the model, and it is the default model in Hermes' config."""
+    context.run.mock.serve_model(model)
+    context.run.set_default_model(model)
+
+
+@given('the provider answers the model "{model}" with "{answer}"')
+def step_provider_answers(context, model, answer):
+    """The provider answers every request for the model the named way (see provider_answers)."""
+    context.run.answer(model, answer)
+
+
+@given('the provider fails the model "{model}" {times:d} times with "{answer}", then answers')
+def step_provider_recovers(context, model, times, answer):
+    """The provider fails the model a number of times, then answers normally."""
+    context.run.fail_then_answer(model, answer, times)
+
+
+@given('a fallback provider serves the model "{model}"')
+def step_fallback_provider(context, model):
+    """A second, healthy provider is configured as Hermes' fallback for the model."""
+    context.run.add_fallback(model)
+
+
+@given('the local provider "{provider}" no longer serves the model "{model}"')
+def step_local_provider_removed(context, provider, model):
+    """A second provider (Hermes' local named provider) answers the model with a 404."""
+    context.run.start_provider(provider).remove_model(model)
 
 
 @then('the provider received the job\'s request for "{model}"')
@@ -25,3 +63,22 @@ def step_provider_received_request(context, model):
     )
     unmatched = run.mock.unmatched()
     run.check(not unmatched, f"the provider was asked for things no scenario scripted: {unmatched}")
+
+
+@then('the provider received {count:d} requests for "{model}"')
+def step_provider_received_count(context, count, model):
+    """Exactly this many chat requests for the model reached the provider."""
+    run = context.run
+    requests = run.mock.chat_requests(model)
+    run.check(
+        len(requests) == count,
+        f"expected {count} chat requests for {model!r}, the provider received {len(requests)}",
+    )
+
+
+@then('the fallback provider received the job\'s request for "{model}"')
+def step_fallback_received_request(context, model):
+    """The job's request reached the fallback provider for the fallback model."""
+    run = context.run
+    requests = run.providers["fallback"].chat_requests(model)
+    run.check(requests, f"expected the fallback provider to receive a request for {model!r}")

@@ -8,17 +8,23 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from http.client import HTTPConnection, RemoteDisconnected
 from pathlib import Path
 from typing import Any
 
+import httpx
+import openai
 import pytest
 
+from hermetic.mock_answers import ANSWER_NAMES, build_reply
 from hermetic.mock_provider import (
     Behaviour,
     MockProvider,
+    ScriptError,
     main,
     redact_authorization,
 )
@@ -155,9 +161,11 @@ def test_set_behaviour_can_change_the_reply(mock: MockProvider) -> None:
     assert chat(mock, "custom").status == 404
 
 
-def test_behaviour_rejects_unknown_kind() -> None:
-    with pytest.raises(ValueError, match="unknown behaviour kind"):
-        Behaviour("exploding")
+def test_behaviour_rejects_unknown_answer() -> None:
+    with pytest.raises(ValueError, match="unknown answer 'exploding'"):
+        Behaviour.parse("exploding")
+    with pytest.raises(ValueError, match=r"models\.m: unknown answer"):
+        MockProvider().script("m", "exploding")
 
 
 @pytest.mark.parametrize(
@@ -447,8 +455,22 @@ def test_cli_help_explains_itself(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--help"])
     assert exit_.value.code == 0
     text = capsys.readouterr().out
-    for words in ("OpenAI-compatible", "--serve", "--remove", "--retire", "example:"):
+    for words in (
+        "OpenAI-compatible",
+        "--serve",
+        "--remove",
+        "--retire",
+        "--scenario",
+        "examples:",
+        "scenario file",
+        "times: 2",
+        "control API",
+        "/__hermetic/journal/counts",
+    ):
         assert words in text
+    for name in ANSWER_NAMES:
+        assert f"\n  {name} " in text, name
+    assert max(len(line) for line in text.splitlines()) <= 80
 
 
 def test_error_message_is_what_the_mock_sends() -> None:
@@ -460,3 +482,478 @@ def test_error_message_is_what_the_mock_sends() -> None:
         )
         with pytest.raises(ValueError, match="not scripted to fail"):
             mock.error_message("fine")
+
+
+# -- every answer over HTTP --------------------------------------------------------
+
+
+def raw_chat(mock: MockProvider, model: str, **extra: Any) -> Reply:
+    """A chat over http.client, so a dropped connection raises instead of being wrapped."""
+    connection = HTTPConnection("127.0.0.1", mock.port, timeout=5)
+    try:
+        body = json.dumps({"model": model, "messages": [], **extra})
+        connection.request("POST", "/v1/chat/completions", body, {"Content-Type": "x/json"})
+        response = connection.getresponse()
+        return Reply(response.status, response.headers, response.read())
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in ANSWER_NAMES if n not in ("reset", "empty_reply", "hang")]
+)
+def test_every_answer_sends_its_preset(mock: MockProvider, name: str) -> None:
+    mock.script("m", name)
+    reply = chat(mock, "m")
+    preset = build_reply(name, "m")
+    assert reply.status == preset.status
+    for header, value in preset.headers.items():
+        assert reply.headers[header] == value
+    if preset.data is None or name in ("success", "empty_choices"):
+        # Bodies with fresh ids and timestamps: compare what does not change per request.
+        assert reply.body == preset.body or reply.json()["choices"] == preset.data["choices"]
+    else:
+        assert reply.json() == preset.data
+    [entry] = mock.chat_requests("m")
+    assert (entry.status, entry.outcome, entry.answer, entry.attempt) == (
+        preset.status,
+        "answered",
+        name,
+        1,
+    )
+
+
+def test_success_has_usage_and_scripted_content(mock: MockProvider) -> None:
+    mock.script("m", {"answer": "success", "content": "pong"})
+    body = chat(mock, "m").json()
+    assert body["choices"][0]["message"]["content"] == "pong"
+    assert set(body["usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens"}
+
+
+def test_overrides_win_over_the_preset(mock: MockProvider) -> None:
+    mock.script(
+        "m",
+        {
+            "answer": "rate_limit",
+            "status": 503,
+            "headers": {"Retry-After": "2", "X-Extra": "yes"},
+            "body": {"error": {"message": "slow down"}},
+        },
+    )
+    reply = chat(mock, "m")
+    assert reply.status == 503
+    assert (reply.headers["Retry-After"], reply.headers["X-Extra"]) == ("2", "yes")
+    assert reply.headers["x-ratelimit-remaining-requests"] == "0"
+    assert reply.json() == {"error": {"message": "slow down"}}
+    mock.script("m", {"answer": "bad_gateway", "body": "<html>Bad Gateway</html>"})
+    text = chat(mock, "m")
+    assert (text.status, text.body) == (502, b"<html>Bad Gateway</html>")
+    assert text.headers["Content-Type"].startswith("text/plain")
+
+
+@pytest.mark.parametrize(
+    ("name", "error"),
+    [("reset", ConnectionResetError), ("empty_reply", RemoteDisconnected)],
+)
+def test_connection_answers_send_nothing(
+    mock: MockProvider, name: str, error: type[Exception]
+) -> None:
+    mock.script("m", name)
+    with pytest.raises(error):
+        raw_chat(mock, "m")
+    [entry] = mock.chat_requests("m")
+    assert (entry.status, entry.outcome, entry.answer) == (None, name, name)
+    assert f"no response [{name}]" in entry.summary()
+    assert chat(mock, HEALTHY).status == 200  # the server itself is fine
+
+
+def test_hang_waits_then_answers(mock: MockProvider) -> None:
+    mock.script("m", {"answer": "hang", "seconds": 0.3, "content": "late"})
+    started = time.monotonic()
+    reply = chat(mock, "m")
+    elapsed = time.monotonic() - started
+    assert 0.28 <= elapsed < 2
+    assert reply.json()["choices"][0]["message"]["content"] == "late"
+    streamed = chat(mock, "m", stream=True)
+    assert streamed.headers["Content-Type"].startswith("text/event-stream")
+    assert b"late" in streamed.body
+    entry = mock.chat_requests("m")[0]
+    assert (entry.status, entry.outcome) == (200, "hang")
+    assert "m" in http("GET", f"{mock.api_base}/models").body.decode()
+
+
+def test_stop_cuts_a_hang_short() -> None:
+    mock = MockProvider().start()
+    mock.script("m", {"answer": "hang", "seconds": 60})
+    outcome: list[BaseException | Reply] = []
+
+    def call() -> None:
+        try:
+            outcome.append(raw_chat(mock, "m"))
+        except Exception as exc:
+            outcome.append(exc)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    deadline = time.monotonic() + 5
+    while not mock.chat_requests("m") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    started = time.monotonic()
+    mock.stop()
+    caller.join(5)
+    assert time.monotonic() - started < 2
+    assert len(outcome) == 1 and isinstance(outcome[0], ConnectionError)
+
+
+# -- sequences -------------------------------------------------------------------------
+
+
+def statuses(mock: MockProvider, model: str, count: int) -> list[int]:
+    return [chat(mock, model).status for _ in range(count)]
+
+
+def test_fail_twice_then_succeed(mock: MockProvider) -> None:
+    behaviour = mock.fail_model("flaky", "server_error", times=2)
+    assert behaviour.describe() == "server_error x2, then success"
+    assert statuses(mock, "flaky", 4) == [500, 500, 200, 200]
+    assert [e.attempt for e in mock.chat_requests("flaky")] == [1, 2, 3, 4]
+    assert mock.error_message("flaky").startswith("The server had an error")
+
+
+def test_fail_forever_and_succeed_then_fail(mock: MockProvider) -> None:
+    mock.fail_model("down", "overloaded")
+    assert statuses(mock, "down", 3) == [503, 503, 503]
+    mock.script("fading", [{"answer": "success", "times": 2}, "model_gone"])
+    assert statuses(mock, "fading", 4) == [200, 200, 410, 410]
+
+
+def test_rescripting_starts_the_new_script_at_its_first_step(mock: MockProvider) -> None:
+    assert statuses(mock, HEALTHY, 2) == [200, 200]
+    mock.fail_model(HEALTHY, "rate_limit", times=1)
+    assert statuses(mock, HEALTHY, 2) == [429, 200]
+    assert [e.attempt for e in mock.chat_requests(HEALTHY)] == [1, 2, 3, 4]
+
+
+def listed(mock: MockProvider) -> list[str]:
+    return [m["id"] for m in http("GET", f"{mock.api_base}/models").json()["data"]]
+
+
+def test_model_list_follows_the_next_answer(mock: MockProvider) -> None:
+    mock.fail_model("recovering", "server_error", times=1)
+    mock.script("fading", [{"answer": "success", "times": 1}, "model_not_found"])
+    mock.script("teapot", {"answer": "success", "status": 500})
+    assert listed(mock) == ["fading", HEALTHY]
+    assert http("GET", f"{mock.api_base}/models/recovering").status == 404
+    chat(mock, "recovering")
+    chat(mock, "fading")
+    assert listed(mock) == [HEALTHY, "recovering"]
+    assert http("GET", f"{mock.api_base}/models/recovering").status == 200
+    gone = http("GET", f"{mock.api_base}/models/fading")
+    assert (gone.status, gone.json()["error"]["code"]) == (404, "model_not_found")
+
+
+# -- scenarios -------------------------------------------------------------------------
+
+SCENARIO = """\
+models:
+  gone-model: model_not_found
+  healthy-model: success
+  flaky:
+    - {answer: server_error, times: 2}
+    - {answer: success}
+  limited: {answer: rate_limit, headers: {Retry-After: "2"}}
+"""
+
+
+@pytest.fixture
+def scenario_file(tmp_path: Path) -> Path:
+    path = tmp_path / "scenario.yaml"
+    path.write_text(SCENARIO)
+    return path
+
+
+def test_scenario_file_scripts_the_models(scenario_file: Path) -> None:
+    with MockProvider(scenario=scenario_file) as mock:
+        assert list(mock.scripts()) == ["flaky", "gone-model", "healthy-model", "limited"]
+        assert statuses(mock, "flaky", 3) == [500, 500, 200]
+        assert chat(mock, "gone-model").status == 404
+        assert chat(mock, "limited").headers["Retry-After"] == "2"
+    with MockProvider(scenario={"models": {"a": "success"}}) as mock:
+        assert chat(mock, "a").status == 200
+
+
+def test_a_bad_scenario_is_refused_before_serving(tmp_path: Path) -> None:
+    path = tmp_path / "scenario.yaml"
+    path.write_text("models:\n  flaky:\n    - {answer: server_error, times: 0}\n    - success\n")
+    with pytest.raises(ScriptError) as caught:
+        MockProvider(scenario=path)
+    assert str(caught.value) == f"{path}: models.flaky[0].times: must be a positive integer"
+
+
+def test_reset_rewinds_scripts_and_can_restore_them(scenario_file: Path) -> None:
+    with MockProvider(scenario=scenario_file) as mock:
+        assert statuses(mock, "flaky", 2) == [500, 500]
+        mock.reset()
+        assert mock.journal() == []
+        assert statuses(mock, "flaky", 1) == [500]  # back at the first step
+        mock.serve_model("gone-model")
+        mock.serve_model("added-later")
+        mock.reset()
+        assert chat(mock, "gone-model").status == 200  # scripts kept
+        mock.reset(scripts=True)
+        assert chat(mock, "gone-model").status == 404  # the file's script again
+        assert chat(mock, "added-later").status == 418
+        assert [e.attempt for e in mock.journal()] == [1, 1]
+
+
+# -- control API -----------------------------------------------------------------------
+
+
+def control(mock: MockProvider, method: str, path: str, payload: Any = None) -> Reply:
+    return http(method, f"{mock.base_url}/__hermetic{path}", payload)
+
+
+def test_control_put_scripts_a_model(mock: MockProvider) -> None:
+    spec = [{"answer": "overloaded", "times": 1}, "success"]
+    reply = control(mock, "PUT", "/models/org/flaky", spec)
+    assert reply.status == 200
+    assert reply.json() == {
+        "model": "org/flaky",
+        "script": [{"answer": "overloaded", "times": 1}, {"answer": "success"}],
+        "summary": "overloaded x1, then success",
+    }
+    assert statuses(mock, "org/flaky", 2) == [503, 200]
+    listing = control(mock, "GET", "/models").json()["models"]
+    assert listing["org/flaky"]["position"] == 2
+    assert listing["org/flaky"]["next_answer"] == "success"
+    assert listing[REMOVED] == {
+        "script": "model_not_found",
+        "summary": "model_not_found",
+        "position": 0,
+        "next_answer": "model_not_found",
+    }
+    assert mock.journal(kind="probe") == []  # control calls are never journaled
+
+
+@pytest.mark.parametrize(
+    ("payload", "field", "detail"),
+    [
+        (
+            [{"answer": "server_error", "times": 0}, "success"],
+            "models.flaky[0].times",
+            "must be a positive integer",
+        ),
+        ({"answer": "hang"}, "models.flaky.seconds", "required"),
+        ("nope", "models.flaky", "unknown answer"),
+    ],
+)
+def test_control_put_refuses_a_bad_script_and_keeps_serving(
+    mock: MockProvider, payload: Any, field: str, detail: str
+) -> None:
+    reply = control(mock, "PUT", "/models/flaky", payload)
+    assert reply.status == 400
+    body = reply.json()
+    assert (body["hermetic_mock_error"], body["field"]) == ("invalid_script", field)
+    assert detail in body["detail"]
+    assert mock.behaviour("flaky") is None
+    assert chat(mock, HEALTHY).status == 200
+
+
+def test_control_put_refuses_a_body_that_is_not_json(mock: MockProvider) -> None:
+    reply = http("PUT", f"{mock.base_url}/__hermetic/models/x", raw=b"{oops")
+    assert (reply.status, reply.json()["hermetic_mock_error"]) == (400, "invalid_script")
+
+
+def test_control_delete_unscripts_a_model(mock: MockProvider) -> None:
+    assert control(mock, "DELETE", f"/models/{HEALTHY}").status == 204
+    assert chat(mock, HEALTHY).status == 418
+    again = control(mock, "DELETE", f"/models/{HEALTHY}")
+    assert again.status == 200 and "not scripted" in again.json()["note"]
+    assert mock.forget_model(REMOVED) is True and mock.forget_model(REMOVED) is False
+
+
+def test_counts_and_journal_clearing(mock: MockProvider) -> None:
+    http("GET", f"{mock.api_base}/models")
+    chat(mock, HEALTHY)
+    chat(mock, REMOVED)
+    chat(mock, REMOVED)
+    chat(mock, "stranger")
+    expected = {
+        "total": 5,
+        "by_model": {HEALTHY: 1, REMOVED: 2, "stranger": 1},
+        "by_kind": {"chat": 3, "probe": 1, "unmatched": 1},
+        "unmatched": 1,
+    }
+    assert mock.counts() == expected
+    assert control(mock, "GET", "/journal/counts").json() == expected
+    chats = control(mock, "GET", "/journal?kind=chat&model=" + REMOVED).json()
+    assert [e["attempt"] for e in chats] == [1, 2]
+    assert chats[0]["outcome"] == "answered" and chats[0]["answer"] == "model_not_found"
+    assert control(mock, "DELETE", "/journal").status == 200
+    assert mock.counts()["total"] == 0
+
+
+def test_control_reset_with_scripts_restores_the_start_scripts(mock: MockProvider) -> None:
+    # The fixture scripts after start(), so the start scripts are "none at all".
+    provider = MockProvider()
+    provider.serve_model("at-start")
+    with provider:
+        provider.remove_model("at-start")
+        assert control(provider, "POST", "/reset").status == 200
+        assert chat(provider, "at-start").status == 404
+        assert control(provider, "POST", "/reset?scripts=1").status == 200
+        assert chat(provider, "at-start").status == 200
+        bad = control(provider, "POST", "/reset?scripts=maybe")
+        assert bad.status == 400 and bad.headers["X-Hermetic-Mock"] == "control-error"
+
+
+def test_unknown_control_route_is_not_journaled(mock: MockProvider) -> None:
+    reply = control(mock, "GET", "/nothing-here")
+    assert reply.status == 404 and reply.json()["hermetic_mock_error"] == "unknown_control_route"
+    assert control(mock, "POST", "/models").status == 404
+    assert mock.journal() == []
+
+
+def test_every_key_header_is_redacted(mock: MockProvider) -> None:
+    secret = "0123456789abcdef"
+    http(
+        "POST",
+        f"{mock.api_base}/chat/completions",
+        {"model": HEALTHY, "messages": []},
+        headers={"api-key": secret, "X-Api-Key": secret, "Accept": "application/json"},
+    )
+    [entry] = mock.journal()
+    assert entry.headers["api-key"] == "0123…(redacted)"
+    assert entry.headers["x-api-key"] == "0123…(redacted)"
+    assert entry.headers["accept"] == "application/json"
+    assert secret not in json.dumps(control(mock, "GET", "/journal").json())
+
+
+# -- the openai SDK sees real provider errors ---------------------------------------
+
+
+@pytest.fixture
+def sdk(mock: MockProvider) -> Iterator[openai.OpenAI]:
+    # trust_env=False: an http_proxy in the environment must not swallow loopback calls.
+    client = openai.OpenAI(
+        base_url=mock.api_base,
+        api_key="sk-x",
+        max_retries=0,
+        timeout=5,
+        http_client=httpx.Client(trust_env=False),
+    )
+    with client:
+        yield client
+
+
+def sdk_chat(client: openai.OpenAI, model: str, **extra: Any) -> Any:
+    return client.chat.completions.create(
+        model=model, messages=[{"role": "user", "content": "hi"}], **extra
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "error", "status"),
+    [
+        ("model_not_found", openai.NotFoundError, 404),
+        ("not_found", openai.NotFoundError, 404),
+        ("model_gone", openai.APIStatusError, 410),
+        ("bad_request", openai.BadRequestError, 400),
+        ("unauthorized", openai.AuthenticationError, 401),
+        ("forbidden", openai.PermissionDeniedError, 403),
+        ("rate_limit", openai.RateLimitError, 429),
+        ("quota", openai.RateLimitError, 429),
+        ("server_error", openai.InternalServerError, 500),
+        ("overloaded", openai.InternalServerError, 503),
+    ],
+)
+def test_openai_sdk_raises_the_matching_error(
+    mock: MockProvider, sdk: openai.OpenAI, answer: str, error: type[Exception], status: int
+) -> None:
+    mock.script("m", answer)
+    with pytest.raises(error) as caught:
+        sdk_chat(sdk, "m")
+    assert isinstance(caught.value, openai.APIStatusError)
+    assert caught.value.status_code == status
+    assert mock.error_message("m") in caught.value.message
+    assert caught.value.code == build_reply(answer, "m").data["error"]["code"]
+
+
+def test_openai_sdk_success_stream_and_connection_errors(
+    mock: MockProvider, sdk: openai.OpenAI
+) -> None:
+    mock.serve_model("m", content="pong")
+    completion = sdk_chat(sdk, "m")
+    assert completion.choices[0].message.content == "pong"
+    assert completion.usage is not None and completion.usage.total_tokens >= 2
+    chunks = list(sdk_chat(sdk, "m", stream=True))
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "pong"
+    mock.script("m", "reset")
+    with pytest.raises(openai.APIConnectionError):
+        sdk_chat(sdk, "m")
+    mock.script("m", {"answer": "hang", "seconds": 2})
+    with pytest.raises(openai.APITimeoutError):
+        sdk.with_options(timeout=0.2).chat.completions.create(model="m", messages=[])
+
+
+# -- command line with a scenario ------------------------------------------------------
+
+
+def test_cli_serves_a_scenario_file(scenario_file: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, str(SCRIPT), "--scenario", str(scenario_file), "--serve", "extra"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        base_url = read_line(process.stdout, timeout=5).strip()
+        codes = [
+            http("POST", f"{base_url}/v1/chat/completions", {"model": m}).status
+            for m in ("flaky", "flaky", "flaky", "extra", "gone-model")
+        ]
+        assert codes == [500, 500, 200, 200, 404]
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=5) == 0
+        stderr = process.stderr.read()
+        assert "scripted flaky: server_error x2, then success" in stderr
+        assert "Traceback" not in stderr
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+        process.stderr.close()
+
+
+def test_cli_bad_scenario_is_one_line_naming_file_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "scenario.yaml"
+    path.write_text("models:\n  flaky:\n    - {answer: server_error, times: 0}\n    - success\n")
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--scenario", "scenario.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        "mock_provider: error: scenario.yaml: models.flaky[0].times: must be a positive integer\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        (["--serve", "flaky"], "model 'flaky' is scripted both in"),
+        ([], "cannot read"),
+    ],
+)
+def test_cli_scenario_conflicts_and_missing_files(
+    scenario_file: Path, extra: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = scenario_file if extra else scenario_file.with_name("missing.yaml")
+    assert main(["--scenario", str(path), *extra]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("mock_provider: error: ") and expected in err[0]

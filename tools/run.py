@@ -113,6 +113,8 @@ def main() -> int:
     if args.what == "all":
         if run("lint", [str(BIN / "ruff"), "check", "."]) != 0:
             failures.append("ruff")
+        if run("step wiring", [str(BIN / "python"), "tools/check_steps.py"]) != 0:
+            failures.append("undefined or unused steps")
         if run("unit tests", [str(BIN / "python"), "-m", "pytest"]) != 0:
             failures.append("pytest")
     code, passed, failed, skipped = acceptance(extra)

@@ -1,0 +1,455 @@
+"""The mock provider's answer presets: what each named answer sends, as pure functions.
+
+An *answer* is what the mock does with one chat-completion request: send an OpenAI-shaped
+status + body + headers (``success``, ``model_not_found``, ``rate_limit``...), wait first
+(``hang``), or break the connection instead of answering (``reset``, ``empty_reply``).
+
+Nothing here touches a socket, so every body can be checked in a unit test. The wording of the
+error messages matters: Hermes classifies provider errors by their text (``"does not exist"``
+means model-not-found, ``"rate limit"`` a rate limit, ...), so each preset uses the wording the
+real OpenAI API sends and avoids words that would move it into another class.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "ANSWERS",
+    "ANSWER_NAMES",
+    "CONNECTION_ANSWERS",
+    "DEFAULT_CONTENT",
+    "EMPTY_REPLY",
+    "HANG",
+    "MAX_HANG_SECONDS",
+    "RESET",
+    "SUCCESS",
+    "SUCCESS_ANSWERS",
+    "AnswerInfo",
+    "Reply",
+    "build_reply",
+    "chat_completion",
+    "chat_completion_chunks",
+    "error_body",
+    "estimate_prompt_tokens",
+    "invalid_request_error",
+    "model_gone_error",
+    "model_list",
+    "model_not_found_error",
+    "model_object",
+]
+
+SUCCESS = "success"
+HANG = "hang"
+RESET = "reset"
+EMPTY_REPLY = "empty_reply"
+
+DEFAULT_CONTENT = "ok"
+OWNER = "hermetic-mock"
+# A hang is for "the provider does not answer in time"; two minutes is far past any timeout a
+# test would configure, and the bound keeps a typo from parking a request for an hour.
+MAX_HANG_SECONDS = 120.0
+
+JSON_TYPE = "application/json"
+TEXT_TYPE = "text/plain; charset=utf-8"
+
+
+# --------------------------------------------------------------------------
+# OpenAI-shaped bodies
+# --------------------------------------------------------------------------
+
+
+def error_body(
+    message: str,
+    *,
+    error_type: str = "invalid_request_error",
+    param: str | None = None,
+    code: str | None = None,
+) -> dict[str, Any]:
+    """OpenAI's error envelope: ``{"error": {"message", "type", "param", "code"}}``."""
+    return {"error": {"message": message, "type": error_type, "param": param, "code": code}}
+
+
+def model_not_found_error(model: str) -> dict[str, Any]:
+    # Hermes recognises a removed model by this exact OpenAI wording ("does not exist").
+    return error_body(
+        f"The model `{model}` does not exist or you do not have access to it.",
+        param="model",
+        code="model_not_found",
+    )
+
+
+def model_gone_error(model: str) -> dict[str, Any]:
+    return error_body(
+        f"The model `{model}` has been deprecated and is no longer available.",
+        param="model",
+        code="model_gone",
+    )
+
+
+def invalid_request_error(message: str) -> dict[str, Any]:
+    return error_body(message)
+
+
+def model_object(model: str) -> dict[str, Any]:
+    return {"id": model, "object": "model", "created": 0, "owned_by": OWNER}
+
+
+def model_list(models: Sequence[str]) -> dict[str, Any]:
+    return {"object": "list", "data": [model_object(m) for m in sorted(models)]}
+
+
+def estimate_prompt_tokens(messages: Any) -> int:
+    """Rough token count (4 chars per token): plausible usage numbers only."""
+    if not isinstance(messages, list):
+        return 1
+    chars = sum(len(str(m.get("content") or "")) for m in messages if isinstance(m, dict))
+    return max(1, chars // 4)
+
+
+def _usage(prompt_tokens: int) -> dict[str, int]:
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": 1,
+        "total_tokens": prompt_tokens + 1,
+    }
+
+
+def chat_completion(
+    model: str,
+    completion_id: str,
+    content: str,
+    prompt_tokens: int,
+    *,
+    choices: bool = True,
+) -> dict[str, Any]:
+    """A ``chat.completion`` object; ``choices=False`` gives the broken ``"choices": []``."""
+    return {
+        "id": completion_id,
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": (
+            [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": "stop",
+                }
+            ]
+            if choices
+            else []
+        ),
+        "usage": _usage(prompt_tokens),
+    }
+
+
+def chat_completion_chunks(
+    model: str,
+    completion_id: str,
+    content: str,
+    prompt_tokens: int,
+    include_usage: bool = False,
+) -> list[dict[str, Any]]:
+    """The ``chat.completion.chunk`` objects OpenAI streams for one reply."""
+    created = int(time.time())
+
+    def chunk(choices: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": choices,
+        }
+
+    def choice(delta: dict[str, Any], finish_reason: str | None) -> dict[str, Any]:
+        return {"index": 0, "delta": delta, "finish_reason": finish_reason}
+
+    chunks = [
+        chunk([choice({"role": "assistant", "content": ""}, None)]),
+        chunk([choice({"content": content}, None)]),
+        chunk([choice({}, "stop")]),
+    ]
+    if include_usage:
+        # OpenAI sends usage in a trailing chunk with no choices.
+        chunks.append({**chunk([]), "usage": _usage(prompt_tokens)})
+    return chunks
+
+
+# --------------------------------------------------------------------------
+# The presets
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What a preset body may depend on, besides the model name."""
+
+    model: str
+    content: str
+    completion_id: str
+    prompt_tokens: int
+
+
+BodyFactory = Callable[[_Context], Any]
+
+
+@dataclass(frozen=True)
+class AnswerInfo:
+    """One preset: its default status, body and headers, and a line for ``--help``."""
+
+    name: str
+    summary: str
+    status: int | None  # None: no HTTP response at all (reset, empty_reply)
+    body: BodyFactory | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    content_type: str = JSON_TYPE
+
+    @property
+    def sends_response(self) -> bool:
+        return self.status is not None
+
+
+def _const(body: dict[str, Any]) -> BodyFactory:
+    # A fresh copy per reply: a caller mutating Reply.data must not change the preset.
+    return lambda _ctx: copy.deepcopy(body)
+
+
+def _success(ctx: _Context) -> dict[str, Any]:
+    return chat_completion(ctx.model, ctx.completion_id, ctx.content, ctx.prompt_tokens)
+
+
+def _empty_choices(ctx: _Context) -> dict[str, Any]:
+    return chat_completion(
+        ctx.model, ctx.completion_id, ctx.content, ctx.prompt_tokens, choices=False
+    )
+
+
+_SERVER_ERROR = "The server had an error while processing your request. Sorry about that!"
+
+_PRESETS = (
+    AnswerInfo(
+        SUCCESS,
+        "200 chat completion with usage (streamed as SSE when the request asks); "
+        "optional content: the reply text",
+        200,
+        _success,
+    ),
+    AnswerInfo(
+        "model_not_found",
+        "404 'The model `X` does not exist or you do not have access to it.' "
+        "(code model_not_found): a removed model",
+        404,
+        lambda ctx: model_not_found_error(ctx.model),
+    ),
+    AnswerInfo(
+        "model_gone",
+        "410 'The model `X` has been deprecated...' (code model_gone): a retired model",
+        410,
+        lambda ctx: model_gone_error(ctx.model),
+    ),
+    AnswerInfo(
+        "not_found",
+        "404 plain 'Not Found' that does not name the model",
+        404,
+        _const(error_body("Not Found", error_type="not_found_error")),
+    ),
+    AnswerInfo(
+        "bad_request",
+        "400 invalid_request_error about the messages (nothing about the model)",
+        400,
+        # No "model"/"does not exist" wording: Hermes would read it as model-not-found.
+        _const(
+            error_body(
+                "Invalid value for 'messages': expected an array of message objects.",
+                param="messages",
+            )
+        ),
+    ),
+    AnswerInfo(
+        "unauthorized",
+        "401 'Incorrect API key provided' (code invalid_api_key)",
+        401,
+        _const(
+            error_body(
+                "Incorrect API key provided: sk-hermet**********. You can find your API key "
+                "at https://platform.openai.com/account/api-keys.",
+                code="invalid_api_key",
+            )
+        ),
+    ),
+    AnswerInfo(
+        "forbidden",
+        "403 permission_error: the organization may not access the resource",
+        403,
+        _const(
+            error_body(
+                "Your organization is not allowed to access this resource.",
+                error_type="permission_error",
+            )
+        ),
+    ),
+    AnswerInfo(
+        "rate_limit",
+        "429 'Rate limit reached' (code rate_limit_exceeded) with Retry-After: 1 "
+        "and x-ratelimit-* headers",
+        429,
+        _const(
+            error_body(
+                "Rate limit reached for requests. Please try again in 1s.",
+                error_type="requests",
+                code="rate_limit_exceeded",
+            )
+        ),
+        {
+            "Retry-After": "1",
+            "retry-after-ms": "1000",
+            "x-ratelimit-limit-requests": "60",
+            "x-ratelimit-remaining-requests": "0",
+            "x-ratelimit-reset-requests": "1s",
+        },
+    ),
+    AnswerInfo(
+        "quota",
+        "429 'You exceeded your current quota' (code insufficient_quota): billing, not a "
+        "rate limit",
+        429,
+        _const(
+            error_body(
+                "You exceeded your current quota, please check your plan and billing details.",
+                error_type="insufficient_quota",
+                code="insufficient_quota",
+            )
+        ),
+    ),
+    AnswerInfo(
+        "server_error",
+        "500 'The server had an error while processing your request'",
+        500,
+        _const(error_body(_SERVER_ERROR, error_type="server_error")),
+    ),
+    AnswerInfo(
+        "bad_gateway",
+        "502 server_error 'Bad gateway.'",
+        502,
+        _const(error_body("Bad gateway.", error_type="server_error")),
+    ),
+    AnswerInfo(
+        "overloaded",
+        "503 'The engine is currently overloaded, please try again later.'",
+        503,
+        _const(
+            error_body(
+                "The engine is currently overloaded, please try again later.",
+                error_type="server_error",
+            )
+        ),
+    ),
+    AnswerInfo(
+        HANG,
+        f"wait 'seconds' (required, 0 < seconds <= {MAX_HANG_SECONDS:g}), then answer like "
+        "success: a provider that does not answer in time",
+        200,
+        _success,
+    ),
+    AnswerInfo(
+        RESET,
+        "close the connection with a TCP reset, no response (client: connection reset)",
+        None,
+    ),
+    AnswerInfo(
+        EMPTY_REPLY,
+        "close the connection cleanly without sending anything (client: server disconnected)",
+        None,
+    ),
+    AnswerInfo(
+        "malformed_json",
+        "200 application/json whose body is truncated JSON",
+        200,
+        lambda _ctx: '{"id": "chatcmpl-broken", "choices": [',
+    ),
+    AnswerInfo(
+        "empty_choices",
+        '200 valid chat completion with "choices": []',
+        200,
+        _empty_choices,
+    ),
+)
+
+ANSWERS: dict[str, AnswerInfo] = {info.name: info for info in _PRESETS}
+ANSWER_NAMES: tuple[str, ...] = tuple(ANSWERS)
+# Answers after which the model counts as served (listed by /v1/models).
+SUCCESS_ANSWERS = frozenset({SUCCESS, HANG})
+# Answers that send no HTTP response, so status/body/headers cannot apply.
+CONNECTION_ANSWERS = frozenset(name for name, info in ANSWERS.items() if not info.sends_response)
+
+
+# --------------------------------------------------------------------------
+# Presets + overrides -> the bytes to send
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An HTTP answer ready to send: status, headers (with Content-Type) and body bytes."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    # The body as JSON when it is JSON (None for text bodies), so callers can read fields.
+    data: Any = None
+
+    @property
+    def error_message(self) -> str | None:
+        """``error.message`` when the body is an OpenAI error envelope."""
+        error = self.data.get("error") if isinstance(self.data, dict) else None
+        message = error.get("message") if isinstance(error, dict) else None
+        return message if isinstance(message, str) else None
+
+
+def build_reply(
+    name: str,
+    model: str,
+    *,
+    status: int | None = None,
+    body: Any = None,
+    headers: Mapping[str, str] | None = None,
+    content: str | None = None,
+    completion_id: str = "chatcmpl-mock-0",
+    prompt_tokens: int = 1,
+) -> Reply:
+    """The reply preset ``name`` sends for ``model``, with the overrides applied.
+
+    ``body`` replaces the preset body: a dict or list is sent as JSON, a string as text (with
+    ``text/plain`` unless ``headers`` sets Content-Type). ``headers`` are merged over the
+    preset's. Raises ValueError for an unknown name or for ``reset``/``empty_reply``, which send
+    no response.
+    """
+    info = ANSWERS.get(name)
+    if info is None:
+        raise ValueError(f"unknown answer {name!r}")
+    if info.status is None or info.body is None:
+        raise ValueError(f"answer {name!r} sends no HTTP response")
+    if body is None:
+        ctx = _Context(
+            model, DEFAULT_CONTENT if content is None else content, completion_id, prompt_tokens
+        )
+        body = info.body(ctx)
+        content_type = info.content_type
+    else:
+        content_type = TEXT_TYPE if isinstance(body, str) else JSON_TYPE
+    data = None if isinstance(body, str) else body
+    raw = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+    merged = {"Content-Type": content_type, **info.headers}
+    for key, value in (headers or {}).items():
+        # Header names are case-insensitive: an override replaces the preset's spelling too.
+        for existing in [k for k in merged if k.lower() == key.lower()]:
+            del merged[existing]
+        merged[key] = value
+    return Reply(status if status is not None else info.status, merged, raw, data)

@@ -1,0 +1,634 @@
+"""How the mock provider behaves per model: the script format, parsed and validated in one place.
+
+The same *spec* is accepted by the scenario file, the HTTP control API
+(``PUT /__hermetic/models/{model}``) and Python (``MockProvider.script``), and all three go
+through :func:`parse_behaviour`, so a spec that works in one works in the others and a mistake
+gets the same message everywhere.
+
+A spec is one of:
+
+* an answer name: ``"model_not_found"`` -- that answer, for every request;
+* an answer mapping: ``{answer: hang, seconds: 5}`` or
+  ``{answer: rate_limit, headers: {Retry-After: "2"}}`` -- one answer with overrides;
+* a list of steps: ``[{answer: server_error, times: 2}, {answer: success}]`` -- each step but
+  the last answers ``times`` requests; the last step has no ``times`` and answers forever.
+
+Answer mapping keys: ``answer`` (required), ``status`` (100-599), ``body`` (JSON object/array,
+or a string sent as text), ``headers`` (name -> string), ``content`` (reply text; success and
+hang only), ``seconds`` (hang only, required there), plus ``times`` in a list step.
+
+Errors are :class:`ScriptError`: a field path such as ``models.flaky[1].times`` plus what is
+wrong with it, so the message points at the line to fix.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hermetic.mock_answers import (
+    ANSWER_NAMES,
+    ANSWERS,
+    CONNECTION_ANSWERS,
+    HANG,
+    MAX_HANG_SECONDS,
+    SUCCESS,
+    SUCCESS_ANSWERS,
+    Reply,
+    build_reply,
+)
+
+__all__ = [
+    "ANSWER_KEYS",
+    "STEP_KEYS",
+    "Answer",
+    "Behaviour",
+    "Scenario",
+    "ScriptError",
+    "Step",
+    "failing_behaviour",
+    "load_scenario",
+    "model_field",
+    "parse_behaviour",
+    "parse_scenario",
+]
+
+ANSWER_KEYS = ("answer", "status", "body", "headers", "content", "seconds")
+STEP_KEYS = (*ANSWER_KEYS, "times")
+SCENARIO_KEYS = ("models",)
+
+# RFC 9110 token characters: anything else in a header name breaks the HTTP response.
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+# Framing headers belong to the server; overriding them would corrupt the response itself.
+_SERVER_HEADERS = frozenset({"content-length", "transfer-encoding", "connection"})
+# Model names like "gpt-4.1" or "org/model" read fine unquoted; spaces and brackets do not.
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_.:/@+-]+$")
+
+
+class ScriptError(ValueError):
+    """A spec that cannot be used: which field (a path like ``models.x[0].times``) and why."""
+
+    def __init__(self, field: str, detail: str, source: str | None = None) -> None:
+        self.field = field
+        self.detail = detail
+        self.source = source
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        parts = [p for p in (self.source, self.field, self.detail) if p]
+        return ": ".join(parts)
+
+    def within(self, prefix: str) -> ScriptError:
+        """The same error with ``prefix`` put in front of its field path."""
+        return ScriptError(_join(prefix, self.field), self.detail, self.source)
+
+    def in_file(self, source: str) -> ScriptError:
+        return ScriptError(self.field, self.detail, source)
+
+
+def _segment(key: str | int) -> str:
+    """One path segment: ``flaky``, ``[1]``, or ``["odd key"]`` for names that need quoting."""
+    if isinstance(key, int):
+        return f"[{key}]"
+    return key if _PLAIN_KEY.match(key) else f"[{json.dumps(key)}]"
+
+
+def _join(prefix: str, relative: str) -> str:
+    """``models.flaky`` + ``[1].times`` -> ``models.flaky[1].times``."""
+    if not relative or not prefix:
+        return prefix or relative
+    return prefix + relative if relative.startswith("[") else f"{prefix}.{relative}"
+
+
+def _child(prefix: str, key: str | int) -> str:
+    return _join(prefix, _segment(key))
+
+
+def model_field(model: str) -> str:
+    """Where a model's script sits in a scenario file: ``models.<model>``."""
+    return _child("models", model)
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return type(value).__name__
+
+
+def _suggest(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _is_positive_int(value: Any) -> bool:
+    # bool is an int subclass; YAML turns "yes" into True, which is never a count.
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+# --------------------------------------------------------------------------
+# The model: Answer, Step, Behaviour
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer preset plus its overrides. Validated on construction (ScriptError)."""
+
+    name: str
+    status: int | None = None
+    body: Any = None  # None: the preset's body
+    headers: Mapping[str, str] = field(default_factory=dict)
+    content: str | None = None
+    seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        _check_name(self.name)
+        _check_status(self.status)
+        object.__setattr__(self, "body", _checked_body(self.body))
+        object.__setattr__(self, "headers", _checked_headers(self.headers))
+        _check_content(self.name, self.content)
+        seconds = _checked_seconds(self.name, self.seconds)
+        object.__setattr__(self, "seconds", seconds)
+        if self.name in CONNECTION_ANSWERS:
+            given = {"status": self.status is not None, "body": self.body is not None}
+            given["headers"] = bool(self.headers)
+            for key in ("status", "body", "headers"):
+                if given[key]:
+                    raise ScriptError(
+                        key, f"{self.name} sends no HTTP response, so it takes no {key}"
+                    )
+
+    @property
+    def sends_response(self) -> bool:
+        return self.name not in CONNECTION_ANSWERS
+
+    @property
+    def http_status(self) -> int | None:
+        """The status this answer sends (override or preset); None for reset/empty_reply."""
+        return self.status if self.status is not None else ANSWERS[self.name].status
+
+    @property
+    def serves(self) -> bool:
+        """True when this answer is a working model: success or hang, with a 2xx status."""
+        return self.name in SUCCESS_ANSWERS and (self.status is None or 200 <= self.status < 300)
+
+    def reply(
+        self, model: str, *, completion_id: str = "chatcmpl-mock-0", prompt_tokens: int = 1
+    ) -> Reply:
+        """The HTTP reply this answer sends for ``model`` (ValueError for reset/empty_reply)."""
+        return build_reply(
+            self.name,
+            model,
+            status=self.status,
+            body=self.body,
+            headers=self.headers,
+            content=self.content,
+            completion_id=completion_id,
+            prompt_tokens=prompt_tokens,
+        )
+
+    def to_spec(self) -> str | dict[str, Any]:
+        """The shortest spec that parses back to this answer."""
+        spec: dict[str, Any] = {"answer": self.name}
+        for key in ANSWER_KEYS[1:]:
+            value = getattr(self, key)
+            if key == "headers":
+                if value:
+                    spec[key] = dict(value)
+            elif value is not None:
+                spec[key] = value
+        return self.name if len(spec) == 1 else spec
+
+    def describe(self) -> str:
+        """A short human description, e.g. ``hang 5s`` or ``rate_limit (status 429)``."""
+        text = f"{self.name} {self.seconds:g}s" if self.seconds is not None else self.name
+        extras = [f"status {self.status}"] if self.status is not None else []
+        extras += [key for key in ("body", "content") if getattr(self, key) is not None]
+        extras += ["headers"] if self.headers else []
+        return f"{text} ({', '.join(extras)})" if extras else text
+
+
+def _check_name(name: Any) -> None:
+    if not isinstance(name, str):
+        raise ScriptError("answer", f"must be an answer name (a string), not {_type_name(name)}")
+    if name not in ANSWERS:
+        raise ScriptError(
+            "answer",
+            f"unknown answer {name!r}{_suggest(name, ANSWER_NAMES)} "
+            f"(known: {', '.join(ANSWER_NAMES)})",
+        )
+
+
+def _check_status(status: Any) -> None:
+    if status is None:
+        return
+    if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+        raise ScriptError("status", "must be an integer HTTP status from 100 to 599")
+
+
+def _checked_body(body: Any) -> Any:
+    if body is None or isinstance(body, str):
+        return body
+    if not isinstance(body, Mapping | list | tuple):
+        raise ScriptError(
+            "body", f"must be a JSON object, a JSON array or a string, not {_type_name(body)}"
+        )
+    try:
+        # A round trip both proves the body can be sent and detaches it from the caller's
+        # object, so editing that object later cannot change a running script.
+        return json.loads(json.dumps(body, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise ScriptError("body", f"cannot be sent as JSON: {exc}") from None
+
+
+def _checked_headers(headers: Any) -> dict[str, str]:
+    if headers is None:
+        return {}
+    if not isinstance(headers, Mapping):
+        raise ScriptError(
+            "headers", f"must be a mapping of header name to string, not {_type_name(headers)}"
+        )
+    checked: dict[str, str] = {}
+    for name, value in headers.items():
+        if not isinstance(name, str) or not _HEADER_NAME.match(name):
+            raise ScriptError(_child("headers", str(name)), "is not a valid HTTP header name")
+        path = _child("headers", name)
+        if name.lower() in _SERVER_HEADERS:
+            raise ScriptError(path, "is set by the server and cannot be overridden")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            raise ScriptError(path, f'must be a string; quote it: "{value}"')
+        if not isinstance(value, str):
+            raise ScriptError(path, f"must be a string, not {_type_name(value)}")
+        if any(c in value for c in "\r\n\0"):
+            raise ScriptError(path, "must not contain line breaks or NUL")
+        checked[name] = value
+    return checked
+
+
+def _check_content(name: str, content: Any) -> None:
+    if content is None:
+        return
+    if name not in SUCCESS_ANSWERS:
+        raise ScriptError("content", f"only {SUCCESS} and {HANG} take content, not {name}")
+    if not isinstance(content, str):
+        raise ScriptError("content", f"must be a string, not {_type_name(content)}")
+
+
+def _checked_seconds(name: str, seconds: Any) -> float | None:
+    if name != HANG:
+        if seconds is not None:
+            raise ScriptError("seconds", f"only {HANG} takes seconds, not {name}")
+        return None
+    if seconds is None:
+        raise ScriptError("seconds", f"required for {HANG}: how long to wait before answering")
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not math.isfinite(seconds)
+        or not 0 < seconds <= MAX_HANG_SECONDS
+    ):
+        raise ScriptError(
+            "seconds", f"must be a number greater than 0 and at most {MAX_HANG_SECONDS:g}"
+        )
+    return float(seconds)
+
+
+@dataclass(frozen=True)
+class Step:
+    """An answer for ``times`` requests in a row; ``times=None`` means forever (last step)."""
+
+    answer: Answer
+    times: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.answer, Answer):
+            raise ScriptError("answer", f"must be an Answer, not {_type_name(self.answer)}")
+        if self.times is not None and not _is_positive_int(self.times):
+            raise ScriptError("times", "must be a positive integer")
+
+    def to_spec(self) -> dict[str, Any]:
+        spec = self.answer.to_spec()
+        spec = {"answer": spec} if isinstance(spec, str) else spec
+        return spec if self.times is None else {**spec, "times": self.times}
+
+
+_LAST_STEP_TIMES = (
+    "the last step must not have times, or the sequence never ends in a defined answer: "
+    "drop times so the last step answers forever"
+)
+_MISSING_TIMES = "required for every step but the last: how many requests get this answer"
+
+
+def _sequence_problem(steps: Sequence[Step]) -> tuple[int, str, str] | None:
+    """The first rule a step list breaks, as (index, field, detail); None if it is fine."""
+    for index, step in enumerate(steps[:-1]):
+        if step.times is None:
+            return index, "times", _MISSING_TIMES
+    if steps[-1].times is not None:
+        return len(steps) - 1, "times", _LAST_STEP_TIMES
+    return None
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """A model's script: steps picked by the request count since the model was scripted.
+
+    Build one with :meth:`parse` (any spec), :func:`failing_behaviour`, or the shorthands
+    :meth:`healthy`, :meth:`model_not_found` and :meth:`gone`.
+    """
+
+    steps: tuple[Step, ...]
+
+    def __post_init__(self) -> None:
+        steps = self.steps
+        if isinstance(steps, str | Mapping | Answer) or not isinstance(steps, Sequence):
+            raise ScriptError(
+                "steps", "must be a sequence of Step (use Behaviour.parse for a spec)"
+            )
+        steps = tuple(steps)
+        object.__setattr__(self, "steps", steps)
+        if not steps:
+            raise ScriptError("steps", "empty sequence: give at least one answer")
+        for index, step in enumerate(steps):
+            if not isinstance(step, Step):
+                raise ScriptError(f"steps[{index}]", f"must be a Step, not {_type_name(step)}")
+        problem = _sequence_problem(steps)
+        if problem is not None:
+            index, key, detail = problem
+            raise ScriptError(f"steps[{index}].{key}", detail)
+
+    # -- building ------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, spec: Any, path: str = "") -> Behaviour:
+        return parse_behaviour(spec, path)
+
+    @classmethod
+    def always(cls, answer: Answer) -> Behaviour:
+        return cls((Step(answer),))
+
+    @classmethod
+    def healthy(cls, content: str | None = None) -> Behaviour:
+        return cls.always(Answer(SUCCESS, content=content))
+
+    @classmethod
+    def model_not_found(cls) -> Behaviour:
+        return cls.always(Answer("model_not_found"))
+
+    @classmethod
+    def gone(cls) -> Behaviour:
+        return cls.always(Answer("model_gone"))
+
+    # -- reading -------------------------------------------------------------
+
+    def answer_at(self, position: int) -> Answer:
+        """The answer for the ``position``-th request (1-based) since the script was set."""
+        remaining = max(position, 1)
+        for step in self.steps:
+            if step.times is None or remaining <= step.times:
+                return step.answer
+            remaining -= step.times
+        raise AssertionError("unreachable: the last step has no times")
+
+    @property
+    def serves(self) -> bool:
+        """True when the first request is answered like a working model."""
+        return self.steps[0].answer.serves
+
+    def error_message(self, model: str) -> str | None:
+        """``error.message`` of the first step whose reply carries one, else None."""
+        for step in self.steps:
+            if step.answer.sends_response and not step.answer.serves:
+                message = step.answer.reply(model).error_message
+                if message is not None:
+                    return message
+        return None
+
+    def to_spec(self) -> str | dict[str, Any] | list[dict[str, Any]]:
+        """The shortest spec that parses back to this behaviour (for the control API)."""
+        if len(self.steps) == 1:
+            return self.steps[0].answer.to_spec()
+        return [step.to_spec() for step in self.steps]
+
+    def describe(self) -> str:
+        """One line, e.g. ``server_error x2, then success``."""
+        parts = [
+            step.answer.describe() + (f" x{step.times}" if step.times is not None else "")
+            for step in self.steps
+        ]
+        return ", then ".join(parts)
+
+
+def failing_behaviour(answer: str | Mapping[str, Any], times: int | None = None) -> Behaviour:
+    """``answer`` for ``times`` requests, then success; ``times=None`` fails forever."""
+    if times is None:
+        return parse_behaviour(answer)
+    first = {"answer": answer} if isinstance(answer, str) else dict(answer)
+    return parse_behaviour([{**first, "times": times}, SUCCESS])
+
+
+# --------------------------------------------------------------------------
+# The parser: spec (str / mapping / list) -> Behaviour
+# --------------------------------------------------------------------------
+
+
+def parse_behaviour(spec: Any, path: str = "") -> Behaviour:
+    """Turn a spec into a :class:`Behaviour`; ScriptError names the field under ``path``.
+
+    ``path`` is where the spec sits, e.g. ``models.flaky``. Behaviour and Answer instances
+    are accepted as they are.
+    """
+    if isinstance(spec, Behaviour):
+        return spec
+    if isinstance(spec, Answer):
+        return Behaviour.always(spec)
+    if isinstance(spec, str | Mapping):
+        step = _parse_step(spec, path)
+        if step.times is not None:
+            raise ScriptError(_child(path, "times"), _LAST_STEP_TIMES)
+        return Behaviour((step,))
+    if isinstance(spec, list | tuple):
+        if not spec:
+            raise ScriptError(path, "empty sequence: give at least one answer")
+        steps = [_parse_step(item, _child(path, index)) for index, item in enumerate(spec)]
+        problem = _sequence_problem(steps)
+        if problem is not None:
+            index, key, detail = problem
+            raise ScriptError(_child(_child(path, index), key), detail)
+        return Behaviour(tuple(steps))
+    raise ScriptError(
+        path,
+        "must be an answer name, an answer mapping ({answer: ...}) or a list of steps, "
+        f"not {_type_name(spec)}",
+    )
+
+
+def _parse_step(spec: Any, path: str) -> Step:
+    if isinstance(spec, str):
+        try:
+            return Step(Answer(spec))
+        except ScriptError as exc:
+            # In the shorthand the string *is* the answer field: point at it, not at ".answer".
+            raise ScriptError(path, exc.detail) from None
+    if not isinstance(spec, Mapping):
+        raise ScriptError(
+            path, f"must be an answer name or a mapping with 'answer', not {_type_name(spec)}"
+        )
+    for key in spec:
+        if not isinstance(key, str) or key not in STEP_KEYS:
+            raise ScriptError(
+                _child(path, str(key)),
+                f"unknown key{_suggest(str(key), STEP_KEYS)} (expected one of "
+                f"{', '.join(STEP_KEYS)})",
+            )
+    if "answer" not in spec:
+        raise ScriptError(
+            _child(path, "answer"),
+            f"required: which answer to send (one of {', '.join(ANSWER_NAMES)})",
+        )
+    try:
+        # The spec says "answer" where the dataclass says "name" (Answer.answer would stutter).
+        fields = {key: spec[key] for key in ANSWER_KEYS[1:] if key in spec}
+        answer = Answer(spec["answer"], **fields)
+        return Step(answer, spec.get("times"))
+    except ScriptError as exc:
+        raise exc.within(path) from None
+
+
+# --------------------------------------------------------------------------
+# Scenario files
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """The models a scenario file scripts, and where it came from (for messages)."""
+
+    models: dict[str, Behaviour]
+    source: str | None = None
+
+
+def parse_scenario(document: Any, source: str | None = None) -> Scenario:
+    """Validate a loaded scenario document (``{"models": {name: spec}}``)."""
+    try:
+        return Scenario(_parse_models(document), source)
+    except ScriptError as exc:
+        raise (exc.in_file(source) if source else exc) from None
+
+
+def _parse_models(document: Any) -> dict[str, Behaviour]:
+    if not isinstance(document, Mapping):
+        raise ScriptError("", f"must be a mapping with a 'models' key, not {_type_name(document)}")
+    for key in document:
+        if key not in SCENARIO_KEYS:
+            raise ScriptError(
+                _child("", str(key)),
+                f"unknown key{_suggest(str(key), SCENARIO_KEYS)} (expected: models)",
+            )
+    if "models" not in document:
+        raise ScriptError("models", "required: a mapping of model name to script")
+    models = document["models"]
+    if not isinstance(models, Mapping):
+        raise ScriptError(
+            "models", f"must be a mapping of model name to script, not {_type_name(models)}"
+        )
+    parsed: dict[str, Behaviour] = {}
+    for name, spec in models.items():
+        if not isinstance(name, str) or not name.strip():
+            raise ScriptError(
+                _child("models", str(name)), "a model name must be a non-empty string"
+            )
+        parsed[name] = parse_behaviour(spec, model_field(name))
+    return parsed
+
+
+def load_scenario(path: str | PathLike[str]) -> Scenario:
+    """Read and validate a scenario file (.yaml, .yml or .json); errors name the file."""
+    source = str(path)
+    file = Path(path)
+    suffix = file.suffix.lower()
+    if suffix not in (".yaml", ".yml", ".json"):
+        raise ScriptError("", "a scenario file must end in .yaml, .yml or .json", source)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ScriptError("", f"cannot read: {reason}", source) from None
+    try:
+        document = _load_json(text) if suffix == ".json" else _load_yaml(text)
+    except ScriptError as exc:
+        raise exc.in_file(source) from None
+    return parse_scenario(document, source)
+
+
+def _load_json(text: str) -> Any:
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in seen:
+                raise ScriptError("", f"duplicate key {key!r}")
+            seen[key] = value
+        return seen
+
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise ScriptError(
+            "", f"not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+
+
+class _StrictYamlLoader(yaml.SafeLoader):
+    """safe_load that refuses duplicate keys: YAML would silently keep only the last one."""
+
+
+def _construct_unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            duplicate = key in seen
+            seen.add(key)
+        except TypeError:  # an unhashable key; construct_mapping reports it properly
+            continue
+        if duplicate:
+            line = key_node.start_mark.line + 1
+            raise ScriptError("", f"line {line}: duplicate key {key!r}")
+    return loader.construct_mapping(node, deep=True)
+
+
+_StrictYamlLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping
+)
+
+
+def _load_yaml(text: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_StrictYamlLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = " ".join(str(exc.problem or exc.context or "syntax error").split())
+        raise ScriptError("", f"not valid YAML: {where}{problem}") from None
+    except yaml.YAMLError as exc:
+        raise ScriptError("", f"not valid YAML: {' '.join(str(exc).split())}") from None
