@@ -50,14 +50,13 @@ class HermesCli:
         self.history: list[CommandResult] = []
         self._counter = 0
 
-    def run(self, *args: str, timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
-        """Run ``hermes ARGS`` in the sandbox; raise on a timeout or a failure to start."""
+    def start(self, *args: str) -> RunningCommand:
+        """Start ``hermes ARGS`` in the background (e.g. ``gateway run``); output goes to files."""
         self._counter += 1
         stem = f"{self._counter:02d}-{'-'.join(a for a in args[:2] if not a.startswith('-'))}"
         stdout_path = self.sandbox.out_dir / f"{stem}.stdout"
         stderr_path = self.sandbox.out_dir / f"{stem}.stderr"
         command = [str(self.sandbox.hermes_executable), *args]
-        started = time.monotonic()
         with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
             try:
                 process = subprocess.Popen(
@@ -74,29 +73,11 @@ class HermesCli:
                 raise HermesCommandError(
                     f"cannot start {command[0]}: {exc.strerror}; pass -D hermes=PATH"
                 ) from exc
-            try:
-                returncode = process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                stop_process_group(process)
-                raise HermesCommandError(
-                    f"`hermes {' '.join(args)}` did not finish within {timeout:.0f}s and was "
-                    f"killed; its output is in {stdout_path} and {stderr_path}\n"
-                    f"--- stdout (tail) ---\n{tail(stdout_path)}\n"
-                    f"--- stderr (tail) ---\n{tail(stderr_path)}"
-                ) from None
-            except BaseException:
-                # Ctrl-C / SIGTERM while Hermes runs: never leave it behind.
-                stop_process_group(process)
-                raise
-        result = CommandResult(
-            args=tuple(args),
-            returncode=returncode,
-            duration=time.monotonic() - started,
-            stdout_path=stdout_path,
-            stderr_path=stderr_path,
-        )
-        self.history.append(result)
-        return result
+        return RunningCommand(tuple(args), process, stdout_path, stderr_path, self.history)
+
+    def run(self, *args: str, timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        """Run ``hermes ARGS`` in the sandbox; raise on a timeout or a failure to start."""
+        return self.start(*args).wait(timeout)
 
     def run_checked(self, *args: str, timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
         """Like :meth:`run`, but a non-zero exit is an error carrying the command's output."""
@@ -126,6 +107,73 @@ class HermesCli:
     @property
     def last(self) -> CommandResult | None:
         return self.history[-1] if self.history else None
+
+
+class RunningCommand:
+    """A ``hermes`` process started in the background; ``wait`` turns it into a CommandResult."""
+
+    def __init__(
+        self,
+        args: tuple[str, ...],
+        process: subprocess.Popen[bytes],
+        stdout_path: Path,
+        stderr_path: Path,
+        history: list[CommandResult],
+    ) -> None:
+        self.args = args
+        self.process = process
+        self.stdout_path = stdout_path
+        self.stderr_path = stderr_path
+        self._history = history
+        self._started = time.monotonic()
+        self.result: CommandResult | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def send_signal(self, sig: int) -> None:
+        if self.running():
+            self.process.send_signal(sig)
+
+    def wait(self, timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        """Wait for exit; on timeout kill the process group and raise with the output tails."""
+        try:
+            returncode = self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise HermesCommandError(
+                f"`hermes {' '.join(self.args)}` did not finish within {timeout:.0f}s and was "
+                f"killed; its output is in {self.stdout_path} and {self.stderr_path}\n"
+                f"--- stdout (tail) ---\n{tail(self.stdout_path)}\n"
+                f"--- stderr (tail) ---\n{tail(self.stderr_path)}"
+            ) from None
+        except BaseException:
+            # Ctrl-C / SIGTERM while Hermes runs: never leave it behind.
+            self.kill()
+            raise
+        return self._finish(returncode)
+
+    def kill(self) -> None:
+        """Stop the whole process group (idempotent): the cleanup of last resort."""
+        stop_process_group(self.process)
+        if self.result is None and self.process.returncode is not None:
+            self._finish(self.process.returncode)
+
+    def _finish(self, returncode: int) -> CommandResult:
+        if self.result is None:
+            self.result = CommandResult(
+                args=self.args,
+                returncode=returncode,
+                duration=time.monotonic() - self._started,
+                stdout_path=self.stdout_path,
+                stderr_path=self.stderr_path,
+            )
+            self._history.append(self.result)
+        return self.result
 
 
 def stop_process_group(process: subprocess.Popen[bytes], grace: float = 3.0) -> None:

@@ -15,6 +15,8 @@ from typing import Any
 import yaml
 
 from hermetic.errors import HarnessError
+from hermetic.network_log import guard_environment
+from hermetic.process_log import PROCESS_LOG_VARIABLE
 from hermetic.settings import PluginUnderTest
 
 # A dummy key, so the request carries a credential-shaped header like a real one would;
@@ -38,6 +40,8 @@ class Sandbox:
     root: Path
     hermes_executable: Path
     plugin_name: str | None = None
+    # "block" refuses non-loopback traffic; "record" only records it (to show what Hermes tries).
+    network_mode: str = "block"
     _config: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -101,6 +105,18 @@ class Sandbox:
     @property
     def plugins_dir(self) -> Path:
         return self.hermes_home / "plugins"
+
+    @property
+    def installed_plugin(self) -> Path | None:
+        return self.plugins_dir / self.plugin_name if self.plugin_name else None
+
+    @property
+    def network_log(self) -> Path:
+        return self.out_dir / "network.jsonl"
+
+    @property
+    def process_log(self) -> Path:
+        return self.out_dir / "processes.jsonl"
 
     # -- setup ------------------------------------------------------------------------------
     def install_plugin(self, plugin: PluginUnderTest) -> Path:
@@ -181,6 +197,12 @@ class Sandbox:
             "HERMES_MANAGED_DIR": str(self.managed_dir),
             "TMPDIR": str(self.tmp_dir),
             "PYTHONUNBUFFERED": "1",
+            # Prints "Loading plugin '<name>' (… path=…)": which copy of the plugin ran.
+            "HERMES_PLUGINS_DEBUG": "1",
+            # The site hook: records (and by default refuses) every non-loopback attempt, and
+            # the names of the environment variables each Python process started with.
+            **guard_environment(self.network_log, self.network_mode),
+            PROCESS_LOG_VARIABLE: str(self.process_log),
         }
 
     def remove(self) -> None:

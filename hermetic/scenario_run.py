@@ -6,6 +6,8 @@ lives here, unit-tested, rather than in step bodies.
 
 from __future__ import annotations
 
+import signal
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -14,8 +16,11 @@ from hermetic.closed_port import ClosedPort
 from hermetic.cron_jobs import JobsFile, JobState
 from hermetic.diagnostics import failure_report
 from hermetic.errors import HarnessError
-from hermetic.hermes_cli import CommandResult, HermesCli
+from hermetic.hermes_cli import CommandResult, HermesCli, RunningCommand
 from hermetic.mock_provider import MockProvider
+from hermetic.network_log import describe, non_loopback, read_attempts
+from hermetic.plugin_identity import identity_problem
+from hermetic.processes import ProcessInfo, processes_with_environment
 from hermetic.provider_answers import provider_answer
 from hermetic.sandbox import HermesTuning, Sandbox
 from hermetic.telemetry_log import CaptureLine, capture_lines
@@ -39,6 +44,10 @@ class ScenarioRun:
     providers: dict[str, MockProvider] = field(default_factory=dict)
     fallbacks: list[tuple[str, str]] = field(default_factory=list)
     primary_base_url: str | None = None
+    gateway: RunningCommand | None = None
+    # Checked after every Hermes run unless a scenario is *about* breaking them.
+    verify_network: bool = True
+    verify_plugin_identity: bool = True
 
     @classmethod
     def start(
@@ -156,7 +165,78 @@ class ScenarioRun:
     def tick(self) -> CommandResult:
         """Make every job due, then run one real scheduler pass (``hermes cron tick``)."""
         self.jobs.make_due()
-        return self.cli.cron_tick()
+        result = self.cli.cron_tick()
+        self.verify_run(result)
+        return result
+
+    def start_gateway(self) -> RunningCommand:
+        """Make every job due and start ``hermes gateway run`` in the foreground (no systemd)."""
+        self.jobs.make_due()
+        gateway = self.cli.start("gateway", "run")
+        self.add_cleanup(gateway.kill)
+        self.gateway = gateway
+        return gateway
+
+    def wait_for_jobs_to_run(self, timeout: float = 60.0) -> None:
+        """Poll jobs.json until the gateway's own ticker has run every job once."""
+        gateway = self._require_gateway()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if all(state.last_run_at for state in self.job_states()):
+                return
+            if not gateway.running():
+                raise AssertionError(
+                    f"the gateway exited (status {gateway.process.returncode}) before running "
+                    f"the job\n\n{self.report()}"
+                )
+            time.sleep(0.2)
+        raise AssertionError(
+            f"the gateway's scheduler did not run the job within {timeout:.0f}s\n\n{self.report()}"
+        )
+
+    def stop_gateway(self, how: str, timeout: float = 30.0) -> CommandResult:
+        """Stop the gateway as an operator would: ``hermes gateway stop`` or Ctrl-C (SIGINT)."""
+        gateway = self._require_gateway()
+        if how == "hermes gateway stop":
+            self.cli.run_checked("gateway", "stop")
+        elif how == "Ctrl-C":
+            gateway.send_signal(signal.SIGINT)
+        else:
+            raise HarnessError(f"unknown way to stop the gateway: {how!r}")
+        result = gateway.wait(timeout)
+        self.verify_run(result)
+        return result
+
+    def _require_gateway(self) -> RunningCommand:
+        if self.gateway is None:
+            raise HarnessError("no gateway was started in this scenario")
+        return self.gateway
+
+    def leftover_processes(self) -> list[ProcessInfo]:
+        """Processes still running with this sandbox's HERMES_HOME (should be none)."""
+        return processes_with_environment("HERMES_HOME", str(self.sandbox.hermes_home))
+
+    # -- the suite's own guarantees, checked after every Hermes run ------------------------
+    def verify_run(self, result: CommandResult) -> None:
+        """Loopback only, and the plugin under test is the copy Hermes loaded."""
+        if self.verify_network:
+            attempts = non_loopback(read_attempts(self.sandbox.network_log))
+            self.check(
+                not attempts,
+                "Hermes tried to reach beyond loopback (the run must stay on this machine):\n"
+                + describe(attempts),
+            )
+        if self.verify_plugin_identity:
+            problem = self.plugin_identity_problem(result)
+            self.check(problem is None, str(problem))
+
+    def plugin_identity_problem(self, result: CommandResult | None = None) -> str | None:
+        """Why the plugin Hermes loaded is not the one under test, or None if it is."""
+        result = result or self.cli.last
+        installed = self.sandbox.installed_plugin
+        if result is None or installed is None or self.sandbox.plugin_name is None:
+            return None
+        return identity_problem(result.stderr, self.sandbox.plugin_name, installed)
 
     # -- observing ------------------------------------------------------------------------
     def alerts(self) -> list[Alert]:
@@ -185,6 +265,7 @@ class ScenarioRun:
             files={
                 "logs/agent.log": self.sandbox.agent_log,
                 "telemetry/telemetry.log": self.sandbox.telemetry_log,
+                "network attempts (out/network.jsonl)": self.sandbox.network_log,
             },
             summaries=summaries,
             journal=self.mock.journal_text,

@@ -38,7 +38,8 @@ class Settings:
     @classmethod
     def from_userdata(cls, userdata: Mapping[str, str]) -> Settings:
         """Build settings from ``-D`` options; raise ConfigError naming the bad option."""
-        unknown = sorted(set(userdata) - set(KNOWN_KEYS))
+        # Dotted keys belong to others (e.g. behave.formatter.html-pretty.title_string).
+        unknown = sorted(key for key in set(userdata) - set(KNOWN_KEYS) if "." not in key)
         if unknown:
             raise ConfigError(
                 f"unknown option -D {unknown[0]}=…; known options: "

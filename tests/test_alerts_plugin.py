@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import logging
 import re
 import sqlite3
@@ -701,3 +702,47 @@ def test_register_adds_exactly_the_api_request_error_hook(plugin: types.ModuleTy
 
     plugin.register(FakeCtx())
     assert calls == [("api_request_error", plugin.on_api_request_error)]
+
+
+# ------------------------------------------- real Hermes 0.19 hook calls
+
+# Recorded from real `hermes cron tick` runs by tools/record_hook_calls.py; the expected
+# decisions come from the Examples table product people read, so the two cannot drift apart.
+RECORDED_CALLS = Path(__file__).parent / "fixtures" / "hook_calls_hermes_0.19.0.json"
+FAILURE_FEATURE = Path(__file__).parent.parent / "features" / "provider_failures.feature"
+
+
+def _specification_rows() -> list[dict[str, str]]:
+    from behave.parser import parse_file
+
+    feature = parse_file(str(FAILURE_FEATURE))
+    rows = []
+    for scenario in feature.walk_scenarios(with_outlines=True):
+        for examples in getattr(scenario, "examples", []):
+            rows.extend(
+                dict(zip(examples.table.headings, row.cells, strict=True)) for row in examples.table
+            )
+    return rows
+
+
+SPEC_ROWS = _specification_rows()
+
+
+def test_every_table_row_has_recorded_calls() -> None:
+    recorded = json.loads(RECORDED_CALLS.read_text())["calls"]
+    assert {row["provider answer"] for row in SPEC_ROWS} == set(recorded)
+
+
+@pytest.mark.parametrize("row", SPEC_ROWS, ids=lambda row: row["provider answer"])
+def test_real_hook_calls_follow_the_table(
+    classify_mod: types.ModuleType, row: dict[str, str]
+) -> None:
+    calls = json.loads(RECORDED_CALLS.read_text())["calls"][row["provider answer"]]
+    decisions = [classify_mod.classify(call) for call in calls]
+    alerts = [decision for decision in decisions if decision is not None]
+    if row["alert recorded"] == "no":
+        assert alerts == []
+        return
+    assert len(alerts) == 1 and alerts[0].error_code == int(row["error code"])
+    assert alerts[0].model == "scheduled-model" and alerts[0].provider == "custom"
+    assert alerts[0].message == calls[-1]["error"]["message"][:500] != ""

@@ -70,7 +70,13 @@ def test_environment_is_built_from_nothing(
         "HERMES_MANAGED_DIR",
         "TMPDIR",
         "PYTHONUNBUFFERED",
+        "HERMES_PLUGINS_DEBUG",
+        "PYTHONPATH",
+        "HERMETIC_NETGUARD_LOG",
+        "HERMETIC_NETGUARD_MODE",
+        "HERMETIC_PROCESS_LOG",
     }
+    assert env["HERMETIC_NETGUARD_MODE"] == "block"
     assert env["HERMES_HOME"] == str(sandbox.hermes_home)
     assert env["HOME"] == str(sandbox.home)
     assert env["TMPDIR"] == str(sandbox.tmp_dir)

@@ -30,6 +30,11 @@ class Mutant:
     file: str  # relative to the plugin folder
     old: str  # text that must occur exactly once
     new: str
+    # Which scenarios should catch it (behave arguments); the smoke feature by default.
+    where: tuple[str, ...] = ("--tags=@smoke",)
+
+
+FAILURES = ("features/provider_failures.feature",)
 
 
 MUTANTS = (
@@ -80,6 +85,42 @@ MUTANTS = (
         "    ctx.register_hook(HOOK_NAME, on_api_request_error)",
         "    return None",
     ),
+    Mutant(
+        "alerts-on-rate-limits",
+        "classify.py",
+        "if status == 410:",
+        "if status in (410, 429):",
+        FAILURES,
+    ),
+    Mutant("ignores-410", "classify.py", "if status == 410:", "if status == -410:", FAILURES),
+    Mutant(
+        "alerts-before-hermes-gives-up",
+        "classify.py",
+        'if is_last_attempt(kwargs.get("retry_count"), kwargs.get("max_retries")):',
+        "if True:",
+        FAILURES,
+    ),
+    Mutant(
+        "never-alerts-on-5xx",
+        "classify.py",
+        "if (status == 404 or 500 <= status < 600) and retryable is True:",
+        "if status == 404 and retryable is True:",
+        FAILURES,
+    ),
+    Mutant(
+        "alerts-on-auth-and-bad-requests",
+        "classify.py",
+        "if status == 404 and retryable is False:",
+        "if status in (400, 401, 403, 404) and retryable is False:",
+        FAILURES,
+    ),
+    Mutant(
+        "reports-the-default-provider",
+        "classify.py",
+        'provider=_as_text(kwargs.get("provider")),',
+        'provider="custom",',
+        FAILURES,
+    ),
 )
 
 
@@ -106,14 +147,13 @@ def failed_scenarios(junit_dir: Path) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tags", default="@smoke", help="behave tag expression (default @smoke)")
-    parser.add_argument("--only", help="run one mutant by name")
+    parser.add_argument("--only", help="run only these mutants (comma-separated names)")
     args = parser.parse_args()
     behave = Path(sys.executable).parent / "behave"
     survivors = []
     with tempfile.TemporaryDirectory(prefix="hermetic-mutants-") as scratch:
         for mutant in MUTANTS:
-            if args.only and mutant.name != args.only:
+            if args.only and mutant.name not in args.only.split(","):
                 continue
             plugin = build(mutant, Path(scratch))
             junit = Path(scratch) / f"junit-{mutant.name}"
@@ -121,7 +161,7 @@ def main() -> int:
             result = subprocess.run(
                 [
                     str(behave),
-                    f"--tags={args.tags}",
+                    *mutant.where,
                     "--format=null",
                     "--junit",
                     f"--junit-directory={junit}",

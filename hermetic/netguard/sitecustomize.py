@@ -44,6 +44,7 @@ import threading
 
 LOG_VARIABLE = "HERMETIC_NETGUARD_LOG"
 MODE_VARIABLE = "HERMETIC_NETGUARD_MODE"
+PROCESS_LOG_VARIABLE = "HERMETIC_PROCESS_LOG"
 # Set on every wrapper, so a second import (or a test) can tell the guard is installed.
 MARKER = "_hermetic_netguard"
 
@@ -361,6 +362,28 @@ def _install() -> None:
         pass
 
 
+def _record_process_start() -> None:
+    """Append this process' argv and environment variable NAMES to ``HERMETIC_PROCESS_LOG``.
+
+    Names only, never values: the suite proves that no credential variable reached Hermes
+    without ever copying a secret into a log.
+    """
+    log_path = os.environ.get(PROCESS_LOG_VARIABLE)
+    if not log_path:
+        return
+    import json
+
+    line = json.dumps(
+        {"pid": os.getpid(), "argv": sys.argv[:4], "names": sorted(os.environ)},
+        ensure_ascii=True,
+    )
+    fd = os.open(os.path.abspath(log_path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (line + "\n").encode("ascii"))
+    finally:
+        os.close(fd)
+
+
 def _chain_shadowed_sitecustomize() -> None:
     """Run the ``sitecustomize`` we hide by being first on ``sys.path``, if there is one."""
     import importlib.machinery
@@ -389,6 +412,11 @@ def _chain_shadowed_sitecustomize() -> None:
 
 try:
     _install()
+except Exception:
+    pass
+
+try:
+    _record_process_start()
 except Exception:
     pass
 

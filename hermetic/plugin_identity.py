@@ -1,0 +1,61 @@
+"""Which copy of the plugin Hermes really loaded, read from its ``HERMES_PLUGINS_DEBUG`` output.
+
+Two plugin folders declaring the same name: the one that sorts later silently wins (upstream, a
+stale ``plugins/<name>.bak.*`` copy shadowed the real plugin for a week). The suite therefore
+checks, after every Hermes run, that the plugin it installed is the one Hermes loaded.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+_LOADING = re.compile(
+    r"Loading plugin '(?P<name>[^']+)' \(source=[^,]*, kind=[^,]*, path=(?P<path>.+)\)$"
+)
+
+
+def loaded_paths(debug_output: str, name: str) -> list[str]:
+    """The paths Hermes reported loading a plugin called ``name`` from, in order."""
+    paths = []
+    for line in debug_output.splitlines():
+        match = _LOADING.search(line.strip())
+        if match and match["name"] == name:
+            paths.append(match["path"])
+    return paths
+
+
+def same_name_copies(plugins_dir: Path, name: str) -> list[Path]:
+    """Every folder under ``plugins_dir`` whose manifest declares ``name`` (or is named so)."""
+    copies = []
+    for manifest in sorted(plugins_dir.glob("*/plugin.yaml")):
+        try:
+            declared = (yaml.safe_load(manifest.read_text("utf-8")) or {}).get("name")
+        except (yaml.YAMLError, OSError, AttributeError, UnicodeDecodeError):
+            declared = None
+        if declared == name or (declared is None and manifest.parent.name == name):
+            copies.append(manifest.parent)
+    return copies
+
+
+def identity_problem(debug_output: str, name: str, installed: Path) -> str | None:
+    """None if Hermes loaded ``name`` from ``installed`` and nothing else; else why not."""
+    paths = loaded_paths(debug_output, name)
+    copies = same_name_copies(installed.parent, name)
+    others = [copy for copy in copies if copy != installed]
+    if not paths:
+        return (
+            f"Hermes did not load the plugin {name!r} at all (no \"Loading plugin '{name}'\" "
+            "line in its HERMES_PLUGINS_DEBUG output); is it enabled under its manifest name?"
+        )
+    wrong = [path for path in paths if Path(path) != installed]
+    if wrong:
+        return (
+            f"Hermes loaded the plugin {name!r} from {wrong[-1]}, not from the copy under test "
+            f"at {installed}; other folders declaring the same name: "
+            + (", ".join(str(copy) for copy in others) or "none")
+            + ". A stale copy (e.g. a .bak folder) shadows the plugin under test."
+        )
+    return None

@@ -1,0 +1,44 @@
+"""Finding a sandbox's processes by environment, and reading the process-start log."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from hermetic.network_log import GUARD_DIR
+from hermetic.process_log import PROCESS_LOG_VARIABLE, read_process_starts
+from hermetic.processes import processes_with_environment
+
+
+def test_a_detached_child_is_found_by_its_environment(tmp_path: Path) -> None:
+    marker = str(tmp_path / "hermes-home")
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(30)"],
+        env={**os.environ, "HERMES_HOME": marker},
+        start_new_session=True,
+    )
+    try:
+        found = processes_with_environment("HERMES_HOME", marker)
+        assert [info.pid for info in found] == [child.pid]
+        assert "time.sleep(30)" in found[0].command
+    finally:
+        child.kill()
+        child.wait()
+    assert processes_with_environment("HERMES_HOME", marker) == []
+
+
+def test_process_starts_record_names_not_values(tmp_path: Path) -> None:
+    log = tmp_path / "processes.jsonl"
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(GUARD_DIR),
+        PROCESS_LOG_VARIABLE: str(log),
+        "OPENAI_API_KEY": "sk-very-secret",
+    }
+    subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
+    starts = read_process_starts(log)
+    assert len(starts) == 1
+    assert starts[0].credential_names() == ["OPENAI_API_KEY"]
+    assert "sk-very-secret" not in log.read_text()
