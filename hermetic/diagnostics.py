@@ -23,7 +23,7 @@ def failure_report(
     lines: int = 20,
 ) -> str:
     """A plain-text report: the sandbox path first, then each artefact's tail."""
-    parts = [f"sandbox: {sandbox_root} (kept for inspection)" if sandbox_root else "sandbox: none"]
+    parts = [f"sandbox: {sandbox_root}" if sandbox_root else "sandbox: none"]
     if last_command is not None:
         parts.append(
             section(f"{last_command.describe()}: stdout", tail(last_command.stdout_path, lines))

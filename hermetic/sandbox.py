@@ -30,7 +30,8 @@ class HermesTuning:
 
     api_max_retries: int = 1
     request_timeout_seconds: float = 3
-    context_length: int = 131072
+    # None leaves it unset, and Hermes then looks the model up on openrouter.ai every tick.
+    context_length: int | None = 131072
 
 
 @dataclass
@@ -40,6 +41,7 @@ class Sandbox:
     root: Path
     hermes_executable: Path
     plugin_name: str | None = None
+    plugin_source: Path | None = None
     # "block" refuses non-loopback traffic; "record" only records it (to show what Hermes tries).
     network_mode: str = "block"
     _config: dict[str, Any] = field(default_factory=dict)
@@ -128,6 +130,16 @@ class Sandbox:
             ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
         )
         self.plugin_name = plugin.name
+        self.plugin_source = plugin.source
+        return target
+
+    def add_stale_copy(self, folder_name: str) -> Path:
+        """Copy the plugin under test again, as ``plugins/<folder_name>`` with the same name:
+        the leftover backup that once shadowed the real plugin upstream."""
+        if self.plugin_source is None:
+            raise HarnessError("install the plugin under test before adding a stale copy of it")
+        target = self.plugins_dir / folder_name
+        shutil.copytree(self.plugin_source, target, ignore=shutil.ignore_patterns("__pycache__"))
         return target
 
     def configure(
@@ -149,8 +161,6 @@ class Sandbox:
                 "default": model,
                 "base_url": base_url,
                 "api_key": DUMMY_API_KEY,
-                # Without it every tick looks up model metadata on openrouter.ai.
-                "context_length": tuning.context_length,
             },
             # Plugins are opt-in: nothing loads unless listed here.
             "plugins": {"enabled": [self.plugin_name] if self.plugin_name else []},
@@ -165,6 +175,9 @@ class Sandbox:
                 "allow_lazy_installs": False,
             },
         }
+        if tuning.context_length is not None:
+            # Without it every tick looks up model metadata on openrouter.ai.
+            self._config["model"]["context_length"] = tuning.context_length
         if fallbacks:
             self._config["fallback_providers"] = [
                 {

@@ -6,6 +6,7 @@ lives here, unit-tested, rather than in step bodies.
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from collections.abc import Callable
@@ -17,13 +18,16 @@ from hermetic.cron_jobs import JobsFile, JobState
 from hermetic.diagnostics import failure_report
 from hermetic.errors import HarnessError
 from hermetic.hermes_cli import CommandResult, HermesCli, RunningCommand
+from hermetic.installed_packages import installed
 from hermetic.mock_provider import MockProvider
-from hermetic.network_log import describe, non_loopback, read_attempts
+from hermetic.network_log import NetworkAttempt, describe, non_loopback, read_attempts
 from hermetic.plugin_identity import identity_problem
+from hermetic.process_log import ProcessStart, read_process_starts
 from hermetic.processes import ProcessInfo, processes_with_environment
 from hermetic.provider_answers import provider_answer
 from hermetic.sandbox import HermesTuning, Sandbox
 from hermetic.telemetry_log import CaptureLine, capture_lines
+from hermetic.user_home import UserHome
 
 # Hermes' built-in provider whose own endpoint is on 127.0.0.1, so a job may pin it to a
 # loopback base_url (named providers refuse foreign URLs; see hermes-facts.md).
@@ -48,6 +52,8 @@ class ScenarioRun:
     # Checked after every Hermes run unless a scenario is *about* breaking them.
     verify_network: bool = True
     verify_plugin_identity: bool = True
+    user_home: UserHome | None = None
+    packages_before: frozenset[str] | None = None
 
     @classmethod
     def start(
@@ -110,6 +116,37 @@ class ScenarioRun:
         provider.serve_model(model)
         self.fallbacks.append((provider.api_base, model))
         return provider
+
+    # -- arranging: the developer's machine around the sandbox ------------------------------
+    def set_harness_environment(self, **values: str) -> None:
+        """Set variables in *this* process' environment (the developer's shell, as the suite
+        sees it) for the rest of the scenario; the previous values come back at cleanup."""
+        for name, value in values.items():
+            previous = os.environ.get(name)
+            os.environ[name] = value
+            self.add_cleanup(_restorer(name, previous))
+
+    def create_user_home(self) -> UserHome:
+        """A developer home with its own ~/.hermes and provider, set as HOME and HERMES_HOME."""
+        provider = self.start_provider("user's own")
+        home = UserHome.create(provider.api_base)
+        self.add_cleanup(home.remove)
+        self.set_harness_environment(HOME=str(home.root), HERMES_HOME=str(home.hermes_home))
+        self.user_home = home
+        return home
+
+    def add_stale_plugin_copy(self, folder_name: str) -> None:
+        """A leftover copy of the plugin with the same name; the scenario checks it is caught."""
+        self.sandbox.add_stale_copy(folder_name)
+        self.verify_plugin_identity = False
+
+    def allow_online_lookups(self) -> None:
+        """Drop the setting that keeps Hermes off openrouter.ai (the scenario checks the guard)."""
+        self.tuning = replace(self.tuning, context_length=None)
+        self.verify_network = False
+
+    def note_installed_packages(self) -> None:
+        self.packages_before = installed(self.sandbox.hermes_executable)
 
     # -- arranging: jobs ------------------------------------------------------------------
     def _write_config(self, model: str) -> None:
@@ -212,6 +249,15 @@ class ScenarioRun:
             raise HarnessError("no gateway was started in this scenario")
         return self.gateway
 
+    def network_attempts(self) -> list[NetworkAttempt]:
+        return read_attempts(self.sandbox.network_log)
+
+    def process_starts(self) -> list[ProcessStart]:
+        return read_process_starts(self.sandbox.process_log)
+
+    def installed_packages(self) -> frozenset[str]:
+        return installed(self.sandbox.hermes_executable)
+
     def leftover_processes(self) -> list[ProcessInfo]:
         """Processes still running with this sandbox's HERMES_HOME (should be none)."""
         return processes_with_environment("HERMES_HOME", str(self.sandbox.hermes_home))
@@ -283,3 +329,13 @@ class ScenarioRun:
         """Assert ``condition``; the failure carries ``message`` and the full failure report."""
         if not condition:
             raise AssertionError(f"{message}\n\n{self.report()}")
+
+
+def _restorer(name: str, previous: str | None) -> Callable[[], None]:
+    def restore() -> None:
+        if previous is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = previous
+
+    return restore

@@ -27,7 +27,7 @@ def test_report_names_the_sandbox_and_tails_each_artefact(tmp_path: Path) -> Non
         journal=broken_journal,
         summaries={"jobs": lambda: "job-1: last_status=error"},
     )
-    assert report.startswith(f"sandbox: {tmp_path} (kept for inspection)")
+    assert report.startswith(f"sandbox: {tmp_path}\n")
     assert "`hermes cron tick` exited 0 after 2.5s: stdout" in report
     assert "line 99" in report and "line 10\n" not in report
     assert "captured: model='m'" in report

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Prove the features catch a broken plugin: run them against deliberately broken copies.
+"""Prove the features catch a broken plugin or a broken sandbox: run them against broken copies.
 
-Each mutant is a copy of alerts_plugin/ with one behaviour broken (the write skipped, the log
-line skipped, …). The suite must FAIL for every mutant; a mutant that survives names a behaviour
-no scenario guards. Prints one row per mutant with the scenarios that caught it.
+A plugin mutant is a copy of alerts_plugin/ with one behaviour broken (the write skipped, the
+log line skipped, …), run with ``-D plugin=``. A harness mutant is a copy of the whole repository
+whose sandbox breaks one isolation guarantee (the developer's home or keys passed through, the
+network guard only recording, a stale plugin copy installed). The suite must FAIL for every
+mutant; a mutant that survives names a guarantee no scenario guards. Prints one row per mutant
+with the scenarios that caught it.
 
     .venv/bin/python tools/check_mutants.py [--tags=@smoke] [--only NAME]
 """
@@ -11,6 +14,7 @@ no scenario guards. Prints one row per mutant with the scenarios that caught it.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -32,9 +36,12 @@ class Mutant:
     new: str
     # Which scenarios should catch it (behave arguments); the smoke feature by default.
     where: tuple[str, ...] = ("--tags=@smoke",)
+    # "plugin": ``file`` is in alerts_plugin/; "harness": ``file`` is relative to the repo.
+    target: str = "plugin"
 
 
 FAILURES = ("features/provider_failures.feature",)
+ISOLATION = ("features/isolation.feature",)
 
 
 MUTANTS = (
@@ -121,12 +128,59 @@ MUTANTS = (
         'provider="custom",',
         FAILURES,
     ),
+    Mutant(
+        "sandbox-passes-the-developers-home",
+        "hermetic/sandbox.py",
+        '"HOME": str(self.home),\n            "HERMES_HOME": str(self.hermes_home),',
+        '"HOME": __import__("os").environ["HOME"],',
+        ISOLATION,
+        "harness",
+    ),
+    Mutant(
+        "sandbox-passes-the-developers-keys",
+        "hermetic/sandbox.py",
+        '        return {\n            "PATH":',
+        "        return {\n            **{k: v for k, v in __import__('os').environ.items()"
+        ' if k.endswith(("_KEY", "_TOKEN"))},\n            "PATH":',
+        ISOLATION,
+        "harness",
+    ),
+    Mutant(
+        "network-guard-only-records",
+        "hermetic/sandbox.py",
+        'network_mode: str = "block"',
+        'network_mode: str = "record"',
+        ISOLATION,
+        "harness",
+    ),
+    Mutant(
+        "sandbox-lets-hermes-look-up-models-online",
+        "hermetic/sandbox.py",
+        "context_length: int | None = 131072",
+        "context_length: int | None = None",
+        ("--tags=@smoke",),
+        "harness",
+    ),
+    Mutant(
+        "sandbox-leaves-a-stale-plugin-copy",
+        "hermetic/sandbox.py",
+        "        self.plugin_source = plugin.source\n        return target",
+        "        self.plugin_source = plugin.source\n"
+        '        self.add_stale_copy(plugin.name + ".bak.2024")\n        return target',
+        ("--tags=@smoke",),
+        "harness",
+    ),
 )
 
 
 def build(mutant: Mutant, parent: Path) -> Path:
+    """The mutated copy: a plugin folder, or for a harness mutant a whole repository."""
     target = parent / mutant.name
-    shutil.copytree(PLUGIN, target, ignore=shutil.ignore_patterns("__pycache__"))
+    if mutant.target == "harness":
+        ignore = shutil.ignore_patterns(".venv", ".git", "reports", "__pycache__", "*.egg-info")
+        shutil.copytree(REPO, target, ignore=ignore)
+    else:
+        shutil.copytree(PLUGIN, target, ignore=shutil.ignore_patterns("__pycache__"))
     path = target / mutant.file
     text = path.read_text()
     if text.count(mutant.old) != 1:
@@ -155,22 +209,30 @@ def main() -> int:
         for mutant in MUTANTS:
             if args.only and mutant.name not in args.only.split(","):
                 continue
-            plugin = build(mutant, Path(scratch))
+            copy = build(mutant, Path(scratch))
             junit = Path(scratch) / f"junit-{mutant.name}"
             started = time.monotonic()
+            command = [
+                str(behave),
+                *mutant.where,
+                "--format=null",
+                "--junit",
+                f"--junit-directory={junit}",
+                "-D",
+                "keep_sandbox=never",
+            ]
+            env = dict(os.environ)
+            if mutant.target == "harness":
+                # The copy's own hermetic/ must win over the installed one.
+                env["PYTHONPATH"] = str(copy)
+                cwd = copy
+            else:
+                command += ["-D", f"plugin={copy}"]
+                cwd = REPO
             result = subprocess.run(
-                [
-                    str(behave),
-                    *mutant.where,
-                    "--format=null",
-                    "--junit",
-                    f"--junit-directory={junit}",
-                    "-D",
-                    f"plugin={plugin}",
-                    "-D",
-                    "keep_sandbox=never",
-                ],
-                cwd=REPO,
+                command,
+                cwd=cwd,
+                env=env,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 check=False,
@@ -180,7 +242,7 @@ def main() -> int:
             if verdict == "SURVIVED":
                 survivors.append(mutant.name)
             print(
-                f"{mutant.name:28} {verdict:9} {time.monotonic() - started:5.1f}s  "
+                f"{mutant.name:42} {verdict:9} {time.monotonic() - started:5.1f}s  "
                 + ("; ".join(caught) or "-"),
                 flush=True,
             )

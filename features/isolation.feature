@@ -1,0 +1,57 @@
+@isolation
+Feature: A test run stays inside its sandbox
+  The suite runs real Hermes on a developer's machine, next to that developer's own Hermes set-up,
+  keys and network. A run that wrote to the real ~/.hermes, used a real key, reached a real
+  provider or installed a package would damage exactly the thing it is meant to protect, and a run
+  that silently tested the wrong copy of the plugin would prove nothing. Each guarantee below is
+  checked with a scenario that would fail if the guarantee broke.
+
+  The network and plugin-copy guarantees are also checked after every Hermes run in every other
+  feature: a run that reaches beyond loopback, or loads a plugin other than the one under test,
+  fails its scenario.
+
+  Background:
+    Given a Hermes home with the alerts plugin enabled
+    And the provider no longer serves the model "gone-model"
+
+  Rule: The developer's own home and keys are never used
+
+    Scenario: The developer's own Hermes set-up stays byte-identical and its provider hears nothing
+      Given the developer's home holds a Hermes set-up of its own, with a job that is due
+      And a scheduled job uses the model "gone-model"
+      When the scheduler runs once
+      Then the developer's home is byte-identical to before the run
+      And the developer's own provider received no request
+      And exactly one model-unavailable alert is recorded
+
+    Scenario: Keys in the developer's shell never reach Hermes, and the run needs none
+      Given the developer's shell holds provider keys and messaging tokens
+      And a scheduled job uses the model "gone-model"
+      When the scheduler runs once
+      Then no Hermes process saw a credential variable
+      And the Hermes home holds no credential file and no key but the provider's dummy key
+      And the provider received only the dummy key
+      And exactly one model-unavailable alert is recorded
+
+  Rule: Nothing leaves the machine and nothing is installed
+
+    Scenario: A lookup beyond loopback is caught and named
+      Given Hermes is allowed to look up model details online
+      And a scheduled job uses the model "gone-model"
+      When the scheduler runs once
+      Then the run is reported for trying to reach "openrouter.ai"
+      And the request to the provider was recorded as loopback
+
+    Scenario: A run installs no package
+      Given the packages installed beside Hermes are noted
+      And a scheduled job uses the model "gone-model"
+      When the scheduler runs once
+      Then the installed packages are exactly those noted before
+
+  Rule: The plugin Hermes runs is the plugin under test
+
+    Scenario: A stale copy of the plugin in the plugins folder is reported, not silently used
+      Given a stale copy of the plugin lies in the plugins folder as "hermetic-alerts.bak.2024"
+      And a scheduled job uses the model "gone-model"
+      When the scheduler runs once
+      Then the suite reports that Hermes loaded "hermetic-alerts.bak.2024" instead of the plugin under test

@@ -1,0 +1,144 @@
+"""Steps about the suite's own isolation guarantees: home, keys, network, packages, plugin copy."""
+
+from behave import given, then
+
+from hermetic.mock_provider import redact_authorization
+from hermetic.network_log import describe
+from hermetic.sandbox import DUMMY_API_KEY
+
+# Canary values: if one of these shows up anywhere in a sandbox, a key leaked.
+DEVELOPER_SECRETS = {
+    "OPENAI_API_KEY": "sk-live-hermetic-canary-openai",
+    "ANTHROPIC_API_KEY": "sk-ant-hermetic-canary",
+    "OPENROUTER_API_KEY": "sk-or-hermetic-canary",
+    "TELEGRAM_BOT_TOKEN": "123456:hermetic-canary-telegram",
+    "DISCORD_BOT_TOKEN": "hermetic-canary-discord",
+    "SLACK_BOT_TOKEN": "xoxb-hermetic-canary",
+}
+
+
+@given("the developer's home holds a Hermes set-up of its own, with a job that is due")
+def step_developer_home(context):
+    """HOME and HERMES_HOME of the suite point at a home with its own ~/.hermes and provider."""
+    context.run.create_user_home()
+
+
+@given("the developer's shell holds provider keys and messaging tokens")
+def step_developer_keys(context):
+    """Provider keys and bot tokens (canary values) are exported in the suite's environment."""
+    context.run.set_harness_environment(**DEVELOPER_SECRETS)
+
+
+@given("Hermes is allowed to look up model details online")
+def step_online_lookups(context):
+    """Remove the setting that keeps Hermes from fetching model metadata from openrouter.ai."""
+    context.run.allow_online_lookups()
+
+
+@given("the packages installed beside Hermes are noted")
+def step_note_packages(context):
+    """Record the package set of the Python environment that runs Hermes."""
+    context.run.note_installed_packages()
+
+
+@given('a stale copy of the plugin lies in the plugins folder as "{folder}"')
+def step_stale_copy(context, folder):
+    """A leftover copy of the plugin under test, with the same manifest name, sits beside it."""
+    context.run.add_stale_plugin_copy(folder)
+
+
+@then("the developer's home is byte-identical to before the run")
+def step_home_unchanged(context):
+    """Every file and folder under the developer's home is exactly as it was."""
+    run = context.run
+    changes = run.user_home.changes()
+    run.check(not changes, f"the run changed the developer's home {run.user_home.root}: {changes}")
+
+
+@then("the developer's own provider received no request")
+def step_users_provider_silent(context):
+    """The provider configured in the developer's own ~/.hermes was never contacted."""
+    run = context.run
+    heard = run.providers["user's own"].journal()
+    run.check(
+        not heard,
+        "the developer's own provider was contacted:\n"
+        + "\n".join(entry.summary() for entry in heard),
+    )
+
+
+@then("no Hermes process saw a credential variable")
+def step_no_credential_variables(context):
+    """No Python process in the sandbox started with a key or token variable in its environment."""
+    run = context.run
+    starts = run.process_starts()
+    run.check(starts, f"no process start was recorded in {run.sandbox.process_log}")
+    leaks = {start.pid: start.credential_names() for start in starts if start.credential_names()}
+    run.check(not leaks, f"credential variables reached Hermes processes (pid: names): {leaks}")
+
+
+@then("the Hermes home holds no credential file and no key but the provider's dummy key")
+def step_no_credentials_in_home(context):
+    """No auth.json or .env in the Hermes home, and no developer secret in any of its files."""
+    run = context.run
+    home = run.sandbox.hermes_home
+    files = [path for path in (home / "auth.json", home / ".env") if path.exists()]
+    run.check(not files, f"credential files exist in the sandbox: {files}")
+    for path in home.rglob("*"):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", errors="replace")
+            found = [name for name, value in DEVELOPER_SECRETS.items() if value in text]
+            run.check(not found, f"{path} contains the developer's {found}")
+
+
+@then("the provider received only the dummy key")
+def step_provider_saw_dummy(context):
+    """Every chat request reached the provider with the sandbox's dummy key, nothing else."""
+    run = context.run
+    expected = redact_authorization(f"Bearer {DUMMY_API_KEY}")
+    seen = {entry.headers.get("authorization") for entry in run.mock.chat_requests()}
+    run.check(seen == {expected}, f"expected only {expected!r}, the provider saw {seen}")
+
+
+@then('the run is reported for trying to reach "{host}"')
+def step_network_violation(context, host):
+    """The network guard recorded and refused an attempt to reach the host."""
+    run = context.run
+    refused = [a for a in run.network_attempts() if not a.allowed and a.host == host]
+    run.check(
+        refused,
+        f"expected a refused attempt to reach {host!r}; the guard recorded:\n"
+        + describe(run.network_attempts()),
+    )
+
+
+@then("the request to the provider was recorded as loopback")
+def step_loopback_recorded(context):
+    """The guard recorded the connection to the provider's loopback port as allowed."""
+    run = context.run
+    port = run.mock.port
+    hits = [a for a in run.network_attempts() if a.allowed and a.is_loopback and a.port == port]
+    run.check(hits, f"no allowed loopback connection to port {port} was recorded")
+
+
+@then("the installed packages are exactly those noted before")
+def step_packages_unchanged(context):
+    """The package set of Hermes' Python environment did not change."""
+    run = context.run
+    now = run.installed_packages()
+    run.check(
+        now == run.packages_before,
+        f"packages added: {sorted(now - run.packages_before)}; "
+        f"removed: {sorted(run.packages_before - now)}",
+    )
+
+
+@then('the suite reports that Hermes loaded "{folder}" instead of the plugin under test')
+def step_stale_copy_reported(context, folder):
+    """The plugin-identity check names the stale copy Hermes loaded."""
+    run = context.run
+    problem = run.plugin_identity_problem()
+    run.check(
+        problem and folder in problem,
+        f"expected the identity check to name {folder!r}, it said: {problem!r}",
+    )
