@@ -188,6 +188,22 @@ class ScenarioRun:
         )
         return job_id
 
+    def schedule_many_jobs(self, models: list[str]) -> list[str]:
+        """One pinned job per entry of ``models`` (repeat a model for several jobs on it).
+
+        The first job comes from ``hermes cron create``; the rest are copies of it, so that
+        eight jobs cost one CLI call instead of eight.
+        """
+        first = self.schedule_pinned_job(models[0])
+        ids = [first]
+        for index, model in enumerate(models[1:], start=2):
+            job_id = f"{first[:6]}clone{index:02d}"
+            name = f"job-{index}"
+            self.jobs.clone(first, job_id, name=name, model=model)
+            self.job_ids[name] = job_id
+            ids.append(job_id)
+        return ids
+
     def set_default_model(self, model: str) -> None:
         """The model unpinned jobs use: ``model.default`` in config.yaml."""
         self._write_config(model)
@@ -205,6 +221,17 @@ class ScenarioRun:
         result = self.cli.cron_tick()
         self.verify_run(result)
         return result
+
+    def tick_concurrently(self, schedulers: int = 2) -> list[CommandResult]:
+        """Start several ``hermes cron tick`` processes on this home at the same moment."""
+        self.jobs.make_due()
+        running = [self.cli.start("cron", "tick") for _ in range(schedulers)]
+        for process in running:
+            self.add_cleanup(process.kill)
+        results = [process.wait() for process in running]
+        for result in results:
+            self.verify_run(result)
+        return results
 
     def start_gateway(self) -> RunningCommand:
         """Make every job due and start ``hermes gateway run`` in the foreground (no systemd)."""
