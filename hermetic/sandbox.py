@@ -54,8 +54,8 @@ class Sandbox:
         except OSError as exc:
             where = parent or tempfile.gettempdir()
             raise HarnessError(
-                f"cannot create a sandbox in {where}: {exc.strerror}; "
-                "free some space or pass -D sandbox_root=DIR"
+                f"cannot create a sandbox in {where}: {exc.strerror}; free space there, "
+                "or pass -D sandbox_root=DIR with a writable folder"
             ) from exc
         sandbox = cls(root=root, hermes_executable=hermes_executable)
         for folder in (sandbox.hermes_home, sandbox.home, sandbox.out_dir, sandbox.tmp_dir):

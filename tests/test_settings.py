@@ -60,3 +60,29 @@ def test_broken_plugin_folder_is_explained(
     with pytest.raises(ConfigError) as caught:
         load_plugin(str(tmp_path))
     assert fragment in str(caught.value)
+
+
+def test_another_hermes_version_is_refused_unless_named() -> None:
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_userdata({"hermes_version": "9.9.9"})
+    message = str(caught.value)
+    assert "is hermes-agent 0.19.0, but the suite expects 9.9.9" in message
+    assert "pass -D hermes_version=0.19.0" in message
+
+
+def test_unwritable_sandbox_root_is_one_clear_message(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    chattr = shutil.which("chattr")
+    if not chattr or subprocess.run([chattr, "+i", str(locked)], check=False).returncode:
+        pytest.skip("needs chattr +i (root on ext4) to make a folder unwritable for root")
+    try:
+        with pytest.raises(ConfigError) as caught:
+            Settings.from_userdata({"sandbox_root": str(locked)})
+        assert f"cannot create sandboxes in {locked}" in str(caught.value)
+        assert "-D sandbox_root=DIR" in str(caught.value)
+    finally:
+        subprocess.run([chattr, "-i", str(locked)], check=False)
