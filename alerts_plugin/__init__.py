@@ -6,7 +6,24 @@ failure means the configured model is gone (404 model-not-found, 410, or a
 ``$HERMES_HOME/telemetry/telemetry.log`` and upserts a row in
 ``$HERMES_HOME/telemetry/telemetry.db``. Everything else gets a DEBUG line.
 
-The hook must never disturb the agent: every failure is caught and logged.
+The hook must never disturb the agent: every failure is caught and logged,
+and the hook never raises.
+
+Nothing lost: when the database cannot take the alert (locked for too long,
+corrupt, a foreign schema, a full disk) the alert goes to
+``telemetry/pending_alerts.jsonl`` and the next capture that reaches the
+database replays it first (``recorder.py``, ``spool.py``). Only when the spool
+cannot be written either (e.g. the folder is not writable) is the alert lost,
+and then its ERROR line carries every field.
+
+Bounded wait: Hermes' job waits while the hook runs. One call blocks at most
+``store.STORE_WAIT_SECONDS`` (5 s) for the database lock, plus at most
+``spool.SPOOL_LOCK_SECONDS`` (0.5 s) for the spool lock, which other holders
+keep for milliseconds, plus the few milliseconds of the writes themselves:
+about 5.5 s in the worst case, milliseconds normally.
+
+No secrets: the request body (``request``) is never read; every stored or
+logged text is redacted (``redact.py``) and bounded (``sanitize.py``).
 """
 
 from __future__ import annotations
@@ -16,9 +33,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import telemetry_log
-from .classify import Alert, classify
-from .store import AlertStore
+from . import recorder, telemetry_log
+from .classify import MESSAGE_LIMIT, Alert, classify
+from .recorder import DB_FILENAME, Outcome
+from .store import Sighting
+from .telemetry_log import field
 
 __all__ = [
     "Alert",
@@ -30,7 +49,9 @@ __all__ = [
 ]
 
 HOOK_NAME = "api_request_error"
-DB_FILENAME = "telemetry.db"
+
+#: Longest failure description in a log line (SQLite messages plus a path).
+DESCRIPTION_LIMIT = 500
 
 # Hermes' own logger tree (agent.log): the last resort when our file is unusable.
 _fallback_log = logging.getLogger(__name__)
@@ -59,18 +80,67 @@ def telemetry_dir() -> Path:
 
 def _capture_line(alert: Alert) -> str:
     # Quoting is spelled out (not %r) so the line format is stable whatever
-    # characters the model name contains; the suite matches it with a regex.
+    # characters the model name contains; field() escapes quotes and line
+    # breaks inside the quotes, so the suite's regex still finds one record per line.
     return (
         f"model-unavailable {alert.error_code} captured: "
-        f"model='{alert.model}' provider='{alert.provider}' reason='{alert.reason}' "
-        f"retry_count={alert.retry_count} session={alert.session}"
+        f"model='{field(alert.model)}' provider='{field(alert.provider)}' "
+        f"reason='{field(alert.reason)}' "
+        f"retry_count={alert.retry_count} session={field(alert.session)}"
     )
 
 
-def _one_line(exc: BaseException) -> str:
-    # SQLAlchemy errors span several lines (SQL, background link); keep the
-    # log greppable with one record per line.
-    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+def _who(alert: Alert) -> str:
+    return f"model='{field(alert.model)}' provider='{field(alert.provider)}'"
+
+
+def _outcome_lines(alert: Alert, outcome: Outcome) -> list[tuple[int, str]]:
+    """The (level, message) lines that tell an operator what happened to *alert*."""
+    lines: list[tuple[int, str]] = []
+    if outcome.replayed:
+        lines.append(
+            (
+                logging.INFO,
+                f"replayed {outcome.replayed} pending model-unavailable alert(s) "
+                f"from {outcome.spool_path.name} into {DB_FILENAME}",
+            )
+        )
+    for why, raw in outcome.rejected:
+        lines.append(
+            (
+                logging.ERROR,
+                f"dropped an unreadable line of {outcome.spool_path.name} ({why}): '{field(raw)}'",
+            )
+        )
+    lines.extend(
+        (logging.ERROR, field(problem, DESCRIPTION_LIMIT, quoted=False))
+        for problem in outcome.problems
+    )
+    if outcome.stored:
+        return lines
+    head = (
+        f"could not store model-unavailable alert for {_who(alert)}: "
+        f"{field(outcome.failure, DESCRIPTION_LIMIT, quoted=False)}"
+    )
+    if not outcome.lost:
+        lines.append(
+            (
+                logging.ERROR,
+                f"{head}; kept in {outcome.spool_path.name} ({outcome.pending} pending)",
+            )
+        )
+    else:
+        # The log line is now the alert's only record: give every field.
+        lines.append(
+            (
+                logging.ERROR,
+                f"{head}; could not keep it in {field(outcome.spool_path, quoted=False)} either "
+                f"({field(outcome.spool_failure, DESCRIPTION_LIMIT, quoted=False)}): alert lost: "
+                f"error_code={alert.error_code} seen_at={field(outcome.seen_at, quoted=False)} "
+                f"error_message='{field(alert.message, MESSAGE_LIMIT)}'",
+            )
+        )
+    return lines
 
 
 def _handle(kwargs: dict[str, Any]) -> None:
@@ -81,39 +151,42 @@ def _handle(kwargs: dict[str, Any]) -> None:
     except Exception as exc:
         log = None
         _fallback_log.warning(
-            "hermetic-alerts: cannot open telemetry log in %s: %s", folder, _one_line(exc)
+            "hermetic-alerts: cannot open telemetry log in %s: %s",
+            field(folder, DESCRIPTION_LIMIT, quoted=False),
+            field(f"{type(exc).__name__}: {exc}", DESCRIPTION_LIMIT, quoted=False),
         )
 
     alert = classify(kwargs)
     if alert is None:
         if log is not None:
+            # The raw kwargs, so every value goes through field(); the request
+            # body (kwargs["request"]) is never logged.
             log.debug(
                 "not a model-unavailable failure: status=%s reason=%s model=%s",
-                kwargs.get("status_code"),
-                kwargs.get("reason"),
-                kwargs.get("model"),
+                field(kwargs.get("status_code"), quoted=False),
+                field(kwargs.get("reason"), quoted=False),
+                field(kwargs.get("model"), quoted=False),
             )
         return
 
     # Log before storing: the line is evidence of the capture even if the
-    # database turns out to be unusable.
+    # database and the spool both turn out to be unusable.
     if log is not None:
         log.info(_capture_line(alert))
-    try:
-        AlertStore(folder / DB_FILENAME).record(
+    outcome = recorder.record(
+        folder,
+        Sighting(
             model=alert.model,
             provider=alert.provider,
             error_code=alert.error_code,
             error_message=alert.message,
-        )
-    except Exception as exc:
-        message = (
-            f"could not store model-unavailable alert for model='{alert.model}' "
-            f"provider='{alert.provider}': {_one_line(exc)}"
-        )
+        ),
+    )
+    for level, message in _outcome_lines(alert, outcome):
         if log is not None:
-            log.error(message)
-        else:
+            log.log(level, message)
+        elif level >= logging.ERROR:
+            # No log file: Hermes' own logger (agent.log) is all that is left.
             _fallback_log.warning("hermetic-alerts: %s", message)
 
 

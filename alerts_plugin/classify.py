@@ -6,6 +6,11 @@ with plain dictionaries shaped like what Hermes 0.19.0 passes to the hook.
 Hermes fires the hook once per failed HTTP attempt, *before* it bumps its
 retry counter, and gives up once the bumped counter reaches ``max_retries``.
 So the attempt with ``retry_count + 1 >= max_retries`` is the last one.
+
+Every text field of an :class:`Alert` is already safe to log and store: made
+encodable and bounded by :func:`sanitize.to_text`, then stripped of
+credentials by :func:`redact.redact` (model and provider included: a key
+pasted into a model name is still a key).
 """
 
 from __future__ import annotations
@@ -14,8 +19,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .redact import redact
+from .sanitize import to_text
+
 #: Longest error message kept; provider bodies can be arbitrarily large.
 MESSAGE_LIMIT = 500
+
+# Integers outside SQLite's INTEGER range cannot be stored, and Python refuses
+# to print ints of more than 4300 digits; no real status or retry count is near.
+_INT_LIMIT = 2**63 - 1
+# Longest digit string we parse: int() of a huge string is slow (and may raise).
+_DIGITS_LIMIT = 18
 
 
 @dataclass(frozen=True)
@@ -40,17 +54,19 @@ def _as_int(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
+        number = int(value)  # a plain int, whatever subclass came in
+        return number if -_INT_LIMIT <= number <= _INT_LIMIT else None
+    if isinstance(value, str):
+        digits = value.strip()
+        # isascii(): str.isdigit() also accepts superscripts and other scripts' digits.
+        if digits.isascii() and digits.isdigit() and len(digits) <= _DIGITS_LIMIT:
+            return int(digits)
     return None
 
 
 def _as_text(value: Any) -> str:
-    """Return *value* as text; None becomes "" (the table's columns are NOT NULL)."""
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else str(value)
+    """Return *value* as redacted, bounded text; None becomes "" (columns are NOT NULL)."""
+    return redact(to_text(value))
 
 
 def extract_message(error: Any) -> str:
@@ -58,10 +74,17 @@ def extract_message(error: Any) -> str:
 
     Hermes passes ``error={"type": ..., "message": ...}``; anything else is
     stringified so an unexpected shape still yields something readable.
+    Redaction runs before the cut, so a secret straddling character 500 is
+    replaced whole instead of leaving its first half visible.
     """
     if error is None:
         return ""
-    raw = error.get("message") if isinstance(error, Mapping) else error
+    raw: Any = error
+    if isinstance(error, Mapping):
+        try:
+            raw = error.get("message")
+        except Exception:  # a Mapping with a broken get(): keep the whole object's text
+            raw = error
     return _as_text(raw)[:MESSAGE_LIMIT]
 
 

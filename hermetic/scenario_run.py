@@ -26,6 +26,7 @@ from hermetic.process_log import ProcessStart, read_process_starts
 from hermetic.processes import ProcessInfo, processes_with_environment
 from hermetic.provider_answers import provider_answer
 from hermetic.sandbox import HermesTuning, Sandbox
+from hermetic.store_faults import InjectedFault, inject
 from hermetic.telemetry_log import CaptureLine, capture_lines
 from hermetic.user_home import UserHome
 
@@ -54,6 +55,7 @@ class ScenarioRun:
     verify_plugin_identity: bool = True
     user_home: UserHome | None = None
     packages_before: frozenset[str] | None = None
+    store_faults: list[InjectedFault] = field(default_factory=list)
 
     @classmethod
     def start(
@@ -144,6 +146,17 @@ class ScenarioRun:
         """Drop the setting that keeps Hermes off openrouter.ai (the scenario checks the guard)."""
         self.tuning = replace(self.tuning, context_length=None)
         self.verify_network = False
+
+    def inject_store_fault(self, phrase: str) -> InjectedFault:
+        """Break the alert store (see hermetic.store_faults); cleared at the latest at cleanup."""
+        fault = inject(phrase, self.sandbox.hermes_home)
+        self.add_cleanup(fault.clear)
+        self.store_faults.append(fault)
+        return fault
+
+    def clear_store_faults(self) -> None:
+        for fault in self.store_faults:
+            fault.clear()
 
     def note_installed_packages(self) -> None:
         self.packages_before = installed(self.sandbox.hermes_executable)
@@ -317,6 +330,13 @@ class ScenarioRun:
 
     def alerts_for(self, model: str) -> list[Alert]:
         return [alert for alert in self.alerts() if alert.model == model]
+
+    def telemetry_log_lines(self, containing: str) -> list[str]:
+        try:
+            text = self.sandbox.telemetry_log.read_text("utf-8", errors="replace")
+        except FileNotFoundError:
+            return []
+        return [line for line in text.splitlines() if containing in line]
 
     def captures(self) -> list[CaptureLine]:
         return capture_lines(self.sandbox.telemetry_log)
