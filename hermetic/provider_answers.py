@@ -60,3 +60,24 @@ def provider_answer(phrase: str) -> ProviderAnswer:
         raise HarnessError(
             f"unknown provider answer {phrase!r}; known answers:\n  {known}"
         ) from None
+
+
+def removed_model_echoing(model: str, secret: str) -> dict[str, Any]:
+    """A "model does not exist" 404 whose message also echoes a credential, as some gateways'
+    errors do (the request's key, a bearer token and a key in a URL)."""
+    message = (
+        f"The model `{model}` does not exist or you do not have access to it. "
+        f"Request: Authorization: Bearer {secret}; "
+        f"retry at https://provider.invalid/v1/chat?api_key={secret} with key {secret}."
+    )
+    return {
+        "answer": "model_not_found",
+        "body": {
+            "error": {
+                "message": message,
+                "type": "invalid_request_error",
+                "param": "model",
+                "code": "model_not_found",
+            }
+        },
+    }

@@ -9,7 +9,8 @@ from pathlib import Path
 # Matched on the message part only: the timestamp and logger name belong to the plugin.
 CAPTURE = re.compile(
     r"model-unavailable (?P<code>\d+) captured: "
-    r"model='(?P<model>[^']*)' provider='(?P<provider>[^']*)'"
+    # Quotes and backslashes inside a value are escaped with a backslash by the plugin.
+    r"model='(?P<model>(?:[^'\\]|\\.)*)' provider='(?P<provider>(?:[^'\\]|\\.)*)'"
     r"(?: reason='(?P<reason>[^']*)')?"
     r"(?: retry_count=(?P<retry_count>\S+))?"
     r"(?: session=(?P<session>\S*))?"
@@ -41,11 +42,15 @@ def capture_lines(log_path: Path) -> list[CaptureLine]:
             found.append(
                 CaptureLine(
                     code=int(match["code"]),
-                    model=match["model"],
-                    provider=match["provider"],
+                    model=_unescape(match["model"]),
+                    provider=_unescape(match["provider"]),
                     reason=match["reason"],
                     session=match["session"],
                     line=line,
                 )
             )
     return found
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)

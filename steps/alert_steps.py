@@ -132,3 +132,15 @@ def step_log_silent(context):
     run = context.run
     lines = run.captures()
     run.check(not lines, "expected no capture line, found:\n" + "\n".join(c.line for c in lines))
+
+
+@then('neither the alert nor the telemetry log contains "{secret}"')
+def step_secret_absent(context, secret):
+    """The secret appears in no stored alert field and no line of telemetry.log."""
+    run = context.run
+    alerts = run.alerts()
+    run.check(alerts, "expected an alert (its message must be stored, redacted)")
+    leaked = [alert.describe() for alert in alerts if secret in repr(alert)]
+    run.check(not leaked, "the secret was stored in the database:\n" + "\n".join(leaked))
+    lines = run.telemetry_log_lines(secret)
+    run.check(not lines, "the secret was written to telemetry.log:\n" + "\n".join(lines))

@@ -2,6 +2,14 @@
 
 from behave import given, then
 
+from hermetic.provider_answers import removed_model_echoing
+
+
+@given('the provider no longer serves the model "{model}", and its error echoes the key "{key}"')
+def step_provider_removed_echoing(context, model, key):
+    """The 404 for the removed model also echoes a credential (header, URL and plain text)."""
+    context.run.mock.script(model, removed_model_echoing(model, key))
+
 
 @given('the provider no longer serves the model "{model}"')
 def step_provider_removed_model(context, model):

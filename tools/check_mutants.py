@@ -42,6 +42,8 @@ class Mutant:
 
 FAILURES = ("features/provider_failures.feature",)
 ISOLATION = ("features/isolation.feature",)
+HOSTILE = ("features/hostile_input.feature",)
+FAULTS = ("features/store_faults.feature",)
 
 
 MUTANTS = (
@@ -127,6 +129,27 @@ MUTANTS = (
         'provider=_as_text(kwargs.get("provider")),',
         'provider="custom",',
         FAILURES,
+    ),
+    Mutant(
+        "stores-echoed-secrets",
+        "redact.py",
+        "def redact(text: str) -> str:\n",
+        "def redact(text: str) -> str:\n    return text\n",
+        HOSTILE,
+    ),
+    Mutant(
+        "drops-alerts-it-cannot-store",
+        "recorder.py",
+        "outcome.pending = spool.append(replace(sighting, seen_at=captured_at))",
+        'raise OSError("spool disabled")',
+        FAULTS,
+    ),
+    Mutant(
+        "does-not-wait-for-a-locked-database",
+        "store.py",
+        "STORE_WAIT_SECONDS = 5.0",
+        "STORE_WAIT_SECONDS = 0.0",
+        FAULTS,
     ),
     Mutant(
         "sandbox-passes-the-developers-home",

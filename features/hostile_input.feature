@@ -1,0 +1,23 @@
+@hostile
+Feature: Odd and hostile provider answers are stored safely
+  Provider errors are untrusted text. Some echo the caller's credentials back (an API key, a bearer
+  token, a key in a URL), and model names come from configuration anyone can edit. An alert store
+  that copies a secret into a database and a log file leaks it to everyone who reads them; one
+  that builds SQL from a model name can be broken by it.
+
+  Background:
+    Given a Hermes home with the alerts plugin enabled
+
+  Scenario: A provider error that echoes a secret is stored and logged without it
+    Given the provider no longer serves the model "gone-model", and its error echoes the key "sk-live-hermetic-echo-0123456789abcdef"
+    And a scheduled job uses the model "gone-model"
+    When the scheduler runs once
+    Then the alert names the model "gone-model" from provider "custom" with error code 404
+    And neither the alert nor the telemetry log contains "sk-live-hermetic-echo-0123456789abcdef"
+
+  Scenario: A model name made of quotes and SQL is stored as plain data
+    Given the provider no longer serves the model "gone'); DROP TABLE model_unavailable_alerts;--"
+    And a scheduled job uses the model "gone'); DROP TABLE model_unavailable_alerts;--"
+    When the scheduler runs once
+    Then the alert names the model "gone'); DROP TABLE model_unavailable_alerts;--" from provider "custom" with error code 404
+    And the telemetry log reports the model "gone'); DROP TABLE model_unavailable_alerts;--" as unavailable with code 404
