@@ -16,7 +16,7 @@ from hermetic.errors import ConfigError, HarnessError
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PLUGIN_DIR = REPO_ROOT / "alerts_plugin"
 KEEP_CHOICES = ("on-failure", "always", "never")
-KNOWN_KEYS = ("plugin", "hermes", "hermes_version", "keep_sandbox", "sandbox_root")
+KNOWN_KEYS = ("plugin", "hermes", "hermes_version", "keep_sandbox", "sandbox_root", "figures")
 # The release hermes-facts.md was measured on; another one runs only when asked for by name.
 PINNED_HERMES_VERSION = "0.19.0"
 
@@ -37,6 +37,8 @@ class Settings:
     hermes: Path
     keep_sandbox: str
     sandbox_root: Path | None
+    # Where to append per-scenario reliability figures (tools/reliability_figures.py), if at all.
+    figures: Path | None = None
 
     @classmethod
     def from_userdata(cls, userdata: Mapping[str, str]) -> Settings:
@@ -65,6 +67,7 @@ class Settings:
             hermes=hermes,
             keep_sandbox=keep,
             sandbox_root=sandbox_root,
+            figures=Path(userdata["figures"]).resolve() if userdata.get("figures") else None,
         )
 
 

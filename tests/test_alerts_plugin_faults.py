@@ -862,6 +862,7 @@ ODD_VALUES: list[Any] = [
     SneakyStr("sneaky"),
     RuntimeError("boom"),
 ]
+FUZZ_CALLS = 300
 FUZZ_KEYS = [
     "status_code",
     "retryable",
@@ -881,7 +882,7 @@ def test_seeded_fuzz_never_raises_and_keeps_one_record_per_line(
     plugin: types.ModuleType, home: Path
 ) -> None:
     rng = random.Random(20261129)
-    calls = 300
+    calls = FUZZ_CALLS
     for _ in range(calls):
         kwargs = {key: rng.choice(ODD_VALUES) for key in FUZZ_KEYS if rng.random() < 0.8}
         # Make about half the calls real alerts, so the store is exercised too.

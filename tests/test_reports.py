@@ -1,0 +1,405 @@
+"""The reports a run leaves behind: JUnit attachments, summary.json, and report.html in a browser.
+
+A tiny self-contained behave project (no Hermes: its steps pass, fail or raise instantly) runs
+with the same hooks and formatters as the real suite, so the whole chain is checked in seconds.
+The HTML is rendered by Debian's chromium, headless, and checked in the DOM it really builds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from hermetic.report_layout import artefact_dir, slug
+from hermetic.reporting import reports_dir, save_artefacts
+from hermetic.run_summary import build_summary, scenario_status, write_summary
+
+REPO = Path(__file__).resolve().parent.parent
+BEHAVE = Path(sys.executable).parent / "behave"
+CHROMIUM = Path("/usr/bin/chromium")
+
+FEATURE = """\
+@demo
+Feature: Reports a product person can read
+  A feature whose description must show in the HTML report as living documentation.
+
+  Background:
+    Given a step that passes
+    And a step that passes
+
+  Rule: Every scenario is reported with its status
+
+    Scenario: A check that holds
+      Given a step that passes
+
+    Scenario: A check that fails
+      Given a step that passes
+      Then a step that fails with "expected 1 alert, found 0"
+
+  Rule: Errors and outline rows are reported too
+
+    Scenario: A harness that breaks
+      Given a step that raises "the database is locked"
+
+    Scenario Outline: An answer <answer> is reported
+      Given a step that passes
+
+      Examples:
+        | answer |
+        | 404    |
+"""
+
+STEPS = """\
+from behave import given, then
+
+
+@given("a step that passes")
+def step_passes(context):
+    pass
+
+
+@then('a step that fails with "{message}"')
+def step_fails(context, message):
+    raise AssertionError(message)
+
+
+@given('a step that raises "{message}"')
+def step_raises(context, message):
+    raise RuntimeError(message)
+"""
+
+# The suite's own after_step, minus the Hermes sandbox: artefacts, JUnit lines, HTML links.
+ENVIRONMENT = """\
+from hermetic.reporting import prepare_html_report, record_failure
+
+
+def before_all(context):
+    prepare_html_report(context._runner.formatters)
+
+
+def after_step(context, step):
+    if step.status.has_failed():
+        record_failure(context, context.scenario, step)
+"""
+
+# name -> (status in summary.json, status class in the HTML report; the formatter shows errors
+# as failures)
+EXPECTED = {
+    "A check that holds": ("passed", "passed"),
+    "A check that fails": ("failed", "failed"),
+    "A harness that breaks": ("errored", "failed"),
+    "An answer 404 is reported -- @1.1 ": ("passed", "passed"),
+}
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    project: Path
+    reports: Path
+    returncode: int
+    output: str
+
+
+def _html_formatter_class() -> str:
+    """The formatter the real suite registers in pyproject.toml (so the demo uses the same)."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))
+    return config["tool"]["behave"]["formatters"]["html-pretty"]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    project = tmp_path_factory.mktemp("demo")
+    (project / "features" / "steps").mkdir(parents=True)
+    (project / "features" / "reports.feature").write_text(FEATURE)
+    (project / "features" / "steps" / "demo_steps.py").write_text(STEPS)
+    (project / "features" / "environment.py").write_text(ENVIRONMENT)
+    (project / "pyproject.toml").write_text(
+        f'[tool.behave.formatters]\n"html-pretty" = "{_html_formatter_class()}"\n'
+    )
+    reports = project / "reports"
+    result = subprocess.run(
+        [
+            str(BEHAVE),
+            "--format=pretty",
+            "--outfile=-",
+            "--format=json",
+            f"--outfile={reports / 'behave.json'}",
+            "--format=html-pretty",
+            f"--outfile={reports / 'report.html'}",
+            "--junit",
+            f"--junit-directory={reports / 'junit'}",
+            "-D",
+            "behave.formatter.html-pretty.show_summary=true",
+        ],
+        cwd=project,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return DemoRun(project, reports, result.returncode, result.stdout + result.stderr)
+
+
+def test_one_behave_run_writes_console_json_html_and_junit(demo: DemoRun) -> None:
+    assert demo.returncode == 1, demo.output  # one failure, one error
+    assert "Scenario: A check that fails" in demo.output  # the pretty console output
+    for name in ("behave.json", "report.html", "junit/TESTS-reports.xml"):
+        assert (demo.reports / name).is_file(), f"{name} missing:\n{demo.output}"
+
+
+def test_failed_scenarios_attach_their_artefacts_to_the_junit_case(demo: DemoRun) -> None:
+    root = ElementTree.parse(demo.reports / "junit" / "TESTS-reports.xml").getroot()
+    cases = {case.get("name"): case for case in root.iter("testcase")}
+    for name in ("A check that fails", "A harness that breaks"):
+        out = cases[name].findtext("system-out") or ""
+        attached = re.findall(r"\[\[ATTACHMENT\|(.+?)\]\]", out)
+        folder = artefact_dir(demo.reports, "features/reports.feature", name)
+        assert str(folder / "failure.txt") in attached, out
+        assert all(Path(path).is_file() for path in attached)
+    assert "ATTACHMENT" not in (cases["A check that holds"].findtext("system-out") or "")
+
+
+def test_failure_txt_starts_with_a_one_line_headline(demo: DemoRun) -> None:
+    failed = artefact_dir(demo.reports, "features/reports.feature", "A check that fails")
+    errored = artefact_dir(demo.reports, "features/reports.feature", "A harness that breaks")
+    first = (failed / "failure.txt").read_text().splitlines()[0]
+    assert first == "ASSERT FAILED: expected 1 alert, found 0"
+    assert (errored / "failure.txt").read_text().startswith("RuntimeError: the database is locked")
+
+
+def test_summary_json_has_totals_and_one_row_per_scenario(demo: DemoRun) -> None:
+    summary = write_summary(demo.reports, wall_seconds=1.5)
+    assert json.loads((demo.reports / "summary.json").read_text()) == summary
+    totals = summary["totals"]
+    assert (totals["passed"], totals["failed"], totals["errored"], totals["skipped"]) == (
+        2,
+        1,
+        1,
+        0,
+    )
+    assert totals["scenarios"] == 4 and totals["wall_seconds"] == 1.5
+    rows = {row["name"]: row for row in summary["scenarios"]}
+    assert {name: row["status"] for name, row in rows.items()} == {
+        name: status for name, (status, _) in EXPECTED.items()
+    }
+    failing = rows["A check that fails"]
+    assert failing["feature"] == "Reports a product person can read"
+    assert failing["tags"] == ["demo"]
+    assert failing["message"] == "ASSERT FAILED: expected 1 alert, found 0"
+    assert failing["artefacts"] == "artefacts/reports/a-check-that-fails"
+    # behave keeps no message for errors; the headline of failure.txt stands in.
+    assert rows["A harness that breaks"]["message"] == "RuntimeError: the database is locked"
+    assert rows["A check that holds"]["message"] is None
+    assert rows["A check that holds"]["artefacts"] is None
+
+
+class _RenderedReport(HTMLParser):
+    """Scenarios of the rendered report: name -> (status class, [(step status, step text)])."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scenarios: dict[str, tuple[str, list[tuple[str, str]]]] = {}
+        self.links: list[str] = []
+        self._header_status: str | None = None
+        self._in_name = False
+        self._steps: list[tuple[str, str]] = []
+        self._step_status: str | None = None
+        self._step_depth = 0  # >0 while inside a step's decorator (its keyword and text)
+        self._step_text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        classes = (attributes.get("class") or "").split()
+        if tag == "a" and attributes.get("href"):
+            self.links.append(attributes["href"] or "")
+        if self._step_depth:
+            self._step_depth += tag == "div"
+        elif "scenario-header" in classes:
+            self._header_status = next(c for c in classes if c != "scenario-header")
+        elif "scenario-name" in classes and self._header_status:
+            self._in_name = True
+        elif "step-capsule" in classes:
+            self._step_status = next(c for c in classes if c != "step-capsule")
+        elif "step-decorator" in classes and self._step_status:
+            self._step_depth, self._step_text = 1, []
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._step_depth and tag == "div":
+            self._step_depth -= 1
+            if not self._step_depth:
+                text = " ".join("".join(self._step_text).split())
+                self._steps.append((self._step_status or "", text))
+                self._step_status = None
+
+    def handle_data(self, data: str) -> None:
+        if self._step_depth:
+            self._step_text.append(data)
+        elif self._in_name and data.strip().startswith("Scenario: "):
+            self._steps = []
+            name = data.strip().removeprefix("Scenario: ")
+            self.scenarios[name] = (self._header_status or "", self._steps)
+            self._header_status, self._in_name = None, False
+
+
+def _chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",  # we run as root in CI, where chromium's sandbox refuses to start
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+
+
+@pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason=f"{CHROMIUM} missing: `apt-get install -y chromium` "
+    "(python3 tools/run.py all installs it when run as root)",
+)
+def test_report_html_renders_every_scenario_with_its_status(demo: DemoRun, tmp_path: Path) -> None:
+    page = (demo.reports / "report.html").as_uri()
+    dom = _chromium("--dump-dom", page, profile=tmp_path / "profile")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    report = _RenderedReport()
+    report.feed(dom.stdout)
+    rendered = {name: status for name, (status, _) in report.scenarios.items()}
+    assert rendered == {name.strip(): html for name, (_, html) in EXPECTED.items()}, dom.stdout
+    # Each step with its own status, the Background's steps first, also under a Rule.
+    background = [("passed", "Given a step that passes"), ("passed", "And a step that passes")]
+    assert report.scenarios["A check that fails"][1] == [
+        *background,
+        ("passed", "Given a step that passes"),
+        ("failed", 'Then a step that fails with "expected 1 alert, found 0"'),
+    ]
+    assert report.scenarios["A harness that breaks"][1] == [
+        *background,
+        ("failed", 'Given a step that raises "the database is locked"'),
+    ]
+    # Living documentation: the feature's title and description are on the page.
+    assert "Feature: Reports a product person can read" in dom.stdout
+    assert "must show in the HTML report as living documentation" in dom.stdout
+    # Each failed scenario links its artefacts, relative to the page, and the links resolve.
+    for name in ("A check that fails", "A harness that breaks"):
+        link = f"artefacts/reports/{slug(name)}/failure.txt"
+        assert link in report.links
+        assert (demo.reports / link).is_file()
+    shot = tmp_path / "report.png"
+    taken = _chromium(
+        f"--screenshot={shot}", "--window-size=1280,2000", page, profile=tmp_path / "profile"
+    )
+    assert taken.returncode == 0 and shot.stat().st_size > 10_000, taken.stderr[-2000:]
+
+
+def test_artefacts_of_a_run_are_copied_with_the_mock_journals(tmp_path: Path) -> None:
+    box = tmp_path / "sandbox"
+    (box / "out").mkdir(parents=True)
+    (box / "out" / "01-cron-tick.stdout").write_text("tick output\n")
+    (box / "out" / "01-cron-tick.stderr").write_text("")
+    (box / "agent.log").write_text("".join(f"line {n}\n" for n in range(500)))
+    (box / "jobs.json").write_text("{}\n")
+
+    def broken_journal(limit: int) -> str:
+        raise ConnectionError("mock already stopped")
+
+    run = SimpleNamespace(
+        sandbox=SimpleNamespace(
+            root=box,
+            out_dir=box / "out",
+            agent_log=box / "agent.log",
+            telemetry_log=box / "missing.log",  # not written: skipped, not an error
+            jobs_path=box / "jobs.json",
+            config_path=box / "config.yaml",
+        ),
+        mock=SimpleNamespace(journal_text=lambda limit: "GET /v1/models 200\n"),
+        providers={"Fallback": SimpleNamespace(journal_text=broken_journal)},
+    )
+    dest = tmp_path / "artefacts" / "f" / "s"
+    saved = save_artefacts(run, dest, "headline\n")  # type: ignore[arg-type]
+    names = sorted(path.relative_to(dest).as_posix() for path in saved)
+    # The broken fallback journal costs only itself.
+    assert names == [
+        "agent.log",
+        "failure.txt",
+        "jobs.json",
+        "mock-journal.txt",
+        "out/01-cron-tick.stderr",
+        "out/01-cron-tick.stdout",
+    ]
+    assert (dest / "agent.log").read_text().splitlines() == [f"line {n}" for n in range(300, 500)]
+
+
+def test_slugs_are_folder_safe_and_keep_long_outline_rows_apart() -> None:
+    assert slug("A job whose model was removed, raises an alert!") == (
+        "a-job-whose-model-was-removed-raises-an-alert"
+    )
+    long = "A provider answer the plugin must classify correctly " * 2
+    first, second = slug(long + "-- @1.1"), slug(long + "-- @1.2")
+    assert first != second and len(first) <= 72 and re.fullmatch(r"[a-z0-9-]+", first)
+
+
+def test_summary_counts_an_aborted_run_s_untested_scenarios_as_skipped(tmp_path: Path) -> None:
+    features = [
+        {
+            "name": "F",
+            "location": "features/f.feature:1",
+            "tags": [],
+            "elements": [
+                {"type": "background", "name": "", "steps": []},
+                {"type": "scenario", "name": "ran", "status": "error", "tags": [], "steps": []},
+                {"type": "scenario", "name": "never ran", "status": "untested", "steps": []},
+            ],
+        }
+    ]
+    totals = build_summary(features, tmp_path)["totals"]
+    assert (totals["errored"], totals["skipped"], totals["scenarios"]) == (1, 1, 2)
+
+
+def test_artefacts_go_beside_the_run_s_reports_and_nowhere_without_any(tmp_path: Path) -> None:
+    def formatter(name: str, outfile: str | None) -> SimpleNamespace:
+        return SimpleNamespace(name=name, stream_opener=SimpleNamespace(name=outfile))
+
+    console = [formatter("pretty", None)]
+    html = formatter("html-pretty", str(tmp_path / "html" / "report.html"))
+    json_file = formatter("json", str(tmp_path / "json" / "behave.json"))
+    no_junit = SimpleNamespace(junit=False, junit_directory="reports")
+    junit = SimpleNamespace(junit=True, junit_directory=str(tmp_path / "ci" / "junit"))
+    # A console-only run (tools/check_mutants.py, a developer's plain `behave`) writes nothing.
+    assert reports_dir(no_junit, console) is None
+    assert reports_dir(junit, console) == tmp_path / "ci"
+    assert reports_dir(junit, [*console, json_file]) == tmp_path / "json"
+    assert reports_dir(junit, [json_file, html]) == tmp_path / "html"  # the links start there
+
+
+def test_summary_derives_a_status_behave_s_json_left_out() -> None:
+    # The last scenario before a Rule's Background: behave's json formatter leaves it null.
+    def scenario(*statuses: str) -> dict:
+        steps = [{"result": {"status": status}} for status in statuses]
+        return {"type": "scenario", "status": None, "steps": steps}
+
+    assert scenario_status(scenario("passed", "passed")) == "passed"
+    assert scenario_status(scenario("passed", "failed", "skipped")) == "failed"
+    assert scenario_status(scenario("error", "skipped")) == "error"
+    assert scenario_status(scenario("passed", "skipped")) == "skipped"
+    assert scenario_status({"type": "scenario", "steps": [{"name": "never ran"}]}) == "untested"
