@@ -20,6 +20,23 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from hermetic.errors import AlertStoreError
 
 TABLE = "model_unavailable_alerts"
+# The contract's schema, verbatim (hermes-facts.md). Our plugin keeps its own copy on purpose: the
+# system under test must not import the harness; tests compare the two byte for byte.
+CONTRACT_DDL = """\
+CREATE TABLE IF NOT EXISTS model_unavailable_alerts (
+    model         TEXT NOT NULL,
+    provider      TEXT NOT NULL DEFAULT '',
+    error_code    INTEGER NOT NULL,
+    error_message TEXT,
+    first_seen_at TEXT NOT NULL,
+    last_seen_at  TEXT NOT NULL,
+    occurrences   INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (model, provider)
+);
+""" + (
+    "CREATE INDEX IF NOT EXISTS idx_model_unavailable_last_seen"
+    " ON model_unavailable_alerts(last_seen_at);\n"
+)
 COLUMNS = (
     "model",
     "provider",

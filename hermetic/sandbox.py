@@ -7,7 +7,6 @@ Nothing here reads or writes the real ``~/.hermes`` or the user's home: every pa
 from __future__ import annotations
 
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from hermetic.errors import HarnessError
 from hermetic.network_log import guard_environment
 from hermetic.process_log import PROCESS_LOG_VARIABLE
 from hermetic.settings import PluginUnderTest
+from hermetic.tempdirs import make_temp_dir
 
 # A dummy key, so the request carries a credential-shaped header like a real one would;
 # the mock accepts anything and no real provider ever sees it.
@@ -49,14 +49,7 @@ class Sandbox:
     @classmethod
     def create(cls, hermes_executable: Path, parent: Path | None = None) -> Sandbox:
         """Make a fresh sandbox folder (under ``parent`` or the system temp dir)."""
-        try:
-            root = Path(tempfile.mkdtemp(prefix="hermetic-", dir=parent))
-        except OSError as exc:
-            where = parent or tempfile.gettempdir()
-            raise HarnessError(
-                f"cannot create a sandbox in {where}: {exc.strerror}; free space there, "
-                "or pass -D sandbox_root=DIR with a writable folder"
-            ) from exc
+        root = make_temp_dir("hermetic-", parent)
         sandbox = cls(root=root, hermes_executable=hermes_executable)
         for folder in (sandbox.hermes_home, sandbox.home, sandbox.out_dir, sandbox.tmp_dir):
             folder.mkdir(parents=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from hermetic.errors import ConfigError, HarnessError
+from hermetic.tempdirs import make_temp_dir
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PLUGIN_DIR = REPO_ROOT / "alerts_plugin"
@@ -149,11 +149,6 @@ def check_hermes_version(hermes: Path, accepted: str) -> None:
 def check_writable(root: Path | None) -> None:
     """Fail once, up front, if sandboxes cannot be created where they would go."""
     try:
-        probe = Path(tempfile.mkdtemp(prefix="hermetic-probe-", dir=root))
-    except OSError as exc:
-        where = root or tempfile.gettempdir()
-        raise ConfigError(
-            f"cannot create sandboxes in {where}: {exc.strerror}; free space there, "
-            "or pass -D sandbox_root=DIR with a writable folder"
-        ) from None
-    probe.rmdir()
+        make_temp_dir("hermetic-probe-", root).rmdir()
+    except HarnessError as exc:
+        raise ConfigError(str(exc)) from None

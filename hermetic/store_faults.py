@@ -14,21 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hermetic.alert_store import CONTRACT_DDL
 from hermetic.errors import HarnessError
-
-# The contract's table, so the locker holds a lock on a database the plugin would accept.
-CONTRACT_DDL = """
-CREATE TABLE IF NOT EXISTS model_unavailable_alerts (
-    model         TEXT NOT NULL,
-    provider      TEXT NOT NULL DEFAULT '',
-    error_code    INTEGER NOT NULL,
-    error_message TEXT,
-    first_seen_at TEXT NOT NULL,
-    last_seen_at  TEXT NOT NULL,
-    occurrences   INTEGER NOT NULL DEFAULT 1,
-    PRIMARY KEY (model, provider)
-);
-"""
 
 _LOCKER = """
 import sqlite3, sys, time

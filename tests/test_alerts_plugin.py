@@ -26,6 +26,8 @@ from typing import Any
 import pytest
 import yaml
 
+from hermetic.alert_store import CONTRACT_DDL
+
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN_DIR = ROOT / "alerts_plugin"
 NS_PARENT = "hermes_plugins_test"
@@ -424,20 +426,7 @@ def test_store_schema_is_the_contract_ddl_verbatim(
     store.record(model="m", provider="p", error_code=404, error_message="x")
 
     # Reference: what sqlite stores when the contract's DDL runs by hand.
-    contract_ddl = """CREATE TABLE IF NOT EXISTS model_unavailable_alerts (
-    model         TEXT NOT NULL,
-    provider      TEXT NOT NULL DEFAULT '',
-    error_code    INTEGER NOT NULL,
-    error_message TEXT,
-    first_seen_at TEXT NOT NULL,
-    last_seen_at  TEXT NOT NULL,
-    occurrences   INTEGER NOT NULL DEFAULT 1,
-    PRIMARY KEY (model, provider)
-);
-""" + (
-        "CREATE INDEX IF NOT EXISTS idx_model_unavailable_last_seen"
-        " ON model_unavailable_alerts(last_seen_at);\n"
-    )
+    contract_ddl = CONTRACT_DDL
     query = "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name"
     reference = sqlite3.connect(tmp_path / "reference.db")
     reference.executescript(contract_ddl)

@@ -8,23 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.alert_store import read_alerts, table_sql
+from hermetic.alert_store import CONTRACT_DDL, read_alerts, table_sql
 from hermetic.cron_jobs import JobsFile
 from hermetic.errors import AlertStoreError, HarnessError
 from hermetic.telemetry_log import capture_lines
 
-DDL = """
-CREATE TABLE IF NOT EXISTS model_unavailable_alerts (
-    model         TEXT NOT NULL,
-    provider      TEXT NOT NULL DEFAULT '',
-    error_code    INTEGER NOT NULL,
-    error_message TEXT,
-    first_seen_at TEXT NOT NULL,
-    last_seen_at  TEXT NOT NULL,
-    occurrences   INTEGER NOT NULL DEFAULT 1,
-    PRIMARY KEY (model, provider)
-);
-"""
+DDL = CONTRACT_DDL
 
 
 def _db(path: Path, rows: tuple[tuple, ...] | list[tuple] = (), ddl: str = DDL) -> Path:
