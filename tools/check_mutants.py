@@ -49,16 +49,16 @@ FAULTS = ("features/store_faults.feature",)
 MUTANTS = (
     Mutant(
         "skips-the-database-write",
-        "__init__.py",
-        "AlertStore(folder / DB_FILENAME).record(",
-        "(lambda **_: None)(",
+        "recorder.py",
+        "            tx.upsert(sighting)\n",
+        "            pass\n",
     ),
     Mutant("skips-the-log-line", "__init__.py", "log.info(_capture_line(alert))", "pass"),
     Mutant(
         "stores-an-empty-message",
         "__init__.py",
-        "error_message=alert.message,",
-        'error_message="",',
+        "            error_message=alert.message,",
+        '            error_message="",',
     ),
     Mutant(
         "alerts-on-a-healthy-model",
@@ -71,9 +71,9 @@ MUTANTS = (
     Mutant(
         "ignores-repeats",
         "store.py",
-        "index_elements=[alerts_table.c.model, alerts_table.c.provider],",
+        "index_elements=[alerts_table.c.model, alerts_table.c.provider],\n",
         "index_elements=[alerts_table.c.model, alerts_table.c.provider],"
-        ' where=__import__("sqlalchemy").false(),',
+        ' where=__import__("sqlalchemy").false(),\n',
     ),
     Mutant(
         "does-not-count-repeats",
@@ -227,6 +227,11 @@ def main() -> int:
     parser.add_argument("--only", help="run only these mutants (comma-separated names)")
     args = parser.parse_args()
     behave = Path(sys.executable).parent / "behave"
+    # Fail fast if the code moved under a mutant, before minutes of behave runs.
+    for mutant in MUTANTS:
+        source = (REPO if mutant.target == "harness" else PLUGIN) / mutant.file
+        if source.read_text().count(mutant.old) != 1:
+            raise SystemExit(f"check_mutants: {mutant.name}: anchor not found once in {source}")
     survivors = []
     with tempfile.TemporaryDirectory(prefix="hermetic-mutants-") as scratch:
         for mutant in MUTANTS:
