@@ -30,6 +30,10 @@ connection.execute("ROLLBACK")
 """
 
 
+class FaultUnavailable(HarnessError):
+    """This machine cannot produce the fault (e.g. no chattr, or a filesystem without it)."""
+
+
 @dataclass
 class InjectedFault:
     """A fault in place; ``clear()`` removes it (idempotent)."""
@@ -101,12 +105,14 @@ def unwritable_folder(hermes_home: Path) -> InjectedFault:
     root. Its existing log stays writable, as on a folder whose permissions were tightened."""
     chattr = shutil.which("chattr")
     if chattr is None:
-        raise HarnessError("chattr is not installed (e2fsprogs): cannot make a folder read-only")
+        raise FaultUnavailable(
+            "chattr is not installed (e2fsprogs): cannot make a folder read-only"
+        )
     folder = _telemetry(hermes_home)
     (folder / "telemetry.log").touch()
     result = subprocess.run([chattr, "+i", str(folder)], capture_output=True, text=True)
     if result.returncode != 0:
-        raise HarnessError(f"chattr +i {folder} failed: {result.stderr.strip()}")
+        raise FaultUnavailable(f"chattr +i {folder} failed: {result.stderr.strip()}")
 
     def clear() -> None:
         subprocess.run([chattr, "-i", str(folder)], capture_output=True, check=False)
