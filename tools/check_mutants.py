@@ -44,6 +44,8 @@ FAILURES = ("features/provider_failures.feature",)
 ISOLATION = ("features/isolation.feature",)
 HOSTILE = ("features/hostile_input.feature",)
 FAULTS = ("features/store_faults.feature",)
+GATEWAY = ("features/gateway.feature",)
+RELIABILITY = ("features/reliability.feature",)
 
 
 MUTANTS = (
@@ -150,6 +152,37 @@ MUTANTS = (
         "STORE_WAIT_SECONDS = 5.0",
         "STORE_WAIT_SECONDS = 0.0",
         FAULTS,
+    ),
+    Mutant(
+        "mangles-odd-model-names",
+        "classify.py",
+        'model=_as_text(kwargs.get("model")),',
+        'model=_as_text(kwargs.get("model")).replace("\'", ""),',
+        HOSTILE,
+    ),
+    Mutant(
+        "registers-nothing-under-the-gateway",
+        "__init__.py",
+        "    ctx.register_hook(HOOK_NAME, on_api_request_error)",
+        "    return None",
+        GATEWAY,
+    ),
+    Mutant(
+        "loses-concurrent-repeats",
+        "store.py",
+        "alerts_table.c.occurrences: alerts_table.c.occurrences + 1,",
+        "alerts_table.c.occurrences: 1,",
+        RELIABILITY,
+    ),
+    Mutant(
+        "gateway-leaves-a-process-behind",
+        "hermetic/scenario_run.py",
+        "        result = gateway.wait(timeout)\n",
+        "        result = gateway.wait(timeout)\n"
+        "        __import__('subprocess').Popen(['sleep', '20'], env=self.sandbox.env(),"
+        " start_new_session=True)\n",
+        GATEWAY,
+        "harness",
     ),
     Mutant(
         "sandbox-passes-the-developers-home",
