@@ -7,7 +7,7 @@ Nothing here reads or writes the real ``~/.hermes`` or the user's home: every pa
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,6 @@ class Sandbox:
     plugin_source: Path | None = None
     # "block" refuses non-loopback traffic; "record" only records it (to show what Hermes tries).
     network_mode: str = "block"
-    _config: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def create(cls, hermes_executable: Path, parent: Path | None = None) -> Sandbox:
@@ -148,7 +147,7 @@ class Sandbox:
         ``fallbacks`` are (base_url, model) pairs Hermes switches to when the primary fails.
         """
         tuning = tuning or HermesTuning()
-        self._config = {
+        config: dict[str, Any] = {
             "model": {
                 "provider": "custom",
                 "default": model,
@@ -170,9 +169,9 @@ class Sandbox:
         }
         if tuning.context_length is not None:
             # Without it every tick looks up model metadata on openrouter.ai.
-            self._config["model"]["context_length"] = tuning.context_length
+            config["model"]["context_length"] = tuning.context_length
         if fallbacks:
-            self._config["fallback_providers"] = [
+            config["fallback_providers"] = [
                 {
                     "provider": "custom",
                     "model": fb_model,
@@ -181,13 +180,8 @@ class Sandbox:
                 }
                 for fb_url, fb_model in fallbacks
             ]
-        self.config_path.write_text(yaml.safe_dump(self._config, sort_keys=False), "utf-8")
+        self.config_path.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
         return self.config_path
-
-    @property
-    def config(self) -> dict[str, Any]:
-        """The config last written by :meth:`configure` (a copy is not needed: tests only read)."""
-        return self._config
 
     def env(self) -> dict[str, str]:
         """The complete environment for a ``hermes`` process: built from nothing, not filtered.

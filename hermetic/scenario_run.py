@@ -30,10 +30,6 @@ from hermetic.store_faults import InjectedFault, inject
 from hermetic.telemetry_log import CaptureLine, capture_lines
 from hermetic.user_home import UserHome
 
-# Hermes' built-in provider whose own endpoint is on 127.0.0.1, so a job may pin it to a
-# loopback base_url (named providers refuse foreign URLs; see hermes-facts.md).
-LOCAL_NAMED_PROVIDER = "lmstudio"
-
 
 @dataclass
 class ScenarioRun:
