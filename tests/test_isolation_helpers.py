@@ -77,3 +77,18 @@ def test_identity_reports_a_plugin_that_never_loaded(tmp_path: Path) -> None:
 def test_installed_packages_include_hermes_itself(hermes_executable: Path) -> None:
     packages = installed(hermes_executable)
     assert "hermes_agent==0.19.0" in packages
+
+
+def test_installed_packages_see_a_package_that_appears(tmp_path: Path) -> None:
+    # A throwaway environment stands in for Hermes' own: the check must notice an install.
+    import subprocess
+    import sys
+
+    env_dir = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    script = env_dir / "bin" / "hermes"
+    script.write_text(f"#!{env_dir / 'bin' / 'python'}\nprint('stand-in')\n")
+    before = installed(script)
+    (site,) = (env_dir / "lib").glob("python3*/site-packages")
+    (site / "edge_tts-7.0.0.dist-info").mkdir()
+    assert installed(script) - before == {"edge_tts==7.0.0"}
