@@ -31,13 +31,15 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import recorder, telemetry_log
+from . import telemetry_log
 from .classify import MESSAGE_LIMIT, Alert, classify
-from .recorder import DB_FILENAME, Outcome
-from .store import Sighting
+from .sighting import Sighting
 from .telemetry_log import field
+
+if TYPE_CHECKING:
+    from .recorder import Outcome
 
 __all__ = [
     "Alert",
@@ -102,7 +104,7 @@ def _outcome_lines(alert: Alert, outcome: Outcome) -> list[tuple[int, str]]:
             (
                 logging.INFO,
                 f"replayed {outcome.replayed} pending model-unavailable alert(s) "
-                f"from {outcome.spool_path.name} into {DB_FILENAME}",
+                f"from {outcome.spool_path.name} into {outcome.db_filename}",
             )
         )
     for why, raw in outcome.rejected:
@@ -173,6 +175,10 @@ def _handle(kwargs: dict[str, Any]) -> None:
     # database and the spool both turn out to be unusable.
     if log is not None:
         log.info(_capture_line(alert))
+    # Imported on the first alert, not at load: a plugin must cost Hermes nothing until it has
+    # something to record (sqlite3 and the spool are not needed for any other hook call).
+    from . import recorder
+
     outcome = recorder.record(
         folder,
         Sighting(

@@ -37,8 +37,9 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .sighting import Sighting, utc_now_iso
 from .spool import SPOOL_FILENAME, Pending, Spool
-from .store import AlertStore, Sighting, utc_now_iso
+from .store import AlertStore
 
 DB_FILENAME = "telemetry.db"
 
@@ -65,6 +66,8 @@ class Outcome:
     spool_failure: str = ""
     #: Non-fatal trouble with the spool, worth an ERROR line each.
     problems: list[str] = field(default_factory=list)
+    #: The database file's name, for log lines.
+    db_filename: str = DB_FILENAME
 
     @property
     def lost(self) -> bool:

@@ -35,7 +35,7 @@ from typing import Any
 from .classify import MESSAGE_LIMIT
 from .redact import redact
 from .sanitize import to_text
-from .store import Sighting
+from .sighting import Sighting
 
 SPOOL_FILENAME = "pending_alerts.jsonl"
 LOCK_FILENAME = "pending_alerts.lock"

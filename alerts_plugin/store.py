@@ -1,8 +1,8 @@
-"""SQLite persistence for model-unavailable alerts (SQLAlchemy 2.x Core).
+"""SQLite persistence for model-unavailable alerts, on Python's own ``sqlite3``.
 
-The schema and file location are a contract shared with other plugins, so
-the DDL is executed verbatim rather than generated from the Table below; the
-Table only exists to build typed DML.
+The plugin runs inside Hermes' interpreter, which has only the standard library and what
+``hermes-agent`` installs: no SQLAlchemy, no other driver. The schema and file location are a
+contract shared with other plugins, so the DDL is executed verbatim.
 
 Concurrency: Hermes runs due cron jobs on parallel threads, and more than
 one ``hermes`` process can write at once. Each write is an atomic
@@ -24,33 +24,14 @@ migrated, and a file that is not a database is never deleted; both raise, and
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import (
-    Column,
-    Connection,
-    Engine,
-    Integer,
-    MetaData,
-    PrimaryKeyConstraint,
-    Table,
-    Text,
-    create_engine,
-    event,
-    select,
-)
-from sqlalchemy.dialects.sqlite import insert
-from sqlalchemy.exc import DBAPIError
-from sqlalchemy.pool import NullPool
+from .sighting import Sighting, utc_now_iso
 
 TABLE_NAME = "model_unavailable_alerts"
 
@@ -74,18 +55,17 @@ CREATE_INDEX_SQL = (
 #: so :meth:`AlertStore.transaction` runs the two parts separately).
 DDL = f"{CREATE_TABLE_SQL};\n{CREATE_INDEX_SQL};\n"
 
-#: Columns the upsert reads or writes; a table lacking any of them is not ours to fix.
-REQUIRED_COLUMNS = frozenset(
-    {
-        "model",
-        "provider",
-        "error_code",
-        "error_message",
-        "first_seen_at",
-        "last_seen_at",
-        "occurrences",
-    }
+#: The contract's columns, in table order; a table lacking any of them is not ours to fix.
+COLUMNS = (
+    "model",
+    "provider",
+    "error_code",
+    "error_message",
+    "first_seen_at",
+    "last_seen_at",
+    "occurrences",
 )
+REQUIRED_COLUMNS = frozenset(COLUMNS)
 
 #: Longest time one write attempt waits for other writers, in seconds. A write
 #: takes milliseconds, so a lock held longer means another process is stuck
@@ -94,47 +74,29 @@ REQUIRED_COLUMNS = frozenset(
 #: time, so tests can lower it.
 STORE_WAIT_SECONDS = 5.0
 
-metadata = MetaData()
+#: The upsert: first sighting inserts ``occurrences=1``; later ones count up (the contract).
+UPSERT_SQL = f"""INSERT INTO {TABLE_NAME}
+    (model, provider, error_code, error_message, first_seen_at, last_seen_at, occurrences)
+    VALUES (?, ?, ?, ?, ?, ?, 1)
+ON CONFLICT (model, provider) DO UPDATE SET
+    occurrences = occurrences + 1,
+    last_seen_at = excluded.last_seen_at,
+    error_code = excluded.error_code,
+    error_message = excluded.error_message"""
 
-alerts_table = Table(
-    TABLE_NAME,
-    metadata,
-    Column("model", Text, nullable=False),
-    Column("provider", Text, nullable=False, server_default=""),
-    Column("error_code", Integer, nullable=False),
-    Column("error_message", Text),
-    Column("first_seen_at", Text, nullable=False),
-    Column("last_seen_at", Text, nullable=False),
-    Column("occurrences", Integer, nullable=False, server_default="1"),
-    PrimaryKeyConstraint("model", "provider"),
-)
 
-_engines: dict[str, Engine] = {}
-_engines_lock = threading.Lock()
+def connect(db_path: Path, timeout: float) -> sqlite3.Connection:
+    """One connection per write attempt (opening one costs ~0.1 ms; nothing is pooled).
+
+    ``isolation_level=None`` takes transaction control from the sqlite3 module: writes issue
+    their own ``BEGIN IMMEDIATE``, reads run in autocommit. Tests replace this function to
+    make statements fail the way a full disk does.
+    """
+    return sqlite3.connect(db_path, timeout=timeout, isolation_level=None, check_same_thread=False)
 
 
 class SchemaMismatch(Exception):
     """The alerts table exists but lacks columns the contract requires."""
-
-
-@dataclass(frozen=True)
-class Sighting:
-    """One observation of (*model*, *provider*) being unavailable, as upserted.
-
-    ``seen_at`` is None for a live alert (stamped when it is written, so
-    ``last_seen_at`` follows commit order) and set for a replayed one.
-    """
-
-    model: str
-    provider: str
-    error_code: int
-    error_message: str | None
-    seen_at: str | None = None
-
-
-def utc_now_iso() -> str:
-    """Current UTC time in the contract's format, e.g. ``2026-11-29T20:46:27.492054+00:00``."""
-    return datetime.now(UTC).isoformat()
 
 
 def _remaining_ms(deadline: float) -> int:
@@ -166,89 +128,37 @@ def _enable_wal(raw: sqlite3.Connection, deadline: float) -> None:
             _set_busy_timeout(raw, deadline)
 
 
-def _make_engine(db_path: str) -> Engine:
-    engine = create_engine(
-        f"sqlite:///{db_path}",
-        # NullPool: a connection per attempt, so no thread ever waits in a pool
-        # queue (whose timeout would add to the bound); opening one costs ~0.1 ms.
-        poolclass=NullPool,
-        # Error messages must never carry the bound values (alert text).
-        hide_parameters=True,
-        connect_args={"timeout": STORE_WAIT_SECONDS, "check_same_thread": False},
-    )
-
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-        # Take transaction control from the sqlite3 module: writes issue their
-        # own BEGIN IMMEDIATE, reads run in autocommit.
-        dbapi_conn.isolation_level = None
-
-    return engine
-
-
-def get_engine(db_path: str | os.PathLike[str]) -> Engine:
-    """Return the process-wide Engine for *db_path*, creating it once."""
-    key = os.path.abspath(os.fspath(db_path))
-    with _engines_lock:
-        engine = _engines.get(key)
-        if engine is None:
-            engine = _make_engine(key)
-            _engines[key] = engine
-        return engine
-
-
-def dispose_engines() -> None:
-    """Close every cached Engine (tests use it to release temporary files)."""
-    with _engines_lock:
-        engines = list(_engines.values())
-        _engines.clear()
-    for engine in engines:
-        engine.dispose()
-
-
-def _upsert_statement(sighting: Sighting) -> Any:
-    """First sighting inserts ``occurrences=1``; later ones count up (the contract)."""
-    seen_at = sighting.seen_at or utc_now_iso()
-    stmt = insert(alerts_table).values(
-        model=sighting.model,
-        provider=sighting.provider,
-        error_code=sighting.error_code,
-        error_message=sighting.error_message,
-        first_seen_at=seen_at,
-        last_seen_at=seen_at,
-        occurrences=1,
-    )
-    return stmt.on_conflict_do_update(
-        index_elements=[alerts_table.c.model, alerts_table.c.provider],
-        set_={
-            alerts_table.c.occurrences: alerts_table.c.occurrences + 1,
-            alerts_table.c.last_seen_at: stmt.excluded.last_seen_at,
-            alerts_table.c.error_code: stmt.excluded.error_code,
-            alerts_table.c.error_message: stmt.excluded.error_message,
-        },
-    )
-
-
 class WriteTransaction:
     """An open ``BEGIN IMMEDIATE`` transaction: upsert sightings, then commit once."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
         self.committed = False
 
     def upsert(self, sighting: Sighting) -> None:
         """Count one sighting. A single statement, so no read-modify-write race."""
-        self._conn.execute(_upsert_statement(sighting))
+        seen_at = sighting.seen_at or utc_now_iso()
+        self._conn.execute(
+            UPSERT_SQL,
+            (
+                sighting.model,
+                sighting.provider,
+                sighting.error_code,
+                sighting.error_message,
+                seen_at,
+                seen_at,
+            ),
+        )
 
     def commit(self) -> None:
-        self._conn.commit()
+        self._conn.execute("COMMIT")
         self.committed = True
 
 
 class AlertStore:
     """Upserts and reads rows of ``model_unavailable_alerts`` in one SQLite file."""
 
-    def __init__(self, db_path: str | os.PathLike[str], *, timeout: float | None = None) -> None:
+    def __init__(self, db_path: str | Path, *, timeout: float | None = None) -> None:
         self.db_path = Path(db_path)
         self._timeout = timeout
 
@@ -256,10 +166,6 @@ class AlertStore:
     def timeout(self) -> float:
         """Seconds one write attempt may wait for the lock (default :data:`STORE_WAIT_SECONDS`)."""
         return STORE_WAIT_SECONDS if self._timeout is None else self._timeout
-
-    @property
-    def engine(self) -> Engine:
-        return get_engine(self.db_path)
 
     @contextmanager
     def transaction(self) -> Iterator[WriteTransaction]:
@@ -272,25 +178,27 @@ class AlertStore:
         """
         deadline = time.monotonic() + self.timeout
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.engine.connect() as conn:
-            raw = cast(sqlite3.Connection, conn.connection.driver_connection)
-            _set_busy_timeout(raw, deadline)
-            _enable_wal(raw, deadline)
-            _set_busy_timeout(raw, deadline)
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-            # Leaving the with-block without commit rolls the transaction back.
-            conn.exec_driver_sql(CREATE_TABLE_SQL)
-            self._check_columns(conn)
-            conn.exec_driver_sql(CREATE_INDEX_SQL)
-            tx = WriteTransaction(conn)
-            yield tx
-            if not tx.committed:
-                tx.commit()
+        with closing(connect(self.db_path, self.timeout)) as conn:
+            _set_busy_timeout(conn, deadline)
+            _enable_wal(conn, deadline)
+            _set_busy_timeout(conn, deadline)
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(CREATE_TABLE_SQL)
+                self._check_columns(conn)
+                conn.execute(CREATE_INDEX_SQL)
+                tx = WriteTransaction(conn)
+                yield tx
+                if not tx.committed:
+                    tx.commit()
+            finally:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
 
-    def _check_columns(self, conn: Connection) -> None:
+    def _check_columns(self, conn: sqlite3.Connection) -> None:
         # Checked before the index is created: CREATE INDEX on a foreign table
         # would fail on a missing column anyway, or worse, modify that table.
-        rows = conn.exec_driver_sql(f"PRAGMA table_info({TABLE_NAME})").fetchall()
+        rows = conn.execute(f"PRAGMA table_info({TABLE_NAME})").fetchall()
         missing = REQUIRED_COLUMNS - {row[1] for row in rows}
         if missing:
             raise SchemaMismatch(
@@ -323,12 +231,9 @@ class AlertStore:
 
     def describe(self, exc: BaseException) -> str:
         """One log-ready line saying why a write failed (no SQL, no parameters)."""
-        # SQLAlchemy wraps the driver's error and appends the SQL and a help
-        # link over several lines; the driver's own message is the useful part.
-        orig = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
-        message = " ".join(str(orig).split())
-        name = type(orig).__name__
-        if isinstance(orig, sqlite3.DatabaseError):
+        message = " ".join(str(exc).split())
+        name = type(exc).__name__
+        if isinstance(exc, sqlite3.DatabaseError):
             if "not a database" in message:
                 return (
                     f"{name}: {self.db_path} is not a SQLite database ({message}; left untouched)"
@@ -341,15 +246,14 @@ class AlertStore:
 
     def get(self, model: str, provider: str = "") -> dict[str, Any] | None:
         """Return the row for (*model*, *provider*) as a dict, or None."""
-        query = select(alerts_table).where(
-            alerts_table.c.model == model, alerts_table.c.provider == provider
-        )
-        with self.engine.connect() as conn:
-            row = conn.execute(query).mappings().first()
-        return dict(row) if row is not None else None
+        rows = self._select(" WHERE model = ? AND provider = ?", (model, provider))
+        return rows[0] if rows else None
 
     def all(self) -> list[dict[str, Any]]:
         """Return every row, ordered by (model, provider)."""
-        query = select(alerts_table).order_by(alerts_table.c.model, alerts_table.c.provider)
-        with self.engine.connect() as conn:
-            return [dict(row) for row in conn.execute(query).mappings()]
+        return self._select(" ORDER BY model, provider", ())
+
+    def _select(self, where: str, parameters: tuple[str, ...]) -> list[dict[str, Any]]:
+        query = f"SELECT {', '.join(COLUMNS)} FROM {TABLE_NAME}{where}"
+        with closing(connect(self.db_path, self.timeout)) as conn:
+            return [dict(zip(COLUMNS, row, strict=True)) for row in conn.execute(query, parameters)]

@@ -6,9 +6,13 @@ Feature: A test run stays inside its sandbox
   that silently tested the wrong copy of the plugin would prove nothing. Each guarantee below is
   checked with a scenario that would fail if the guarantee broke.
 
-  The network and plugin-copy guarantees are also checked after every Hermes run in every other
-  feature: a run that reaches beyond loopback, or loads a plugin other than the one under test,
-  fails its scenario.
+  A suite whose Hermes can import the suite's own packages proves nothing for users: a plugin that
+  needs such a package works in the test and fails to load on every real installation, silently.
+  So Hermes runs from an environment of its own, installed the way users install it.
+
+  The network and plugin guarantees are also checked after every Hermes run in every other
+  feature: a plugin that fails to load, a run that reaches beyond loopback, or one that loads a
+  plugin other than the one under test fails its scenario.
 
   Background:
     Given a Hermes home with the alerts plugin enabled
@@ -47,6 +51,21 @@ Feature: A test run stays inside its sandbox
       And a scheduled job uses the model "gone-model"
       When the scheduler runs once
       Then the installed packages are exactly those noted before
+
+  Rule: Hermes runs as users install it
+
+    Scenario: Hermes runs with its own packages, and none of the test suite's
+      Given a scheduled job uses the model "gone-model"
+      When the scheduler runs once
+      Then Hermes' environment holds Hermes and what it requires, and nothing else
+      And nothing of the test suite can be imported where Hermes runs
+      And exactly one model-unavailable alert is recorded
+
+    Scenario: A plugin that needs a package Hermes does not ship is reported as not loaded
+      Given the plugin under test also imports "sqlalchemy" when Hermes loads it
+      And a scheduled job uses the model "gone-model"
+      When the scheduler runs once
+      Then the suite reports that Hermes could not load the plugin: "No module named 'sqlalchemy'"
 
   Rule: The plugin Hermes runs is the plugin under test
 

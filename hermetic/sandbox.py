@@ -134,6 +134,15 @@ class Sandbox:
         shutil.copytree(self.plugin_source, target, ignore=shutil.ignore_patterns("__pycache__"))
         return target
 
+    def add_import_to_plugin(self, module: str) -> None:
+        """Make the installed plugin import ``module`` when Hermes loads it (at the end of its
+        ``__init__.py``, where even a ``from __future__`` import cannot be in the way)."""
+        if self.installed_plugin is None:
+            raise HarnessError("install the plugin under test before changing what it imports")
+        init = self.installed_plugin / "__init__.py"
+        with init.open("a", encoding="utf-8") as handle:
+            handle.write(f"\n\nimport {module}  # added by hermetic: a package Hermes lacks\n")
+
     def configure(
         self,
         *,

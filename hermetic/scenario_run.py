@@ -17,8 +17,9 @@ from hermetic.closed_port import ClosedPort
 from hermetic.cron_jobs import JobsFile, JobState
 from hermetic.diagnostics import failure_report
 from hermetic.errors import HarnessError
+from hermetic.hermes.packages import installed, suite_modules_visible, unexpected_packages
+from hermetic.hermes.plugin_load import LoadFailure, load_failures
 from hermetic.hermes_cli import CommandResult, HermesCli, RunningCommand
-from hermetic.installed_packages import installed
 from hermetic.mock_provider import MockProvider
 from hermetic.network_log import NetworkAttempt, describe, non_loopback, read_attempts
 from hermetic.plugin_identity import identity_problem
@@ -47,6 +48,7 @@ class ScenarioRun:
     primary_base_url: str | None = None
     gateway: RunningCommand | None = None
     # Checked after every Hermes run unless a scenario is *about* breaking them.
+    verify_plugin_load: bool = True
     verify_network: bool = True
     verify_plugin_identity: bool = True
     user_home: UserHome | None = None
@@ -137,6 +139,11 @@ class ScenarioRun:
         """A leftover copy of the plugin with the same name; the scenario checks it is caught."""
         self.sandbox.add_stale_copy(folder_name)
         self.verify_plugin_identity = False
+
+    def make_plugin_import(self, module: str) -> None:
+        """The installed plugin also imports ``module`` (the scenario checks the load report)."""
+        self.sandbox.add_import_to_plugin(module)
+        self.verify_plugin_load = False
 
     def allow_online_lookups(self) -> None:
         """Drop the setting that keeps Hermes off openrouter.ai (the scenario checks the guard)."""
@@ -294,13 +301,30 @@ class ScenarioRun:
     def installed_packages(self) -> frozenset[str]:
         return installed(self.sandbox.hermes_executable)
 
+    def unexpected_packages(self) -> list[str]:
+        """Packages beside Hermes that hermes-agent does not require (should be none)."""
+        return unexpected_packages(self.sandbox.hermes_executable)
+
+    def suite_modules_visible(self) -> dict[str, str]:
+        """Modules of the suite's own environment a Hermes process could import (none)."""
+        return suite_modules_visible(
+            self.sandbox.hermes_executable, self.sandbox.env(), self.sandbox.home
+        )
+
     def leftover_processes(self) -> list[ProcessInfo]:
         """Processes still running with this sandbox's HERMES_HOME (should be none)."""
         return processes_with_environment("HERMES_HOME", str(self.sandbox.hermes_home))
 
     # -- the suite's own guarantees, checked after every Hermes run ------------------------
     def verify_run(self, result: CommandResult) -> None:
-        """Loopback only, and the plugin under test is the copy Hermes loaded."""
+        """The plugin loaded, loopback only, and the plugin under test is the copy Hermes loaded.
+
+        A plugin that failed to load comes first: every other finding (no alert, a job that
+        succeeded) follows from it, so Hermes' own report is the headline.
+        """
+        if self.verify_plugin_load:
+            verdict = self.plugin_load_verdict(result)
+            self.check(verdict is None, str(verdict))
         if self.verify_network:
             attempts = non_loopback(read_attempts(self.sandbox.network_log))
             self.check(
@@ -311,6 +335,21 @@ class ScenarioRun:
         if self.verify_plugin_identity:
             problem = self.plugin_identity_problem(result)
             self.check(problem is None, str(problem))
+
+    def plugin_load_verdict(self, result: CommandResult | None = None) -> str | None:
+        """The failure message for a plugin Hermes could not load (its own line first), or None."""
+        failures = self.plugin_load_failures(result)
+        if not failures:
+            return None
+        return "\n\n".join(f.describe(self.sandbox.installed_plugin) for f in failures)
+
+    def plugin_load_failures(self, result: CommandResult | None = None) -> list[LoadFailure]:
+        """Hermes' reports that the plugin under test failed to load or register."""
+        result = result or self.cli.last
+        name = self.sandbox.plugin_name
+        if result is None or name is None:
+            return []
+        return load_failures(result.stderr, name, self.sandbox.installed_plugin)
 
     def plugin_identity_problem(self, result: CommandResult | None = None) -> str | None:
         """Why the plugin Hermes loaded is not the one under test, or None if it is."""

@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from hermetic.errors import ConfigError, HarnessError
+from hermetic.hermes.installs import DEFAULT_RELEASE, HermesInstallError, ensure_hermes
 from hermetic.tempdirs import make_temp_dir
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -18,7 +19,7 @@ DEFAULT_PLUGIN_DIR = REPO_ROOT / "alerts_plugin"
 KEEP_CHOICES = ("on-failure", "always", "never")
 KNOWN_KEYS = ("plugin", "hermes", "hermes_version", "keep_sandbox", "sandbox_root", "figures")
 # The release hermes-facts.md was measured on; another one runs only when asked for by name.
-PINNED_HERMES_VERSION = "0.19.0"
+PINNED_HERMES_VERSION = DEFAULT_RELEASE
 
 
 @dataclass(frozen=True)
@@ -52,9 +53,7 @@ class Settings:
             )
         keep = (userdata.get("keep_sandbox") or "on-failure").strip()
         if keep not in KEEP_CHOICES:
-            raise ConfigError(
-                f"-D keep_sandbox={keep!r} is not one of: {', '.join(KEEP_CHOICES)}"
-            )
+            raise ConfigError(f"-D keep_sandbox={keep!r} is not one of: {', '.join(KEEP_CHOICES)}")
         root_text = (userdata.get("sandbox_root") or "").strip()
         sandbox_root = Path(root_text).expanduser().resolve() if root_text else None
         if sandbox_root is not None and not sandbox_root.is_dir():
@@ -96,7 +95,11 @@ def load_plugin(option: str) -> PluginUnderTest:
 
 
 def find_hermes(option: str) -> Path:
-    """Resolve ``-D hermes=PATH``; by default the ``hermes`` installed beside this Python."""
+    """Resolve ``-D hermes=PATH``; by default Hermes' own environment (created on first use).
+
+    Never the ``hermes`` beside this Python: there the plugin could import the suite's packages
+    and pass where it fails for users.
+    """
     option = (option or "").strip()
     if option:
         candidate = Path(option).expanduser()
@@ -106,21 +109,19 @@ def find_hermes(option: str) -> Path:
         if not candidate.is_file():
             raise ConfigError(f"-D hermes={option}: no such executable")
         return candidate.absolute()
-    beside = Path(sys.executable).parent / "hermes"
-    if beside.is_file():
-        return beside
-    found = shutil.which("hermes")
-    if found:
-        return Path(found)
-    raise ConfigError(
-        "no `hermes` executable found beside this Python or on PATH; "
-        "install the project (`pip install -e .`) or pass -D hermes=PATH"
-    )
+    try:
+        return ensure_hermes(PINNED_HERMES_VERSION, say=_say).hermes
+    except HermesInstallError as exc:
+        raise ConfigError(f"{exc}\n(or pass -D hermes=PATH to use another Hermes)") from None
+
+
+def _say(message: str) -> None:
+    (sys.__stderr__ or sys.stderr).write(f"hermetic: {message}\n")
 
 
 def hermes_version(hermes: Path) -> str | None:
     """The hermes-agent version installed beside ``hermes`` (from its dist-info), if any."""
-    from hermetic.installed_packages import installed  # a subprocess: only when needed
+    from hermetic.hermes.packages import installed  # a subprocess: only when needed
 
     for package in installed(hermes):
         name, _, version = package.partition("==")
@@ -140,8 +141,8 @@ def check_hermes_version(hermes: Path, accepted: str) -> None:
     wanted = accepted or PINNED_HERMES_VERSION
     if found != wanted:
         raise ConfigError(
-            f"{hermes} is hermes-agent {found}, but the suite expects {wanted}; install "
-            f"hermes-agent=={PINNED_HERMES_VERSION} (python3 tools/run.py acceptance does) or "
+            f"{hermes} is hermes-agent {found}, but the suite expects {wanted}; leave out "
+            f"-D hermes= to use Hermes {PINNED_HERMES_VERSION} in its own environment, or "
             f"pass -D hermes_version={found} to run against it anyway"
         )
 

@@ -29,6 +29,12 @@ def step_developer_keys(context):
     context.run.set_harness_environment(**DEVELOPER_SECRETS)
 
 
+@given('the plugin under test also imports "{module}" when Hermes loads it')
+def step_plugin_imports(context, module):
+    """The installed copy of the plugin imports a package at load (Hermes does not ship it)."""
+    context.run.make_plugin_import(module)
+
+
 @given("Hermes is allowed to look up model details online")
 def step_online_lookups(context):
     """Remove the setting that keeps Hermes from fetching model metadata from openrouter.ai."""
@@ -130,6 +136,43 @@ def step_packages_unchanged(context):
         now == run.packages_before,
         f"packages added: {sorted(now - run.packages_before)}; "
         f"removed: {sorted(run.packages_before - now)}",
+    )
+
+
+@then("Hermes' environment holds Hermes and what it requires, and nothing else")
+def step_hermes_environment_exact(context):
+    """Every package beside Hermes is hermes-agent or something it requires (per pip)."""
+    run = context.run
+    extra = run.unexpected_packages()
+    run.check(
+        not extra,
+        f"packages beside Hermes ({run.sandbox.hermes_executable}) that hermes-agent does not "
+        f"require, so users would not have them: {', '.join(extra)}",
+    )
+
+
+@then("nothing of the test suite can be imported where Hermes runs")
+def step_suite_not_importable(context):
+    """No module of the suite's own environment resolves for Hermes' interpreter."""
+    run = context.run
+    leaks = run.suite_modules_visible()
+    run.check(
+        not leaks,
+        "Hermes can import the test suite's own packages (a plugin could use them and pass "
+        "here, then fail for users):\n"
+        + "\n".join(f"  {name}: {where}" for name, where in sorted(leaks.items())),
+    )
+
+
+@then('the suite reports that Hermes could not load the plugin: "{reason}"')
+def step_load_failure_reported(context, reason):
+    """The failure the suite reports starts with Hermes' own "Failed to load plugin" line."""
+    run = context.run
+    verdict = run.plugin_load_verdict() or ""
+    first = verdict.splitlines()[0] if verdict else "(no report: the suite saw no load failure)"
+    run.check(
+        first.startswith("Failed to load plugin") and reason in first,
+        f"expected the report to start with Hermes' line naming {reason!r}, it starts: {first}",
     )
 
 

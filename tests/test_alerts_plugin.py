@@ -103,9 +103,8 @@ def log_mod(plugin: types.ModuleType) -> types.ModuleType:
 @pytest.fixture(autouse=True)
 def _isolate(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
-    # Release cached engines and log handlers pointing into this test's tmp_path.
+    # Release log handlers pointing into this test's tmp_path.
     if PKG in sys.modules:
-        importlib.import_module(f"{PKG}.store").dispose_engines()
         importlib.import_module(f"{PKG}.telemetry_log").close()
 
 
@@ -456,11 +455,6 @@ def test_store_works_on_preexisting_table(store_mod: types.ModuleType, tmp_path:
     assert row["first_seen_at"] == "2026-01-01T00:00:00+00:00"
 
 
-def test_store_engine_cached_per_path(store_mod: types.ModuleType, tmp_path: Path) -> None:
-    assert store_mod.get_engine(tmp_path / "a.db") is store_mod.get_engine(tmp_path / "a.db")
-    assert store_mod.get_engine(tmp_path / "a.db") is not store_mod.get_engine(tmp_path / "b.db")
-
-
 def test_store_exact_count_under_threads(store_mod: types.ModuleType, tmp_path: Path) -> None:
     threads, writes = 8, 25
     db = tmp_path / "telemetry" / "telemetry.db"
@@ -735,3 +729,43 @@ def test_real_hook_calls_follow_the_table(
     assert len(alerts) == 1 and alerts[0].error_code == int(row["error code"])
     assert alerts[0].model == "scheduled-model" and alerts[0].provider == "custom"
     assert alerts[0].message == calls[-1]["error"]["message"][:500] != ""
+
+
+STDLIB_ONLY_CAPTURE = (
+    LOADER_SOURCE
+    + """
+import os, sqlite3, sys
+os.environ["HERMES_HOME"] = sys.argv[1]
+plugin = load_plugin()
+plugin.on_api_request_error(
+    status_code=404, retryable=False, reason="model_not_found", model="gone-model",
+    provider="custom", error={"type": "NotFoundError", "message": "gone"}, retry_count=0,
+)
+rows = sqlite3.connect(os.path.join(sys.argv[1], "telemetry", "telemetry.db")).execute(
+    "SELECT model, occurrences FROM model_unavailable_alerts").fetchall()
+print(rows)
+"""
+)
+
+
+def test_plugin_works_with_the_standard_library_alone(tmp_path: Path) -> None:
+    # -I -S: no site-packages at all, so nothing of the suite (nor of Hermes) is importable.
+    # The plugin must load and record an alert there: Hermes' venv gives it no more.
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", STDLIB_ONLY_CAPTURE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[('gone-model', 1)]"
+
+
+def test_loading_the_plugin_imports_no_database_code(tmp_path: Path) -> None:
+    # A plugin costs Hermes nothing until it has an alert to record.
+    probe = LOADER_SOURCE + "\nimport sys\nload_plugin()\nprint('sqlite3' in sys.modules)\n"
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", probe], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import event
 from test_alerts_plugin import (
     CAPTURE_RE,
     GONE_MESSAGE,
@@ -78,7 +77,6 @@ def redact_mod(plugin: types.ModuleType) -> types.ModuleType:
 def _isolate() -> Iterator[None]:
     yield
     if PKG in sys.modules:
-        _submodule("store").dispose_engines()
         _submodule("telemetry_log").close()
 
 
@@ -180,20 +178,37 @@ def write_lock(home: Path, seconds: float, journal: str = "wal") -> Iterator[sub
         proc.wait()
 
 
+class _FullDiskConnection(sqlite3.Connection):
+    """A connection on which every INSERT fails the way SQLite fails on a full disk."""
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
+        if sql.lstrip().upper().startswith("INSERT"):
+            raise sqlite3.OperationalError("database or disk is full")
+        return super().execute(sql, *args)
+
+
 @contextlib.contextmanager
 def disk_full(store_mod: types.ModuleType, home: Path) -> Iterator[None]:
-    """Every INSERT fails the way SQLite fails on a full disk."""
-    engine = store_mod.get_engine(telemetry(home) / "telemetry.db")
+    """Every INSERT into the alert database under ``home`` fails as on a full disk."""
+    real_connect = store_mod.connect
+    target = telemetry(home) / "telemetry.db"
 
-    def fail(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if statement.lstrip().upper().startswith("INSERT"):
-            raise sqlite3.OperationalError("database or disk is full")
+    def connect(db_path: Path, timeout: float) -> sqlite3.Connection:
+        if Path(db_path) != target:
+            return real_connect(db_path, timeout)
+        return sqlite3.connect(
+            db_path,
+            timeout=timeout,
+            isolation_level=None,
+            check_same_thread=False,
+            factory=_FullDiskConnection,
+        )
 
-    event.listen(engine, "before_cursor_execute", fail)
+    store_mod.connect = connect
     try:
         yield
     finally:
-        event.remove(engine, "before_cursor_execute", fail)
+        store_mod.connect = real_connect
 
 
 SPOOLED_ERROR = re.compile(
@@ -406,7 +421,7 @@ def test_telemetry_folder_that_is_a_file_spools_in_the_hermes_home(
 
 def _spool_alerts(spool_mod: types.ModuleType, home: Path, count: int) -> list[str]:
     """Put *count* alerts for gone-model in the spool directly; return their seen_at."""
-    sighting = _submodule("store").Sighting
+    sighting = _submodule("sighting").Sighting
     spool = spool_mod.Spool(telemetry(home))
     stamps = [f"2026-01-01T00:00:{i:02d}.000000+00:00" for i in range(count)]
     for stamp in stamps:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import yaml
 
+from hermetic.hermes.packages import installed, required_closure, unexpected_packages
+from hermetic.hermes.plugin_load import load_failures
 from hermetic.home_snapshot import differences, fingerprint
-from hermetic.installed_packages import installed
 from hermetic.plugin_identity import identity_problem, loaded_paths, same_name_copies
 from hermetic.user_home import MARKER, UserHome
 
@@ -92,3 +93,103 @@ def test_installed_packages_see_a_package_that_appears(tmp_path: Path) -> None:
     (site,) = (env_dir / "lib").glob("python3*/site-packages")
     (site / "edge_tts-7.0.0.dist-info").mkdir()
     assert installed(script) - before == {"edge_tts==7.0.0"}
+
+
+def _dist(name: str, *requires: str) -> dict:
+    return {"metadata": {"name": name, "version": "1.0", "requires_dist": list(requires)}}
+
+
+def test_required_closure_follows_markers_and_extras() -> None:
+    inventory = {
+        "environment": {"python_version": "3.11", "sys_platform": "linux"},
+        "installed": [
+            _dist("hermes-agent", "httpx[http2]>=0.27", "pywin32; sys_platform == 'win32'"),
+            _dist("httpx", "anyio", "h2; extra == 'http2'", "brotli; extra == 'brotli'"),
+            _dist("anyio"),
+            _dist("h2", "hpack"),
+            _dist("hpack"),
+            _dist("brotli"),
+            _dist("SQLAlchemy", "greenlet"),
+            _dist("greenlet"),
+        ],
+    }
+    assert required_closure(inventory, ["hermes-agent"]) == {
+        "hermes-agent",
+        "httpx",
+        "anyio",
+        "h2",
+        "hpack",
+    }
+    assert "sqlalchemy" in required_closure(inventory, ["hermes-agent", "SQLAlchemy>=2"])
+
+
+def test_hermes_environment_holds_hermes_and_what_it_requires(hermes_executable: Path) -> None:
+    # The suite's default Hermes is installed as users install it: nothing of ours beside it.
+    assert unexpected_packages(hermes_executable) == []
+
+
+HERMES_LOAD_FAILURE = """\
+[plugins] DEBUG Loading plugin 'my-alerts' (source=user, kind=standalone, path=/s/plugins/my-alerts)
+[plugins] WARNING Failed to load plugin 'my-alerts': No module named 'sqlalchemy'
+Traceback (most recent call last):
+  File "/venv/site-packages/hermes_cli/plugins.py", line 1765, in _load_plugin
+    module = self._load_directory_module(manifest)
+  File "/s/plugins/my-alerts/__init__.py", line 3, in <module>
+    from .store import Store
+  File "/s/plugins/my-alerts/store.py", line 1, in <module>
+    import sqlalchemy
+ModuleNotFoundError: No module named 'sqlalchemy'
+[plugins] INFO Plugin discovery complete: 54 found, 46 enabled
+"""
+
+HERMES_REGISTER_FAILURE = """\
+[plugins] WARNING Failed to load plugin 'my-alerts': boom
+Traceback (most recent call last):
+  File "/s/plugins/my-alerts/__init__.py", line 9, in register
+    helper()
+KeyError: 'x'
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/s/plugins/my-alerts/__init__.py", line 11, in register
+    raise RuntimeError("boom")
+RuntimeError: boom
+[plugins] INFO Plugin discovery complete
+"""
+
+
+def test_load_failure_is_hermes_line_then_the_plugin_frames() -> None:
+    (failure,) = load_failures(HERMES_LOAD_FAILURE, "my-alerts", Path("/s/plugins/my-alerts"))
+    text = failure.describe(Path("/s/plugins/my-alerts")).splitlines()
+    assert text[0] == "Failed to load plugin 'my-alerts': No module named 'sqlalchemy'"
+    assert text[1] == '  File "/s/plugins/my-alerts/__init__.py", line 3, in <module>'
+    assert text[5] == "ModuleNotFoundError: No module named 'sqlalchemy'"
+    assert failure.missing_module == "sqlalchemy"
+    assert "hermes_cli/plugins.py" not in "\n".join(text)
+
+
+def test_load_failure_keeps_a_chained_traceback_whole() -> None:
+    (failure,) = load_failures(HERMES_REGISTER_FAILURE, "my-alerts")
+    assert failure.traceback[-1] == "RuntimeError: boom"
+    assert "KeyError: 'x'" in failure.traceback
+    assert failure.missing_module is None
+
+
+def test_load_failures_of_other_plugins_and_clean_runs_are_ignored() -> None:
+    assert load_failures(HERMES_LOAD_FAILURE, "other-plugin") == []
+    assert load_failures("[plugins] DEBUG Loading plugin 'my-alerts' (…)", "my-alerts") == []
+
+
+def test_missing_register_and_unreadable_manifest_are_load_failures() -> None:
+    output = (
+        "[plugins] WARNING Plugin 'my-alerts' has no register() function\n"
+        "[plugins] WARNING Failed to parse /s/plugins/my-alerts/plugin.yaml: mapping values are "
+        "not allowed here\n"
+        "[plugins] WARNING Failed to parse /s/plugins/other/plugin.yaml: bad\n"
+    )
+    lines = [f.line for f in load_failures(output, "my-alerts", Path("/s/plugins/my-alerts"))]
+    assert lines == [
+        "Plugin 'my-alerts' has no register() function",
+        "Failed to parse /s/plugins/my-alerts/plugin.yaml: mapping values are not allowed here",
+    ]

@@ -38,6 +38,8 @@ class Mutant:
     where: tuple[str, ...] = ("--tags=@smoke",)
     # "plugin": ``file`` is in alerts_plugin/; "harness": ``file`` is relative to the repo.
     target: str = "plugin"
+    # When set: EVERY selected scenario must fail, each with a message starting with this.
+    headline: str | None = None
 
 
 FAILURES = ("features/provider_failures.feature",)
@@ -73,22 +75,20 @@ MUTANTS = (
     Mutant(
         "ignores-repeats",
         "store.py",
-        "index_elements=[alerts_table.c.model, alerts_table.c.provider],\n",
-        "index_elements=[alerts_table.c.model, alerts_table.c.provider],"
-        ' where=__import__("sqlalchemy").false(),\n',
+        "ON CONFLICT (model, provider) DO UPDATE SET\n",
+        "ON CONFLICT (model, provider) DO UPDATE SET model = model WHERE 0 AND\n",
     ),
     Mutant(
         "does-not-count-repeats",
         "store.py",
-        "alerts_table.c.occurrences: alerts_table.c.occurrences + 1,",
-        "alerts_table.c.occurrences: 1,",
+        "    occurrences = occurrences + 1,\n",
+        "    occurrences = 1,\n",
     ),
     Mutant(
         "overwrites-first-seen",
         "store.py",
-        "alerts_table.c.last_seen_at: stmt.excluded.last_seen_at,",
-        "alerts_table.c.last_seen_at: stmt.excluded.last_seen_at,\n"
-        "                alerts_table.c.first_seen_at: stmt.excluded.first_seen_at,",
+        "    last_seen_at = excluded.last_seen_at,\n",
+        "    last_seen_at = excluded.last_seen_at,\n    first_seen_at = excluded.first_seen_at,\n",
     ),
     Mutant(
         "registers-nothing",
@@ -170,9 +170,31 @@ MUTANTS = (
     Mutant(
         "loses-concurrent-repeats",
         "store.py",
-        "alerts_table.c.occurrences: alerts_table.c.occurrences + 1,",
-        "alerts_table.c.occurrences: 1,",
+        "    occurrences = occurrences + 1,\n",
+        "    occurrences = 1,\n",
         RELIABILITY,
+    ),
+    Mutant(
+        "imports-a-package-hermes-lacks",
+        "__init__.py",
+        "from . import telemetry_log\n",
+        "import sqlalchemy  # noqa: F401\nfrom . import telemetry_log\n",
+        headline="Failed to load plugin 'hermetic-alerts': No module named 'sqlalchemy'",
+    ),
+    Mutant(
+        "raises-in-register",
+        "__init__.py",
+        "    ctx.register_hook(HOOK_NAME, on_api_request_error)",
+        '    raise RuntimeError("cannot register")',
+        headline="Failed to load plugin 'hermetic-alerts': cannot register",
+    ),
+    Mutant(
+        "hermes-sees-the-suites-packages",
+        "hermetic/network_log.py",
+        '"PYTHONPATH": str(GUARD_DIR),',
+        "\"PYTHONPATH\": f\"{GUARD_DIR}:{__import__('sysconfig').get_path('purelib')}\",",
+        ISOLATION,
+        "harness",
     ),
     Mutant(
         "gateway-leaves-a-process-behind",
@@ -246,13 +268,31 @@ def build(mutant: Mutant, parent: Path) -> Path:
     return target
 
 
-def failed_scenarios(junit_dir: Path) -> list[str]:
-    names = []
+def outcomes(junit_dir: Path) -> list[tuple[str, str | None]]:
+    """(scenario name, first line of its failure or None if it passed) for every test case."""
+    found = []
     for report in junit_dir.glob("*.xml"):
         for case in ElementTree.parse(report).getroot().iter("testcase"):
-            if case.find("failure") is not None or case.find("error") is not None:
-                names.append(case.get("name", "?").split(" -- @")[0])
-    return names
+            problem = case.find("failure")
+            problem = problem if problem is not None else case.find("error")
+            message = None
+            if problem is not None:
+                message = (problem.get("message") or "").strip().splitlines()[:1] or [""]
+                message = message[0]
+            found.append((case.get("name", "?").split(" -- @")[0], message))
+    return found
+
+
+def verdict(mutant: Mutant, returncode: int, cases: list[tuple[str, str | None]]) -> str:
+    """caught / SURVIVED, or MISREPORTED when a headline mutant was caught with other words."""
+    caught = [message for _, message in cases if message is not None]
+    if returncode == 0 or not caught:
+        return "SURVIVED"
+    if mutant.headline is not None and (
+        len(caught) != len(cases) or not all(m.startswith(mutant.headline) for m in caught)
+    ):
+        return "MISREPORTED"
+    return "caught"
 
 
 def main() -> int:
@@ -298,17 +338,22 @@ def main() -> int:
                 stderr=subprocess.DEVNULL,
                 check=False,
             )
-            caught = failed_scenarios(junit)
-            verdict = "caught" if result.returncode != 0 and caught else "SURVIVED"
-            if verdict == "SURVIVED":
+            cases = outcomes(junit)
+            found = verdict(mutant, result.returncode, cases)
+            if found != "caught":
                 survivors.append(mutant.name)
+            caught = [name for name, message in cases if message is not None]
             print(
-                f"{mutant.name:42} {verdict:9} {time.monotonic() - started:5.1f}s  "
+                f"{mutant.name:42} {found:11} {time.monotonic() - started:5.1f}s  "
                 + ("; ".join(caught) or "-"),
                 flush=True,
             )
+            if found == "MISREPORTED":
+                for name, message in cases:
+                    print(f"    {name}: {message}", flush=True)
     print(
-        f"{len(survivors)} mutant(s) survived" + (f": {', '.join(survivors)}" if survivors else "")
+        f"{len(survivors)} mutant(s) survived or were misreported"
+        + (f": {', '.join(survivors)}" if survivors else "")
     )
     return 1 if survivors else 0
 

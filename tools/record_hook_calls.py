@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-from importlib.metadata import version
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -25,7 +24,7 @@ from hermetic.mock_provider import MockProvider  # noqa: E402
 from hermetic.provider_answers import ANSWERS  # noqa: E402
 from hermetic.sandbox import Sandbox  # noqa: E402
 from hermetic.scenario_run import ScenarioRun  # noqa: E402
-from hermetic.settings import find_hermes, load_plugin  # noqa: E402
+from hermetic.settings import find_hermes, hermes_version, load_plugin  # noqa: E402
 
 RECORDER = load_plugin(str(REPO / "tools" / "hook_recorder_plugin"))
 PORT = re.compile(r"127\.0\.0\.1:\d+")
@@ -69,16 +68,16 @@ def record(phrase: str, hermes: Path) -> list[dict]:
 
 def main() -> int:
     hermes = find_hermes("")
-    hermes_version = version("hermes-agent")
+    release = hermes_version(hermes)
     recorded = {}
     for phrase in ANSWERS:
         calls = record(phrase, hermes)
         recorded[phrase] = calls
         print(f"{phrase:34} {len(calls)} hook call(s)", flush=True)
-    target = REPO / "tests" / "fixtures" / f"hook_calls_hermes_{hermes_version}.json"
+    target = REPO / "tests" / "fixtures" / f"hook_calls_hermes_{release}.json"
     target.parent.mkdir(exist_ok=True)
     document = {
-        "hermes_version": hermes_version,
+        "hermes_version": release,
         "settings": "sandbox defaults (api_max_retries 1) plus each answer's own tuning",
         "calls": recorded,
     }

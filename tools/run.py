@@ -4,10 +4,11 @@
     python3 tools/run.py acceptance [BEHAVE ARGS...]   # the behave acceptance suite
     python3 tools/run.py all                           # lint + unit tests + acceptance suite
 
-It creates ``.venv`` beside the repo (once), installs the project with its pinned Hermes
-(again only when pyproject.toml changed), runs the tests, and ends with one plain line
-``N passed, N failed`` counting the behave scenarios. Exit code 0 only if everything passed
-and at least one scenario ran.
+It creates ``.venv`` beside the repo (once) and installs the project into it (again only when
+pyproject.toml changed); it creates Hermes' own environment, ``.hermetic-envs/hermes-0.19.0``,
+holding ``hermes-agent`` and nothing of the suite's, as users install it (once); then it runs the
+tests, and ends with one plain line ``N passed, N failed`` counting the behave scenarios. Exit
+code 0 only if everything passed and at least one scenario ran.
 
 Every acceptance run writes its reports under ``reports/``: ``junit/*.xml``, ``behave.json``,
 ``summary.json``, ``report.html`` and, per failed scenario, ``artefacts/<feature>/<scenario>/``.
@@ -56,7 +57,10 @@ def say(message: str) -> None:
 
 
 def ensure_environment() -> None:
-    """Create .venv and install the project into it, unless already done for this pyproject."""
+    """Create .venv and install the project into it, unless already done for this pyproject.
+
+    Hermes is not installed here: see :func:`ensure_hermes`.
+    """
     if not (3, 11) <= sys.version_info[:2] <= (3, 13):
         sys.exit(f"run: Python {sys.version.split()[0]} found; hermes-agent 0.19.0 needs 3.11-3.13")
     if not (BIN / "python").exists():
@@ -68,7 +72,7 @@ def ensure_environment() -> None:
         return
     REPORTS.mkdir(exist_ok=True)
     log = REPORTS / "setup.log"
-    say(f"installing the project and its pinned Hermes into {VENV} (log: {log})")
+    say(f"installing the project into {VENV} (log: {log})")
     with log.open("w") as handle:
         result = subprocess.run(
             [
@@ -89,6 +93,25 @@ def ensure_environment() -> None:
         tail = "\n".join(log.read_text(errors="replace").splitlines()[-25:])
         sys.exit(f"run: installing the project failed (exit {result.returncode}):\n{tail}")
     STAMP.write_text(wanted)
+
+
+def ensure_hermes() -> None:
+    """Create Hermes' own environment (once): the suite's default Hermes, as users install it.
+
+    Asked through the suite's Python, so it lands where a plain ``.venv/bin/behave`` looks for
+    it (``.hermetic-envs/`` beside ``.venv``, or ``$HERMETIC_ENVS``).
+    """
+    result = subprocess.run(
+        [str(BIN / "python"), "-m", "hermetic.hermes.installs"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        sys.exit("run: could not create Hermes' own environment (see the message above)")
+    say(f"Hermes under test: {result.stdout.strip()}")
 
 
 def ensure_chromium() -> None:
@@ -228,6 +251,7 @@ def main() -> int:
     if args.what == "all" and extra:
         parser.error("extra behave arguments are only accepted with 'acceptance'")
     ensure_environment()
+    ensure_hermes()
     failures = []
     if args.what == "all":
         ensure_chromium()
