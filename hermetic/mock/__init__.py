@@ -4,6 +4,7 @@
   a list of :class:`Stage` objects; a stage sends one :class:`Answer` (an answer name, whose
   :class:`Preset` gives the defaults, plus overrides) for some requests in a row. A
   :class:`ScriptFile` scripts several models at once.
+* :class:`HttpSink` -- a webhook receiver that accepts any request and journals its body.
 * :class:`ClosedPort` -- a loopback port that refuses connections ("the provider is down").
 
 Every peer is a :class:`LoopbackServer` (127.0.0.1, a free port, its own thread) and keeps a
@@ -28,6 +29,7 @@ from hermetic.mock.script import (
     parse_script_file,
 )
 from hermetic.mock.server import LoopbackServer
+from hermetic.mock.sink import HttpSink, SinkEntry
 from hermetic.mock.state import ProviderEntry
 
 __all__ = [
@@ -38,6 +40,7 @@ __all__ = [
     "UNMATCHED_STATUS",
     "Answer",
     "ClosedPort",
+    "HttpSink",
     "Journal",
     "JournalEntry",
     "LoopbackServer",
@@ -48,6 +51,7 @@ __all__ = [
     "Script",
     "ScriptError",
     "ScriptFile",
+    "SinkEntry",
     "Stage",
     "failing_script",
     "load_script_file",

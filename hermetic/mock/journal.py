@@ -3,7 +3,7 @@
 Steps assert on it ("the provider received 3 requests for X") and failure reports print it, so
 each entry is one readable line and credentials in request headers are redacted before they
 are stored. A peer subclasses :class:`JournalEntry` for its own fields (the provider's model and
-attempt). The journal is shared by the server thread and the test's thread,
+attempt, the sink's body). The journal is shared by the server thread and the test's thread,
 hence the lock.
 """
 
@@ -108,6 +108,7 @@ class Journal(Generic[EntryT]):
         self._label = label
         self._header_names = tuple(header_names)
         self._lock = threading.RLock()
+        self._arrived = threading.Condition(self._lock)
         self._entries: list[EntryT] = []
 
     def append(
@@ -134,12 +135,21 @@ class Journal(Generic[EntryT]):
                 **extra,
             )
             self._entries.append(entry)
+            self._arrived.notify_all()
         return entry
 
     def entries(self, where: Callable[[EntryT], bool] | None = None) -> list[EntryT]:
         """Every entry, oldest first; ``where`` keeps only the ones it accepts."""
         with self._lock:
             return self._matching(where)
+
+    def wait_for(
+        self, count: int, timeout: float, where: Callable[[EntryT], bool] | None = None
+    ) -> list[EntryT] | None:
+        """The entries ``where`` accepts once there are at least ``count``; None on timeout."""
+        with self._arrived:
+            ready = self._arrived.wait_for(lambda: len(self._matching(where)) >= count, timeout)
+            return self._matching(where) if ready else None
 
     def _matching(self, where: Callable[[EntryT], bool] | None) -> list[EntryT]:
         # Callers hold the lock.
