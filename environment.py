@@ -18,7 +18,7 @@ from behave.model import Scenario, Step
 
 from hermetic import figures
 from hermetic.errors import HarnessError
-from hermetic.mock_provider import MockProvider
+from hermetic.mock import MockProvider
 from hermetic.reporting import prepare_html_report, record_failure, warn
 from hermetic.sandbox import Sandbox
 from hermetic.scenario_run import ScenarioRun

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.alert_store import Alert
-from hermetic.mock_provider import MockProvider
+from hermetic.mock import MockProvider
 from hermetic.sandbox import Sandbox
 from hermetic.scenario_run import ScenarioRun
 from hermetic.settings import Settings

@@ -1,8 +1,9 @@
-"""The provider answers the features name in product words, mapped to mock scripts and tuning.
+"""The provider answers the features name in product words: each phrase's mock script and tuning.
 
 This table is the bridge between the Examples table product people read ("rate limited (429)")
-and what the mock provider does. Each answer also says which Hermes settings make its scenario
-cost what Hermes needs and no more (e.g. a short request timeout for a hanging provider).
+and what the mock provider does (a script spec, see :mod:`hermetic.mock.script`). Each phrase
+also says which Hermes settings make its scenario cost what Hermes needs and no more (e.g. a
+short request timeout for a hanging provider).
 """
 
 from __future__ import annotations
@@ -12,53 +13,54 @@ from typing import Any
 
 from hermetic.errors import HarnessError
 
-# Not a mock script: the provider's port accepts no connection at all.
+# Not a script spec: the provider's port accepts no connection at all.
 REFUSED = "connection_refused"
 
 
 @dataclass(frozen=True)
-class ProviderAnswer:
-    """One way the provider answers: a mock script (or REFUSED) and the tuning it needs."""
+class AnswerPhrase:
+    """What one answer phrase means: the mock's script spec (or REFUSED) and the tuning it
+    needs."""
 
-    script: Any
+    spec: Any
     tuning: dict[str, Any] = field(default_factory=dict)
 
     @property
     def refuses_connections(self) -> bool:
-        return self.script == REFUSED
+        return self.spec == REFUSED
 
 
-ANSWERS: dict[str, ProviderAnswer] = {
-    "model does not exist (404)": ProviderAnswer("model_not_found"),
-    "not found, model not named (404)": ProviderAnswer("not_found"),
-    "model gone (410)": ProviderAnswer("model_gone"),
-    "bad request (400)": ProviderAnswer("bad_request"),
-    "wrong API key (401)": ProviderAnswer("unauthorized"),
-    "forbidden (403)": ProviderAnswer("forbidden"),
-    "rate limited (429)": ProviderAnswer("rate_limit"),
-    "internal server error (500)": ProviderAnswer("server_error"),
-    "bad gateway (502)": ProviderAnswer("bad_gateway"),
-    "overloaded (503)": ProviderAnswer("overloaded"),
-    "connection refused": ProviderAnswer(REFUSED),
+PHRASES: dict[str, AnswerPhrase] = {
+    "model does not exist (404)": AnswerPhrase("model_not_found"),
+    "not found, model not named (404)": AnswerPhrase("not_found"),
+    "model gone (410)": AnswerPhrase("model_gone"),
+    "bad request (400)": AnswerPhrase("bad_request"),
+    "wrong API key (401)": AnswerPhrase("unauthorized"),
+    "forbidden (403)": AnswerPhrase("forbidden"),
+    "rate limited (429)": AnswerPhrase("rate_limit"),
+    "internal server error (500)": AnswerPhrase("server_error"),
+    "bad gateway (502)": AnswerPhrase("bad_gateway"),
+    "overloaded (503)": AnswerPhrase("overloaded"),
+    "connection refused": AnswerPhrase(REFUSED),
     # Hermes gives up after request_timeout_seconds; a 1 s timeout against a 5 s hang keeps the
     # row to one timeout per attempt instead of three.
-    "no answer in time": ProviderAnswer(
+    "no answer in time": AnswerPhrase(
         {"answer": "hang", "seconds": 5}, tuning={"request_timeout_seconds": 1}
     ),
-    "malformed JSON body": ProviderAnswer("malformed_json"),
-    "empty choices list": ProviderAnswer("empty_choices"),
-    "a normal answer": ProviderAnswer("success"),
+    "malformed JSON body": AnswerPhrase("malformed_json"),
+    "empty choices list": AnswerPhrase("empty_choices"),
+    "a normal answer": AnswerPhrase("success"),
 }
 
 
-def provider_answer(phrase: str) -> ProviderAnswer:
-    """Look up an answer by its feature-file phrase; an unknown phrase lists the known ones."""
+def answer_phrase(phrase: str) -> AnswerPhrase:
+    """Look up a feature file's answer phrase; an unknown phrase lists the known ones."""
     try:
-        return ANSWERS[phrase]
+        return PHRASES[phrase]
     except KeyError:
-        known = "\n  ".join(ANSWERS)
+        known = "\n  ".join(PHRASES)
         raise HarnessError(
-            f"unknown provider answer {phrase!r}; known answers:\n  {known}"
+            f"unknown provider answer phrase {phrase!r}; known phrases:\n  {known}"
         ) from None
 
 

@@ -13,19 +13,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from hermetic.alert_store import Alert, read_alerts
-from hermetic.closed_port import ClosedPort
 from hermetic.cron_jobs import JobsFile, JobState
 from hermetic.diagnostics import failure_report
 from hermetic.errors import HarnessError
 from hermetic.hermes.packages import installed, suite_modules_visible, unexpected_packages
 from hermetic.hermes.plugin_load import LoadFailure, load_failures
 from hermetic.hermes_cli import CommandResult, HermesCli, RunningCommand
-from hermetic.mock_provider import MockProvider
+from hermetic.mock import ClosedPort, MockProvider
 from hermetic.network_log import NetworkAttempt, describe, non_loopback, read_attempts
 from hermetic.plugin_identity import identity_problem
 from hermetic.process_log import ProcessStart, read_process_starts
 from hermetic.processes import ProcessInfo, processes_with_environment
-from hermetic.provider_answers import provider_answer
+from hermetic.provider_answers import answer_phrase
 from hermetic.sandbox import HermesTuning, Sandbox
 from hermetic.store_faults import InjectedFault, inject
 from hermetic.telemetry_log import CaptureLine, capture_lines
@@ -76,20 +75,20 @@ class ScenarioRun:
     # -- arranging: providers ---------------------------------------------------------------
     def answer(self, model: str, phrase: str) -> None:
         """Make the provider answer ``model`` the way the feature's phrase says."""
-        answer = provider_answer(phrase)
-        if answer.tuning:
-            self.tuning = replace(self.tuning, **answer.tuning)
-        if answer.refuses_connections:
+        meaning = answer_phrase(phrase)
+        if meaning.tuning:
+            self.tuning = replace(self.tuning, **meaning.tuning)
+        if meaning.refuses_connections:
             self.refuse_connections()
         else:
-            self.mock.script(model, answer.script)
+            self.mock.script(model, meaning.spec)
 
     def fail_then_answer(self, model: str, phrase: str, times: int) -> None:
         """Fail ``model`` ``times`` times the way the phrase says, then answer normally."""
-        answer = provider_answer(phrase)
-        if answer.refuses_connections or not isinstance(answer.script, str):
+        meaning = answer_phrase(phrase)
+        if meaning.refuses_connections or not isinstance(meaning.spec, str):
             raise HarnessError(f"{phrase!r} cannot be followed by a recovery")
-        self.mock.fail_model(model, answer.script, times=times)
+        self.mock.fail_model(model, meaning.spec, times=times)
 
     def refuse_connections(self) -> None:
         """Point Hermes at a loopback port that refuses every connection."""

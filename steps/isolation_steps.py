@@ -2,7 +2,7 @@
 
 from behave import given, then
 
-from hermetic.mock_provider import redact_authorization
+from hermetic.mock import redact_authorization
 from hermetic.network_log import describe
 from hermetic.sandbox import DUMMY_API_KEY
 

@@ -10,7 +10,7 @@ import time
 
 import aiohttp
 
-from hermetic.mock_provider import MockProvider
+from hermetic.mock import MockProvider
 
 CLIENTS = 16
 REQUESTS_PER_CLIENT = 40

@@ -1,4 +1,4 @@
-"""Unit tests for hermetic.mock_provider: real HTTP over loopback, free ports only."""
+"""Unit tests for hermetic.mock.provider and its CLI: real HTTP over loopback, free ports only."""
 
 from __future__ import annotations
 
@@ -20,14 +20,16 @@ import httpx
 import openai
 import pytest
 
-from hermetic.mock_answers import ANSWER_NAMES, build_reply
-from hermetic.mock_provider import (
-    Behaviour,
+from hermetic.mock import (
+    ANSWER_NAMES,
+    Answer,
     MockProvider,
     ScriptError,
-    main,
+    parse_script,
     redact_authorization,
+    render_answer,
 )
+from hermetic.mock.cli import main
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = REPO_ROOT / "tools" / "mock_provider.py"
@@ -40,7 +42,7 @@ RETIRED = "text-davinci-003"
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
-class Reply:
+class Response:
     def __init__(self, status: int, headers: Any, body: bytes) -> None:
         self.status = status
         self.headers = headers
@@ -57,20 +59,20 @@ def http(
     *,
     raw: bytes | None = None,
     headers: dict[str, str] | None = None,
-) -> Reply:
+) -> Response:
     data = raw if raw is not None else (None if payload is None else json.dumps(payload).encode())
     request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
     if payload is not None:
         request.add_header("Content-Type", "application/json")
     try:
         with _OPENER.open(request, timeout=5) as response:
-            return Reply(response.status, response.headers, response.read())
+            return Response(response.status, response.headers, response.read())
     except urllib.error.HTTPError as error:
         with error:
-            return Reply(error.code, error.headers, error.read())
+            return Response(error.code, error.headers, error.read())
 
 
-def chat(mock: MockProvider, model: str | None, **extra: Any) -> Reply:
+def chat(mock: MockProvider, model: str | None, **extra: Any) -> Response:
     body: dict[str, Any] = {"messages": [{"role": "user", "content": "hello there"}], **extra}
     if model is not None:
         body["model"] = model
@@ -154,16 +156,16 @@ def test_streaming_answers_server_sent_events(mock: MockProvider) -> None:
     assert mock.chat_requests(HEALTHY)[-1].stream is True
 
 
-def test_set_behaviour_can_change_the_reply(mock: MockProvider) -> None:
-    mock.set_behaviour("custom", Behaviour.healthy(content="pong"))
+def test_a_script_can_change_the_reply(mock: MockProvider) -> None:
+    mock.script("custom", Answer("success", content="pong"))
     assert chat(mock, "custom").json()["choices"][0]["message"]["content"] == "pong"
     mock.remove_model("custom")
     assert chat(mock, "custom").status == 404
 
 
-def test_behaviour_rejects_unknown_answer() -> None:
+def test_script_rejects_unknown_answer() -> None:
     with pytest.raises(ValueError, match="unknown answer 'exploding'"):
-        Behaviour.parse("exploding")
+        parse_script("exploding")
     with pytest.raises(ValueError, match=r"models\.m: unknown answer"):
         MockProvider().script("m", "exploding")
 
@@ -223,7 +225,7 @@ def test_ollama_show_probe_is_a_plain_404(mock: MockProvider) -> None:
 # -- loud unmatched answers --------------------------------------------------
 
 
-def assert_loud(reply: Reply) -> dict[str, Any]:
+def assert_loud(reply: Response) -> dict[str, Any]:
     assert reply.status == 418
     assert reply.headers["X-Hermetic-Mock"] == "unmatched"
     body = reply.json()
@@ -316,7 +318,7 @@ def test_reset_clears_journal_and_attempts(mock: MockProvider) -> None:
     assert http("POST", f"{mock.base_url}/__hermetic/reset").status == 200
     assert mock.journal() == []
     chat(mock, REMOVED)
-    mock.reset_journal()
+    mock.reset()
     assert mock.journal() == []
     chat(mock, REMOVED)
     [entry] = mock.journal()
@@ -462,7 +464,7 @@ def test_cli_help_explains_itself(capsys: pytest.CaptureFixture[str]) -> None:
         "--retire",
         "--scenario",
         "examples:",
-        "scenario file",
+        "script file",
         "times: 2",
         "control API",
         "/__hermetic/journal/counts",
@@ -487,14 +489,14 @@ def test_error_message_is_what_the_mock_sends() -> None:
 # -- every answer over HTTP --------------------------------------------------------
 
 
-def raw_chat(mock: MockProvider, model: str, **extra: Any) -> Reply:
+def raw_chat(mock: MockProvider, model: str, **extra: Any) -> Response:
     """A chat over http.client, so a dropped connection raises instead of being wrapped."""
     connection = HTTPConnection("127.0.0.1", mock.port, timeout=5)
     try:
         body = json.dumps({"model": model, "messages": [], **extra})
         connection.request("POST", "/v1/chat/completions", body, {"Content-Type": "x/json"})
         response = connection.getresponse()
-        return Reply(response.status, response.headers, response.read())
+        return Response(response.status, response.headers, response.read())
     finally:
         connection.close()
 
@@ -505,15 +507,15 @@ def raw_chat(mock: MockProvider, model: str, **extra: Any) -> Reply:
 def test_every_answer_sends_its_preset(mock: MockProvider, name: str) -> None:
     mock.script("m", name)
     reply = chat(mock, "m")
-    preset = build_reply(name, "m")
+    preset = render_answer(name, "m")
     assert reply.status == preset.status
     for header, value in preset.headers.items():
         assert reply.headers[header] == value
-    if preset.data is None or name in ("success", "empty_choices"):
+    if preset.json_body is None or name in ("success", "empty_choices"):
         # Bodies with fresh ids and timestamps: compare what does not change per request.
-        assert reply.body == preset.body or reply.json()["choices"] == preset.data["choices"]
+        assert reply.body == preset.body or reply.json()["choices"] == preset.json_body["choices"]
     else:
-        assert reply.json() == preset.data
+        assert reply.json() == preset.json_body
     [entry] = mock.chat_requests("m")
     assert (entry.status, entry.outcome, entry.answer, entry.attempt) == (
         preset.status,
@@ -585,7 +587,7 @@ def test_hang_waits_then_answers(mock: MockProvider) -> None:
 def test_stop_cuts_a_hang_short() -> None:
     mock = MockProvider().start()
     mock.script("m", {"answer": "hang", "seconds": 60})
-    outcome: list[BaseException | Reply] = []
+    outcome: list[BaseException | Response] = []
 
     def call() -> None:
         try:
@@ -613,8 +615,8 @@ def statuses(mock: MockProvider, model: str, count: int) -> list[int]:
 
 
 def test_fail_twice_then_succeed(mock: MockProvider) -> None:
-    behaviour = mock.fail_model("flaky", "server_error", times=2)
-    assert behaviour.describe() == "server_error x2, then success"
+    script = mock.fail_model("flaky", "server_error", times=2)
+    assert script.describe() == "server_error x2, then success"
     assert statuses(mock, "flaky", 4) == [500, 500, 200, 200]
     assert [e.attempt for e in mock.chat_requests("flaky")] == [1, 2, 3, 4]
     assert mock.error_message("flaky").startswith("The server had an error")
@@ -627,7 +629,7 @@ def test_fail_forever_and_succeed_then_fail(mock: MockProvider) -> None:
     assert statuses(mock, "fading", 4) == [200, 200, 410, 410]
 
 
-def test_rescripting_starts_the_new_script_at_its_first_step(mock: MockProvider) -> None:
+def test_rescripting_starts_the_new_script_at_its_first_stage(mock: MockProvider) -> None:
     assert statuses(mock, HEALTHY, 2) == [200, 200]
     mock.fail_model(HEALTHY, "rate_limit", times=1)
     assert statuses(mock, HEALTHY, 2) == [429, 200]
@@ -652,9 +654,9 @@ def test_model_list_follows_the_next_answer(mock: MockProvider) -> None:
     assert (gone.status, gone.json()["error"]["code"]) == (404, "model_not_found")
 
 
-# -- scenarios -------------------------------------------------------------------------
+# -- script files ----------------------------------------------------------------------
 
-SCENARIO = """\
+SCRIPT_FILE = """\
 models:
   gone-model: model_not_found
   healthy-model: success
@@ -666,36 +668,36 @@ models:
 
 
 @pytest.fixture
-def scenario_file(tmp_path: Path) -> Path:
-    path = tmp_path / "scenario.yaml"
-    path.write_text(SCENARIO)
+def script_file(tmp_path: Path) -> Path:
+    path = tmp_path / "scripts.yaml"
+    path.write_text(SCRIPT_FILE)
     return path
 
 
-def test_scenario_file_scripts_the_models(scenario_file: Path) -> None:
-    with MockProvider(scenario=scenario_file) as mock:
+def test_a_script_file_scripts_the_models(script_file: Path) -> None:
+    with MockProvider(script_file=script_file) as mock:
         assert list(mock.scripts()) == ["flaky", "gone-model", "healthy-model", "limited"]
         assert statuses(mock, "flaky", 3) == [500, 500, 200]
         assert chat(mock, "gone-model").status == 404
         assert chat(mock, "limited").headers["Retry-After"] == "2"
-    with MockProvider(scenario={"models": {"a": "success"}}) as mock:
+    with MockProvider(script_file={"models": {"a": "success"}}) as mock:
         assert chat(mock, "a").status == 200
 
 
-def test_a_bad_scenario_is_refused_before_serving(tmp_path: Path) -> None:
-    path = tmp_path / "scenario.yaml"
+def test_a_bad_script_file_is_refused_before_serving(tmp_path: Path) -> None:
+    path = tmp_path / "scripts.yaml"
     path.write_text("models:\n  flaky:\n    - {answer: server_error, times: 0}\n    - success\n")
     with pytest.raises(ScriptError) as caught:
-        MockProvider(scenario=path)
+        MockProvider(script_file=path)
     assert str(caught.value) == f"{path}: models.flaky[0].times: must be a positive integer"
 
 
-def test_reset_rewinds_scripts_and_can_restore_them(scenario_file: Path) -> None:
-    with MockProvider(scenario=scenario_file) as mock:
+def test_reset_rewinds_scripts_and_can_restore_them(script_file: Path) -> None:
+    with MockProvider(script_file=script_file) as mock:
         assert statuses(mock, "flaky", 2) == [500, 500]
         mock.reset()
         assert mock.journal() == []
-        assert statuses(mock, "flaky", 1) == [500]  # back at the first step
+        assert statuses(mock, "flaky", 1) == [500]  # back at the first stage
         mock.serve_model("gone-model")
         mock.serve_model("added-later")
         mock.reset()
@@ -709,7 +711,7 @@ def test_reset_rewinds_scripts_and_can_restore_them(scenario_file: Path) -> None
 # -- control API -----------------------------------------------------------------------
 
 
-def control(mock: MockProvider, method: str, path: str, payload: Any = None) -> Reply:
+def control(mock: MockProvider, method: str, path: str, payload: Any = None) -> Response:
     return http(method, f"{mock.base_url}/__hermetic{path}", payload)
 
 
@@ -755,7 +757,7 @@ def test_control_put_refuses_a_bad_script_and_keeps_serving(
     body = reply.json()
     assert (body["hermetic_mock_error"], body["field"]) == ("invalid_script", field)
     assert detail in body["detail"]
-    assert mock.behaviour("flaky") is None
+    assert mock.script_of("flaky") is None
     assert chat(mock, HEALTHY).status == 200
 
 
@@ -876,7 +878,7 @@ def test_openai_sdk_raises_the_matching_error(
     assert isinstance(caught.value, openai.APIStatusError)
     assert caught.value.status_code == status
     assert mock.error_message("m") in caught.value.message
-    assert caught.value.code == build_reply(answer, "m").data["error"]["code"]
+    assert caught.value.code == render_answer(answer, "m").json_body["error"]["code"]
 
 
 def test_openai_sdk_success_stream_and_connection_errors(
@@ -896,12 +898,12 @@ def test_openai_sdk_success_stream_and_connection_errors(
         sdk.with_options(timeout=0.2).chat.completions.create(model="m", messages=[])
 
 
-# -- command line with a scenario ------------------------------------------------------
+# -- command line with a script file ---------------------------------------------------
 
 
-def test_cli_serves_a_scenario_file(scenario_file: Path) -> None:
+def test_cli_serves_a_script_file(script_file: Path) -> None:
     process = subprocess.Popen(
-        [sys.executable, str(SCRIPT), "--scenario", str(scenario_file), "--serve", "extra"],
+        [sys.executable, str(SCRIPT), "--scenario", str(script_file), "--serve", "extra"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -926,11 +928,11 @@ def test_cli_serves_a_scenario_file(scenario_file: Path) -> None:
         process.stderr.close()
 
 
-def test_cli_bad_scenario_is_one_line_naming_file_and_field(tmp_path: Path) -> None:
-    path = tmp_path / "scenario.yaml"
+def test_cli_bad_script_file_is_one_line_naming_file_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "scripts.yaml"
     path.write_text("models:\n  flaky:\n    - {answer: server_error, times: 0}\n    - success\n")
     result = subprocess.run(
-        [sys.executable, str(SCRIPT), "--scenario", "scenario.yaml"],
+        [sys.executable, str(SCRIPT), "--scenario", "scripts.yaml"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -939,7 +941,7 @@ def test_cli_bad_scenario_is_one_line_naming_file_and_field(tmp_path: Path) -> N
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr == (
-        "mock_provider: error: scenario.yaml: models.flaky[0].times: must be a positive integer\n"
+        "mock_provider: error: scripts.yaml: models.flaky[0].times: must be a positive integer\n"
     )
 
 
@@ -950,10 +952,10 @@ def test_cli_bad_scenario_is_one_line_naming_file_and_field(tmp_path: Path) -> N
         ([], "cannot read"),
     ],
 )
-def test_cli_scenario_conflicts_and_missing_files(
-    scenario_file: Path, extra: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+def test_cli_script_file_conflicts_and_missing_files(
+    script_file: Path, extra: list[str], expected: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = scenario_file if extra else scenario_file.with_name("missing.yaml")
+    path = script_file if extra else script_file.with_name("missing.yaml")
     assert main(["--scenario", str(path), *extra]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("mock_provider: error: ") and expected in err[0]

@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
-from hermetic.mock_answers import ANSWER_NAMES, ANSWERS, build_reply
-from hermetic.mock_script import (
+from hermetic.mock.answers import ANSWER_NAMES, PRESETS, render_answer
+from hermetic.mock.script import (
     Answer,
-    Behaviour,
+    Script,
     ScriptError,
-    Step,
-    failing_behaviour,
-    load_scenario,
-    parse_behaviour,
-    parse_scenario,
+    Stage,
+    failing_script,
+    load_script_file,
+    parse_script,
+    parse_script_file,
 )
 
 MODEL = "models.m"
@@ -25,7 +25,7 @@ MODEL = "models.m"
 
 def refusal(spec: Any, path: str = MODEL) -> ScriptError:
     with pytest.raises(ScriptError) as caught:
-        parse_behaviour(spec, path)
+        parse_script(spec, path)
     return caught.value
 
 
@@ -33,37 +33,37 @@ def refusal(spec: Any, path: str = MODEL) -> ScriptError:
 
 
 def test_an_answer_name_answers_forever() -> None:
-    behaviour = parse_behaviour("model_not_found")
-    assert behaviour == Behaviour((Step(Answer("model_not_found")),))
-    assert [behaviour.answer_at(n).name for n in (1, 2, 50)] == ["model_not_found"] * 3
+    script = parse_script("model_not_found")
+    assert script == Script((Stage(Answer("model_not_found")),))
+    assert [script.answer_at(n).name for n in (1, 2, 50)] == ["model_not_found"] * 3
 
 
 def test_an_answer_mapping_carries_overrides() -> None:
-    behaviour = parse_behaviour(
+    script = parse_script(
         {"answer": "rate_limit", "status": 503, "headers": {"Retry-After": "2"}, "body": "busy"}
     )
-    answer = behaviour.answer_at(1)
+    answer = script.answer_at(1)
     assert (answer.name, answer.status, answer.body) == ("rate_limit", 503, "busy")
     assert answer.headers == {"Retry-After": "2"}
 
 
-def test_a_list_of_steps_is_used_in_order_and_the_last_repeats() -> None:
-    behaviour = parse_behaviour(
+def test_a_list_of_stages_is_used_in_order_and_the_last_repeats() -> None:
+    script = parse_script(
         [
             {"answer": "server_error", "times": 2},
             {"answer": "rate_limit", "times": 1},
             "success",
         ]
     )
-    names = [behaviour.answer_at(n).name for n in range(1, 7)]
+    names = [script.answer_at(n).name for n in range(1, 7)]
     assert names == ["server_error", "server_error", "rate_limit"] + ["success"] * 3
-    assert behaviour.describe() == "server_error x2, then rate_limit x1, then success"
+    assert script.describe() == "server_error x2, then rate_limit x1, then success"
 
 
 def test_success_then_failure_is_a_sequence_too() -> None:
-    behaviour = parse_behaviour([{"answer": "success", "times": 1}, "model_not_found"])
-    assert behaviour.serves
-    assert behaviour.answer_at(2).name == "model_not_found"
+    script = parse_script([{"answer": "success", "times": 1}, "model_not_found"])
+    assert script.serves
+    assert script.answer_at(2).name == "model_not_found"
 
 
 @pytest.mark.parametrize(
@@ -76,30 +76,30 @@ def test_success_then_failure_is_a_sequence_too() -> None:
     ],
 )
 def test_to_spec_round_trips(spec: Any) -> None:
-    behaviour = parse_behaviour(spec)
-    assert parse_behaviour(json.loads(json.dumps(behaviour.to_spec()))) == behaviour
+    script = parse_script(spec)
+    assert parse_script(json.loads(json.dumps(script.to_spec()))) == script
 
 
 def test_the_spec_is_copied_so_later_edits_change_nothing() -> None:
     body = {"error": {"message": "one"}}
-    behaviour = parse_behaviour({"answer": "server_error", "body": body})
+    script = parse_script({"answer": "server_error", "body": body})
     body["error"]["message"] = "two"
-    assert behaviour.answer_at(1).body == {"error": {"message": "one"}}
+    assert script.answer_at(1).body == {"error": {"message": "one"}}
 
 
-def test_failing_behaviour_fails_then_succeeds_or_fails_forever() -> None:
-    twice = failing_behaviour("overloaded", 2)
+def test_failing_script_fails_then_succeeds_or_fails_forever() -> None:
+    twice = failing_script("overloaded", 2)
     assert [twice.answer_at(n).name for n in (1, 2, 3, 4)] == [
         "overloaded",
         "overloaded",
         "success",
         "success",
     ]
-    assert failing_behaviour("overloaded").answer_at(99).name == "overloaded"
-    slow = failing_behaviour({"answer": "hang", "seconds": 2}, 1)
+    assert failing_script("overloaded").answer_at(99).name == "overloaded"
+    slow = failing_script({"answer": "hang", "seconds": 2}, 1)
     assert slow.answer_at(1).seconds == 2.0
     with pytest.raises(ScriptError, match=r"^\[0\]\.times: must be a positive integer"):
-        failing_behaviour("overloaded", 0)
+        failing_script("overloaded", 0)
 
 
 # -- refusals name the field --------------------------------------------------------
@@ -118,7 +118,7 @@ def test_failing_behaviour_fails_then_succeeds_or_fails_forever() -> None:
         (42, MODEL, "not a number"),
         (None, MODEL, "not null"),
         ([["success"]], f"{MODEL}[0]", "not a list"),
-        (["server_error", "success"], f"{MODEL}[0].times", "required for every step but"),
+        (["server_error", "success"], f"{MODEL}[0].times", "required for every stage but"),
         (
             [{"answer": "server_error", "times": 2}, {"answer": "success", "times": 1}],
             f"{MODEL}[1].times",
@@ -172,20 +172,22 @@ def test_times_must_be_a_positive_integer(times: Any) -> None:
 def test_odd_model_names_are_quoted_in_paths() -> None:
     assert refusal("nope", 'models["my model"]').field == 'models["my model"]'
     with pytest.raises(ScriptError) as caught:
-        parse_scenario({"models": {"org/gpt-4.1": {"answer": "x"}, "my model": "success"}})
+        parse_script_file({"models": {"org/gpt-4.1": {"answer": "x"}, "my model": "success"}})
     assert caught.value.field == "models.org/gpt-4.1.answer"
 
 
-def test_behaviour_checks_its_invariants_when_built_directly() -> None:
-    with pytest.raises(ScriptError, match="use Behaviour.parse"):
-        Behaviour("exploding")  # type: ignore[arg-type]
+def test_script_checks_its_invariants_when_built_directly() -> None:
+    with pytest.raises(ScriptError, match="use parse_script"):
+        Script("exploding")  # type: ignore[arg-type]
     with pytest.raises(ScriptError, match="empty sequence"):
-        Behaviour(())
-    with pytest.raises(ScriptError, match=r"steps\[0\]\.times: the last step"):
-        Behaviour((Step(Answer("success"), times=1),))
+        Script(())
+    with pytest.raises(ScriptError, match=r"stages\[0\]\.times: the last stage"):
+        Script((Stage(Answer("success"), times=1),))
     with pytest.raises(ScriptError, match="unknown answer"):
-        Behaviour.parse("exploding")
-    assert Behaviour.parse(Behaviour.healthy()) == Behaviour.healthy()
+        parse_script("exploding")
+    healthy = parse_script("success")
+    assert parse_script(healthy) is healthy
+    assert parse_script(Answer("success")) == healthy
 
 
 # -- presets -------------------------------------------------------------------------
@@ -214,8 +216,8 @@ EXPECTED_STATUS = {
 def test_every_preset_is_listed_with_a_status_and_a_summary() -> None:
     assert set(ANSWER_NAMES) == set(EXPECTED_STATUS)
     for name, status in EXPECTED_STATUS.items():
-        assert ANSWERS[name].status == status
-        assert ANSWERS[name].summary
+        assert PRESETS[name].status == status
+        assert PRESETS[name].summary
 
 
 @pytest.mark.parametrize(
@@ -270,10 +272,10 @@ def test_every_preset_is_listed_with_a_status_and_a_summary() -> None:
 def test_error_presets_send_openais_wording(
     name: str, message: str, error_type: str, code: str | None
 ) -> None:
-    reply = build_reply(name, "m")
-    assert reply.status == EXPECTED_STATUS[name]
-    assert reply.headers["Content-Type"] == "application/json"
-    error = json.loads(reply.body)["error"]
+    rendered = render_answer(name, "m")
+    assert rendered.status == EXPECTED_STATUS[name]
+    assert rendered.headers["Content-Type"] == "application/json"
+    error = json.loads(rendered.body)["error"]
     assert (error["message"], error["type"], error["code"]) == (message, error_type, code)
     assert error["param"] == ("model" if name == "model_not_found" else None)
 
@@ -281,59 +283,61 @@ def test_error_presets_send_openais_wording(
 def test_words_that_would_misclassify_are_absent() -> None:
     # Hermes reads "model"/"does not exist" as model-not-found; these answers are not that.
     for name in ("not_found", "bad_request", "forbidden"):
-        message = build_reply(name, "m").error_message or ""
+        message = render_answer(name, "m").error_message or ""
         assert "model" not in message.lower() and "does not exist" not in message
 
 
 def test_rate_limit_headers_and_override_merge_case_insensitively() -> None:
-    preset = build_reply("rate_limit", "m").headers
+    preset = render_answer("rate_limit", "m").headers
     assert preset["Retry-After"] == "1" and preset["retry-after-ms"] == "1000"
     assert preset["x-ratelimit-remaining-requests"] == "0"
     assert preset["x-ratelimit-reset-requests"] == "1s"
     assert "x-ratelimit-limit-requests" in preset
-    merged = build_reply("rate_limit", "m", headers={"retry-after": "7"}).headers
+    merged = render_answer("rate_limit", "m", headers={"retry-after": "7"}).headers
     assert merged["retry-after"] == "7" and "Retry-After" not in merged
 
 
 def test_body_overrides_json_or_text() -> None:
-    text = build_reply("bad_gateway", "m", body="<html>502</html>")
+    text = render_answer("bad_gateway", "m", body="<html>502</html>")
     assert text.body == b"<html>502</html>"
     assert text.headers["Content-Type"] == "text/plain; charset=utf-8"
-    html = build_reply("bad_gateway", "m", body="<h1>x</h1>", headers={"Content-Type": "text/html"})
+    html = render_answer(
+        "bad_gateway", "m", body="<h1>x</h1>", headers={"Content-Type": "text/html"}
+    )
     assert html.headers["Content-Type"] == "text/html"
-    assert json.loads(build_reply("success", "m", body=[1, 2]).body) == [1, 2]
-    assert build_reply("server_error", "m", status=599).status == 599
+    assert json.loads(render_answer("success", "m", body=[1, 2]).body) == [1, 2]
+    assert render_answer("server_error", "m", status=599).status == 599
 
 
 def test_success_malformed_and_empty_choices_bodies() -> None:
-    ok = build_reply("success", "m", content="pong", completion_id="chatcmpl-x", prompt_tokens=3)
-    assert ok.data["choices"][0]["message"] == {"role": "assistant", "content": "pong"}
-    assert ok.data["usage"] == {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}
-    broken = build_reply("malformed_json", "m")
+    ok = render_answer("success", "m", content="pong", completion_id="chatcmpl-x", prompt_tokens=3)
+    assert ok.json_body["choices"][0]["message"] == {"role": "assistant", "content": "pong"}
+    assert ok.json_body["usage"] == {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}
+    broken = render_answer("malformed_json", "m")
     assert broken.body == b'{"id": "chatcmpl-broken", "choices": ['
     assert broken.headers["Content-Type"] == "application/json"
     with pytest.raises(json.JSONDecodeError):
         json.loads(broken.body)
-    assert build_reply("empty_choices", "m").data["choices"] == []
+    assert render_answer("empty_choices", "m").json_body["choices"] == []
     with pytest.raises(ValueError, match="sends no HTTP response"):
-        build_reply("reset", "m")
+        render_answer("reset", "m")
 
 
-def test_error_message_is_the_first_failing_steps() -> None:
-    assert parse_behaviour(["success"]).error_message("m") is None
-    flaky = parse_behaviour(
+def test_error_message_is_the_first_failing_stages() -> None:
+    assert parse_script(["success"]).error_message("m") is None
+    flaky = parse_script(
         [{"answer": "success", "times": 1}, {"answer": "reset", "times": 1}, "overloaded"]
     )
     assert flaky.error_message("m") == (
         "The engine is currently overloaded, please try again later."
     )
-    custom = parse_behaviour({"answer": "server_error", "body": {"error": {"message": "boom"}}})
+    custom = parse_script({"answer": "server_error", "body": {"error": {"message": "boom"}}})
     assert custom.error_message("m") == "boom"
 
 
-# -- scenario documents and files ----------------------------------------------------
+# -- script file documents and files ----------------------------------------------------
 
-SCENARIO_YAML = """\
+SCRIPT_FILE_YAML = """\
 models:
   gone-model: model_not_found          # preset shorthand
   healthy-model: success
@@ -345,21 +349,21 @@ models:
 """
 
 
-def test_the_documented_scenario_file_loads(tmp_path: Path) -> None:
-    path = tmp_path / "scenario.yaml"
-    path.write_text(SCENARIO_YAML)
-    scenario = load_scenario(path)
-    assert scenario.source == str(path)
-    assert list(scenario.models) == ["gone-model", "healthy-model", "flaky", "slow", "limited"]
-    assert scenario.models["flaky"].describe() == "server_error x2, then success"
-    assert scenario.models["slow"].answer_at(1).seconds == 5.0
-    assert scenario.models["limited"].answer_at(1).headers == {"Retry-After": "2"}
+def test_the_documented_script_file_loads(tmp_path: Path) -> None:
+    path = tmp_path / "scripts.yaml"
+    path.write_text(SCRIPT_FILE_YAML)
+    script_file = load_script_file(path)
+    assert script_file.source == str(path)
+    assert list(script_file.models) == ["gone-model", "healthy-model", "flaky", "slow", "limited"]
+    assert script_file.models["flaky"].describe() == "server_error x2, then success"
+    assert script_file.models["slow"].answer_at(1).seconds == 5.0
+    assert script_file.models["limited"].answer_at(1).headers == {"Retry-After": "2"}
 
 
-def test_json_scenarios_load_too(tmp_path: Path) -> None:
+def test_json_script_files_load_too(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     path.write_text(json.dumps({"models": {"a": ["success"]}}))
-    assert load_scenario(path).models["a"] == Behaviour.healthy()
+    assert load_script_file(path).models["a"] == parse_script("success")
 
 
 @pytest.mark.parametrize(
@@ -372,7 +376,7 @@ def test_json_scenarios_load_too(tmp_path: Path) -> None:
         (
             "models:\n  flaky:\n    - {answer: server_error, times: 2}\n"
             "    - {answer: success, times: 1}\n",
-            "models.flaky[1].times: the last step must not have times, or the sequence never ends",
+            "models.flaky[1].times: the last stage must not have times, or the sequence never ends",
         ),
         ("models:\n  a: succes\n", "models.a: unknown answer 'succes'; did you mean 'success'?"),
         ("modles:\n  a: success\n", "modles: unknown key; did you mean 'models'?"),
@@ -384,13 +388,11 @@ def test_json_scenarios_load_too(tmp_path: Path) -> None:
         ("models: [a\n", "not valid YAML: line 2, column 1:"),
     ],
 )
-def test_bad_scenario_files_name_the_file_and_field(
-    tmp_path: Path, text: str, message: str
-) -> None:
-    path = tmp_path / "scenario.yaml"
+def test_bad_script_files_name_the_file_and_field(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "scripts.yaml"
     path.write_text(text)
     with pytest.raises(ScriptError) as caught:
-        load_scenario(path)
+        load_script_file(path)
     assert str(caught.value).startswith(f"{path}: ")
     assert message.lstrip(": ") in str(caught.value)
     assert "\n" not in str(caught.value)
@@ -398,14 +400,14 @@ def test_bad_scenario_files_name_the_file_and_field(
 
 def test_file_level_problems(tmp_path: Path) -> None:
     with pytest.raises(ScriptError, match="must end in .yaml, .yml or .json"):
-        load_scenario(tmp_path / "s.txt")
+        load_script_file(tmp_path / "s.txt")
     with pytest.raises(ScriptError, match="cannot read: No such file"):
-        load_scenario(tmp_path / "missing.yaml")
+        load_script_file(tmp_path / "missing.yaml")
     duplicate = tmp_path / "dup.json"
     duplicate.write_text('{"models": {"a": "success", "a": "reset"}}')
     with pytest.raises(ScriptError, match="duplicate key 'a'"):
-        load_scenario(duplicate)
+        load_script_file(duplicate)
     broken = tmp_path / "broken.json"
     broken.write_text('{"models": ')
     with pytest.raises(ScriptError, match="not valid JSON: line 1"):
-        load_scenario(broken)
+        load_script_file(broken)

@@ -1,4 +1,4 @@
-"""The answer catalogue behind the Examples table, and the refusing port."""
+"""The answer phrases behind the Examples table, and the refusing port."""
 
 from __future__ import annotations
 
@@ -6,31 +6,30 @@ import socket
 
 import pytest
 
-from hermetic.closed_port import ClosedPort
 from hermetic.errors import HarnessError
-from hermetic.mock_script import parse_behaviour
-from hermetic.provider_answers import ANSWERS, REFUSED, provider_answer
+from hermetic.mock import ClosedPort, parse_script
+from hermetic.provider_answers import PHRASES, REFUSED, answer_phrase
 
 
-@pytest.mark.parametrize("phrase", sorted(ANSWERS))
-def test_every_answer_is_a_valid_mock_script(phrase: str) -> None:
-    answer = provider_answer(phrase)
-    if answer.refuses_connections:
-        assert answer.script == REFUSED
+@pytest.mark.parametrize("phrase", sorted(PHRASES))
+def test_every_phrase_is_a_valid_mock_script(phrase: str) -> None:
+    meaning = answer_phrase(phrase)
+    if meaning.refuses_connections:
+        assert meaning.spec == REFUSED
     else:
-        parse_behaviour(answer.script)  # raises on an invalid script
+        parse_script(meaning.spec)  # raises on an invalid spec
 
 
 def test_unknown_phrase_lists_the_known_ones() -> None:
     with pytest.raises(HarnessError) as caught:
-        provider_answer("teapot (418)")
-    assert "unknown provider answer 'teapot (418)'" in str(caught.value)
+        answer_phrase("teapot (418)")
+    assert "unknown provider answer phrase 'teapot (418)'" in str(caught.value)
     assert "rate limited (429)" in str(caught.value)
 
 
 def test_hang_is_longer_than_the_request_timeout_it_sets() -> None:
-    hang = provider_answer("no answer in time")
-    assert hang.script["seconds"] > hang.tuning["request_timeout_seconds"]
+    hang = answer_phrase("no answer in time")
+    assert hang.spec["seconds"] > hang.tuning["request_timeout_seconds"]
 
 
 def test_closed_port_refuses_connections() -> None:

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parent.parent
 if __package__ in (None, "") and str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from hermetic.mock_provider import MockProvider  # noqa: E402
+from hermetic.mock import MockProvider  # noqa: E402
 from hermetic.sandbox import Sandbox  # noqa: E402
 from hermetic.scenario_run import ScenarioRun  # noqa: E402
 from hermetic.settings import Settings  # noqa: E402

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Record the keyword arguments real Hermes passes to ``api_request_error``, per provider answer.
 
-For every answer in hermetic.provider_answers (the rows of the failure table) this runs one real
-``hermes cron tick`` with a recording plugin and writes all hook calls to
+For every answer phrase in hermetic.provider_answers (the rows of the failure table) this runs
+one real ``hermes cron tick`` with a recording plugin and writes all hook calls to
 tests/fixtures/hook_calls_hermes_<version>.json. The plugin's unit tests classify these exact
 calls, so a Hermes upgrade that changes the arguments shows up as a fixture diff.
 
@@ -20,8 +20,8 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from hermetic.mock_provider import MockProvider  # noqa: E402
-from hermetic.provider_answers import ANSWERS  # noqa: E402
+from hermetic.mock import MockProvider  # noqa: E402
+from hermetic.provider_answers import PHRASES  # noqa: E402
 from hermetic.sandbox import Sandbox  # noqa: E402
 from hermetic.scenario_run import ScenarioRun  # noqa: E402
 from hermetic.settings import find_hermes, hermes_version, load_plugin  # noqa: E402
@@ -70,7 +70,7 @@ def main() -> int:
     hermes = find_hermes("")
     release = hermes_version(hermes)
     recorded = {}
-    for phrase in ANSWERS:
+    for phrase in PHRASES:
         calls = record(phrase, hermes)
         recorded[phrase] = calls
         print(f"{phrase:34} {len(calls)} hook call(s)", flush=True)

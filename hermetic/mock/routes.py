@@ -30,7 +30,7 @@ from typing import Any
 
 from aiohttp import web
 
-from hermetic.mock_answers import (
+from hermetic.mock.answers import (
     DEFAULT_CONTENT,
     EMPTY_REPLY,
     HANG,
@@ -43,12 +43,8 @@ from hermetic.mock_answers import (
     model_not_found_error,
     model_object,
 )
-from hermetic.mock_journal import CHAT, PROBE, UNMATCHED, JournalEntry
-from hermetic.mock_journal import EMPTY_REPLY as OUTCOME_EMPTY_REPLY
-from hermetic.mock_journal import HANG as OUTCOME_HANG
-from hermetic.mock_journal import RESET as OUTCOME_RESET
-from hermetic.mock_registry import MockState
-from hermetic.mock_script import Answer, ScriptError, model_field, parse_behaviour
+from hermetic.mock.script import Answer, ScriptError, model_field, parse_script
+from hermetic.mock.state import CHAT, PROBE, UNMATCHED, ProviderEntry, ProviderState, outcome_of
 
 __all__ = [
     "CHAT_PATHS",
@@ -60,8 +56,7 @@ __all__ = [
     "Routes",
 ]
 
-# The CLI attaches its stderr handler to this logger, so the routes log under its name.
-LOG = logging.getLogger("hermetic.mock_provider")
+LOG = logging.getLogger(__name__)
 
 # 418 because no real provider sends it: an unmatched answer must never be confused with a
 # provider's 404.
@@ -97,9 +92,9 @@ _FALSE = ("", "0", "false", "no", "off")
 
 
 class Routes:
-    """aiohttp handlers; all state lives in the shared :class:`MockState`."""
+    """aiohttp handlers; all state lives in the shared :class:`ProviderState`."""
 
-    def __init__(self, state: MockState) -> None:
+    def __init__(self, state: ProviderState) -> None:
         self._state = state
         # Set when the server shuts down, so a scripted hang ends at once instead of holding
         # stop() for up to its full length. Not bound to a loop until first awaited.
@@ -156,7 +151,7 @@ class Routes:
                     status=answer.http_status,
                     stream=stream,
                     chat_attempt=True,
-                    outcome=_outcome(answer),
+                    outcome=outcome_of(answer),
                     answer=answer.name,
                 )
         if picked is None:
@@ -189,8 +184,8 @@ class Routes:
             )
             status = answer.http_status or 200
             return await _send_event_stream(request, chunks, status, answer.headers)
-        reply = answer.reply(model, completion_id=completion_id, prompt_tokens=tokens)
-        return web.Response(status=reply.status, body=reply.body, headers=reply.headers)
+        rendered = answer.render(model, completion_id=completion_id, prompt_tokens=tokens)
+        return web.Response(status=rendered.status, body=rendered.body, headers=rendered.headers)
 
     async def _stopped_within(self, seconds: float) -> bool:
         """Wait ``seconds``; True if the server started stopping first."""
@@ -233,11 +228,11 @@ class Routes:
     async def control_models(self, request: web.Request) -> web.Response:
         scripts = self._state.scripts
         models = {}
-        for model, behaviour in scripts.all().items():
+        for model, script in scripts.all().items():
             upcoming = scripts.peek(model)
             models[model] = {
-                "script": behaviour.to_spec(),
-                "summary": behaviour.describe(),
+                "script": script.to_spec(),
+                "summary": script.describe(),
                 "position": scripts.position(model),
                 "next_answer": upcoming.name if upcoming is not None else None,
             }
@@ -251,13 +246,13 @@ class Routes:
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             return _invalid_script("", f"the request body must be a JSON spec: {exc}")
         try:
-            behaviour = parse_behaviour(spec, model_field(model))
+            script = parse_script(spec, model_field(model))
         except ScriptError as exc:
             return _invalid_script(exc.field, exc.detail)
-        self._state.scripts.set(model, behaviour)
-        LOG.info("scripted %s: %s", model, behaviour.describe())
+        self._state.scripts.set(model, script)
+        LOG.info("scripted %s: %s", model, script.describe())
         return web.json_response(
-            {"model": model, "script": behaviour.to_spec(), "summary": behaviour.describe()}
+            {"model": model, "script": script.to_spec(), "summary": script.describe()}
         )
 
     async def control_delete_model(self, request: web.Request) -> web.Response:
@@ -270,7 +265,7 @@ class Routes:
         )
 
     async def control_journal(self, request: web.Request) -> web.Response:
-        entries = self._state.journal.entries(
+        entries = self._state.journal.select(
             model=request.query.get("model"), kind=request.query.get("kind")
         )
         return web.json_response([dataclasses.asdict(e) for e in entries])
@@ -302,7 +297,7 @@ class Routes:
 
     # -- helpers -------------------------------------------------------------
 
-    def _record(self, request: web.Request, **fields: Any) -> JournalEntry:
+    def _record(self, request: web.Request, **fields: Any) -> ProviderEntry:
         entry = self._state.journal.record(
             method=request.method, path=request.path, headers=request.headers, **fields
         )
@@ -338,14 +333,6 @@ class Routes:
             status=UNMATCHED_STATUS,
             headers={MARKER_HEADER: "unmatched"},
         )
-
-
-def _outcome(answer: Answer) -> str:
-    return {
-        HANG: OUTCOME_HANG,
-        RESET: OUTCOME_RESET,
-        EMPTY_REPLY: OUTCOME_EMPTY_REPLY,
-    }.get(answer.name, "answered")
 
 
 def _invalid_script(field: str, detail: str) -> web.Response:

@@ -1,8 +1,17 @@
-"""How the mock provider behaves per model: the script format, parsed and validated in one place.
+"""A model's script for the mock provider: the format, parsed and validated in one place.
 
-The same *spec* is accepted by the scenario file, the HTTP control API
+Vocabulary (one name each, in code, help and docs):
+
+* :class:`Answer` -- what the mock does with one chat request: an answer name (its
+  :class:`~hermetic.mock.answers.Preset`) plus overrides;
+* :class:`Stage` -- one answer for ``times`` requests in a row (the last stage: forever);
+* :class:`Script` -- a model's stages, in order;
+* :class:`ScriptFile` -- the scripts of several models, read from YAML or JSON (the CLI's
+  ``--scenario FILE``).
+
+The same *spec* is accepted by a script file, the HTTP control API
 (``PUT /__hermetic/models/{model}``) and Python (``MockProvider.script``), and all three go
-through :func:`parse_behaviour`, so a spec that works in one works in the others and a mistake
+through :func:`parse_script`, so a spec that works in one works in the others and a mistake
 gets the same message everywhere.
 
 A spec is one of:
@@ -10,12 +19,12 @@ A spec is one of:
 * an answer name: ``"model_not_found"`` -- that answer, for every request;
 * an answer mapping: ``{answer: hang, seconds: 5}`` or
   ``{answer: rate_limit, headers: {Retry-After: "2"}}`` -- one answer with overrides;
-* a list of steps: ``[{answer: server_error, times: 2}, {answer: success}]`` -- each step but
-  the last answers ``times`` requests; the last step has no ``times`` and answers forever.
+* a list of stages: ``[{answer: server_error, times: 2}, {answer: success}]`` -- each stage but
+  the last answers ``times`` requests; the last stage has no ``times`` and answers forever.
 
 Answer mapping keys: ``answer`` (required), ``status`` (100-599), ``body`` (JSON object/array,
 or a string sent as text), ``headers`` (name -> string), ``content`` (reply text; success and
-hang only), ``seconds`` (hang only, required there), plus ``times`` in a list step.
+hang only), ``seconds`` (hang only, required there), plus ``times`` in a list stage.
 
 Errors are :class:`ScriptError`: a field path such as ``models.flaky[1].times`` plus what is
 wrong with it, so the message points at the line to fix.
@@ -35,36 +44,36 @@ from typing import Any
 
 import yaml
 
-from hermetic.mock_answers import (
+from hermetic.mock.answers import (
     ANSWER_NAMES,
-    ANSWERS,
     CONNECTION_ANSWERS,
     HANG,
     MAX_HANG_SECONDS,
+    PRESETS,
     SUCCESS,
     SUCCESS_ANSWERS,
-    Reply,
-    build_reply,
+    RenderedAnswer,
+    render_answer,
 )
 
 __all__ = [
     "ANSWER_KEYS",
-    "STEP_KEYS",
+    "STAGE_KEYS",
     "Answer",
-    "Behaviour",
-    "Scenario",
+    "Script",
     "ScriptError",
-    "Step",
-    "failing_behaviour",
-    "load_scenario",
+    "ScriptFile",
+    "Stage",
+    "failing_script",
+    "load_script_file",
     "model_field",
-    "parse_behaviour",
-    "parse_scenario",
+    "parse_script",
+    "parse_script_file",
 ]
 
 ANSWER_KEYS = ("answer", "status", "body", "headers", "content", "seconds")
-STEP_KEYS = (*ANSWER_KEYS, "times")
-SCENARIO_KEYS = ("models",)
+STAGE_KEYS = (*ANSWER_KEYS, "times")
+SCRIPT_FILE_KEYS = ("models",)
 
 # RFC 9110 token characters: anything else in a header name breaks the HTTP response.
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
@@ -114,7 +123,7 @@ def _child(prefix: str, key: str | int) -> str:
 
 
 def model_field(model: str) -> str:
-    """Where a model's script sits in a scenario file: ``models.<model>``."""
+    """Where a model's script sits in a script file: ``models.<model>``."""
     return _child("models", model)
 
 
@@ -145,13 +154,13 @@ def _is_positive_int(value: Any) -> bool:
 
 
 # --------------------------------------------------------------------------
-# The model: Answer, Step, Behaviour
+# The model: Answer, Stage, Script
 # --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Answer:
-    """One answer preset plus its overrides. Validated on construction (ScriptError)."""
+    """An answer name (its preset) plus overrides. Validated on construction (ScriptError)."""
 
     name: str
     status: int | None = None
@@ -184,18 +193,18 @@ class Answer:
     @property
     def http_status(self) -> int | None:
         """The status this answer sends (override or preset); None for reset/empty_reply."""
-        return self.status if self.status is not None else ANSWERS[self.name].status
+        return self.status if self.status is not None else PRESETS[self.name].status
 
     @property
     def serves(self) -> bool:
         """True when this answer is a working model: success or hang, with a 2xx status."""
         return self.name in SUCCESS_ANSWERS and (self.status is None or 200 <= self.status < 300)
 
-    def reply(
+    def render(
         self, model: str, *, completion_id: str = "chatcmpl-mock-0", prompt_tokens: int = 1
-    ) -> Reply:
-        """The HTTP reply this answer sends for ``model`` (ValueError for reset/empty_reply)."""
-        return build_reply(
+    ) -> RenderedAnswer:
+        """What this answer sends for ``model`` (ValueError for reset/empty_reply)."""
+        return render_answer(
             self.name,
             model,
             status=self.status,
@@ -230,7 +239,7 @@ class Answer:
 def _check_name(name: Any) -> None:
     if not isinstance(name, str):
         raise ScriptError("answer", f"must be an answer name (a string), not {_type_name(name)}")
-    if name not in ANSWERS:
+    if name not in PRESETS:
         raise ScriptError(
             "answer",
             f"unknown answer {name!r}{_suggest(name, ANSWER_NAMES)} "
@@ -313,8 +322,8 @@ def _checked_seconds(name: str, seconds: Any) -> float | None:
 
 
 @dataclass(frozen=True)
-class Step:
-    """An answer for ``times`` requests in a row; ``times=None`` means forever (last step)."""
+class Stage:
+    """An answer for ``times`` requests in a row; ``times=None`` means forever (last stage)."""
 
     answer: Answer
     times: int | None = None
@@ -331,161 +340,134 @@ class Step:
         return spec if self.times is None else {**spec, "times": self.times}
 
 
-_LAST_STEP_TIMES = (
-    "the last step must not have times, or the sequence never ends in a defined answer: "
-    "drop times so the last step answers forever"
+_LAST_STAGE_TIMES = (
+    "the last stage must not have times, or the sequence never ends in a defined answer: "
+    "drop times so the last stage answers forever"
 )
-_MISSING_TIMES = "required for every step but the last: how many requests get this answer"
+_MISSING_TIMES = "required for every stage but the last: how many requests get this answer"
 
 
-def _sequence_problem(steps: Sequence[Step]) -> tuple[int, str, str] | None:
-    """The first rule a step list breaks, as (index, field, detail); None if it is fine."""
-    for index, step in enumerate(steps[:-1]):
-        if step.times is None:
+def _sequence_problem(stages: Sequence[Stage]) -> tuple[int, str, str] | None:
+    """The first rule a stage list breaks, as (index, field, detail); None if it is fine."""
+    for index, stage in enumerate(stages[:-1]):
+        if stage.times is None:
             return index, "times", _MISSING_TIMES
-    if steps[-1].times is not None:
-        return len(steps) - 1, "times", _LAST_STEP_TIMES
+    if stages[-1].times is not None:
+        return len(stages) - 1, "times", _LAST_STAGE_TIMES
     return None
 
 
 @dataclass(frozen=True)
-class Behaviour:
-    """A model's script: steps picked by the request count since the model was scripted.
+class Script:
+    """A model's stages, picked by the request count since the model was scripted.
 
-    Build one with :meth:`parse` (any spec), :func:`failing_behaviour`, or the shorthands
-    :meth:`healthy`, :meth:`model_not_found` and :meth:`gone`.
+    Build one from any spec with :func:`parse_script`, or with :func:`failing_script`.
     """
 
-    steps: tuple[Step, ...]
+    stages: tuple[Stage, ...]
 
     def __post_init__(self) -> None:
-        steps = self.steps
-        if isinstance(steps, str | Mapping | Answer) or not isinstance(steps, Sequence):
-            raise ScriptError(
-                "steps", "must be a sequence of Step (use Behaviour.parse for a spec)"
-            )
-        steps = tuple(steps)
-        object.__setattr__(self, "steps", steps)
-        if not steps:
-            raise ScriptError("steps", "empty sequence: give at least one answer")
-        for index, step in enumerate(steps):
-            if not isinstance(step, Step):
-                raise ScriptError(f"steps[{index}]", f"must be a Step, not {_type_name(step)}")
-        problem = _sequence_problem(steps)
+        stages = self.stages
+        if isinstance(stages, str | Mapping | Answer) or not isinstance(stages, Sequence):
+            raise ScriptError("stages", "must be a sequence of Stage (use parse_script for a spec)")
+        stages = tuple(stages)
+        object.__setattr__(self, "stages", stages)
+        if not stages:
+            raise ScriptError("stages", "empty sequence: give at least one answer")
+        for index, stage in enumerate(stages):
+            if not isinstance(stage, Stage):
+                raise ScriptError(f"stages[{index}]", f"must be a Stage, not {_type_name(stage)}")
+        problem = _sequence_problem(stages)
         if problem is not None:
             index, key, detail = problem
-            raise ScriptError(f"steps[{index}].{key}", detail)
-
-    # -- building ------------------------------------------------------------
-
-    @classmethod
-    def parse(cls, spec: Any, path: str = "") -> Behaviour:
-        return parse_behaviour(spec, path)
-
-    @classmethod
-    def always(cls, answer: Answer) -> Behaviour:
-        return cls((Step(answer),))
-
-    @classmethod
-    def healthy(cls, content: str | None = None) -> Behaviour:
-        return cls.always(Answer(SUCCESS, content=content))
-
-    @classmethod
-    def model_not_found(cls) -> Behaviour:
-        return cls.always(Answer("model_not_found"))
-
-    @classmethod
-    def gone(cls) -> Behaviour:
-        return cls.always(Answer("model_gone"))
-
-    # -- reading -------------------------------------------------------------
+            raise ScriptError(f"stages[{index}].{key}", detail)
 
     def answer_at(self, position: int) -> Answer:
         """The answer for the ``position``-th request (1-based) since the script was set."""
         remaining = max(position, 1)
-        for step in self.steps:
-            if step.times is None or remaining <= step.times:
-                return step.answer
-            remaining -= step.times
-        raise AssertionError("unreachable: the last step has no times")
+        for stage in self.stages:
+            if stage.times is None or remaining <= stage.times:
+                return stage.answer
+            remaining -= stage.times
+        raise AssertionError("unreachable: the last stage has no times")
 
     @property
     def serves(self) -> bool:
         """True when the first request is answered like a working model."""
-        return self.steps[0].answer.serves
+        return self.stages[0].answer.serves
 
     def error_message(self, model: str) -> str | None:
-        """``error.message`` of the first step whose reply carries one, else None."""
-        for step in self.steps:
-            if step.answer.sends_response and not step.answer.serves:
-                message = step.answer.reply(model).error_message
+        """``error.message`` of the first stage whose answer carries one, else None."""
+        for stage in self.stages:
+            if stage.answer.sends_response and not stage.answer.serves:
+                message = stage.answer.render(model).error_message
                 if message is not None:
                     return message
         return None
 
     def to_spec(self) -> str | dict[str, Any] | list[dict[str, Any]]:
-        """The shortest spec that parses back to this behaviour (for the control API)."""
-        if len(self.steps) == 1:
-            return self.steps[0].answer.to_spec()
-        return [step.to_spec() for step in self.steps]
+        """The shortest spec that parses back to this script (for the control API)."""
+        if len(self.stages) == 1:
+            return self.stages[0].answer.to_spec()
+        return [stage.to_spec() for stage in self.stages]
 
     def describe(self) -> str:
         """One line, e.g. ``server_error x2, then success``."""
         parts = [
-            step.answer.describe() + (f" x{step.times}" if step.times is not None else "")
-            for step in self.steps
+            stage.answer.describe() + (f" x{stage.times}" if stage.times is not None else "")
+            for stage in self.stages
         ]
         return ", then ".join(parts)
 
 
-def failing_behaviour(answer: str | Mapping[str, Any], times: int | None = None) -> Behaviour:
+def failing_script(answer: str | Mapping[str, Any], times: int | None = None) -> Script:
     """``answer`` for ``times`` requests, then success; ``times=None`` fails forever."""
     if times is None:
-        return parse_behaviour(answer)
+        return parse_script(answer)
     first = {"answer": answer} if isinstance(answer, str) else dict(answer)
-    return parse_behaviour([{**first, "times": times}, SUCCESS])
+    return parse_script([{**first, "times": times}, SUCCESS])
 
 
 # --------------------------------------------------------------------------
-# The parser: spec (str / mapping / list) -> Behaviour
+# The parser: spec (str / mapping / list) -> Script
 # --------------------------------------------------------------------------
 
 
-def parse_behaviour(spec: Any, path: str = "") -> Behaviour:
-    """Turn a spec into a :class:`Behaviour`; ScriptError names the field under ``path``.
+def parse_script(spec: Any, path: str = "") -> Script:
+    """Turn a spec into a :class:`Script`; ScriptError names the field under ``path``.
 
-    ``path`` is where the spec sits, e.g. ``models.flaky``. Behaviour and Answer instances
+    ``path`` is where the spec sits, e.g. ``models.flaky``. Script and Answer instances
     are accepted as they are.
     """
-    if isinstance(spec, Behaviour):
+    if isinstance(spec, Script):
         return spec
     if isinstance(spec, Answer):
-        return Behaviour.always(spec)
+        return Script((Stage(spec),))
     if isinstance(spec, str | Mapping):
-        step = _parse_step(spec, path)
-        if step.times is not None:
-            raise ScriptError(_child(path, "times"), _LAST_STEP_TIMES)
-        return Behaviour((step,))
+        stage = _parse_stage(spec, path)
+        if stage.times is not None:
+            raise ScriptError(_child(path, "times"), _LAST_STAGE_TIMES)
+        return Script((stage,))
     if isinstance(spec, list | tuple):
         if not spec:
             raise ScriptError(path, "empty sequence: give at least one answer")
-        steps = [_parse_step(item, _child(path, index)) for index, item in enumerate(spec)]
-        problem = _sequence_problem(steps)
+        stages = [_parse_stage(item, _child(path, index)) for index, item in enumerate(spec)]
+        problem = _sequence_problem(stages)
         if problem is not None:
             index, key, detail = problem
             raise ScriptError(_child(_child(path, index), key), detail)
-        return Behaviour(tuple(steps))
+        return Script(tuple(stages))
     raise ScriptError(
         path,
-        "must be an answer name, an answer mapping ({answer: ...}) or a list of steps, "
+        "must be an answer name, an answer mapping ({answer: ...}) or a list of stages, "
         f"not {_type_name(spec)}",
     )
 
 
-def _parse_step(spec: Any, path: str) -> Step:
+def _parse_stage(spec: Any, path: str) -> Stage:
     if isinstance(spec, str):
         try:
-            return Step(Answer(spec))
+            return Stage(Answer(spec))
         except ScriptError as exc:
             # In the shorthand the string *is* the answer field: point at it, not at ".answer".
             raise ScriptError(path, exc.detail) from None
@@ -494,11 +476,11 @@ def _parse_step(spec: Any, path: str) -> Step:
             path, f"must be an answer name or a mapping with 'answer', not {_type_name(spec)}"
         )
     for key in spec:
-        if not isinstance(key, str) or key not in STEP_KEYS:
+        if not isinstance(key, str) or key not in STAGE_KEYS:
             raise ScriptError(
                 _child(path, str(key)),
-                f"unknown key{_suggest(str(key), STEP_KEYS)} (expected one of "
-                f"{', '.join(STEP_KEYS)})",
+                f"unknown key{_suggest(str(key), STAGE_KEYS)} (expected one of "
+                f"{', '.join(STAGE_KEYS)})",
             )
     if "answer" not in spec:
         raise ScriptError(
@@ -509,40 +491,40 @@ def _parse_step(spec: Any, path: str) -> Step:
         # The spec says "answer" where the dataclass says "name" (Answer.answer would stutter).
         fields = {key: spec[key] for key in ANSWER_KEYS[1:] if key in spec}
         answer = Answer(spec["answer"], **fields)
-        return Step(answer, spec.get("times"))
+        return Stage(answer, spec.get("times"))
     except ScriptError as exc:
         raise exc.within(path) from None
 
 
 # --------------------------------------------------------------------------
-# Scenario files
+# Script files
 # --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Scenario:
-    """The models a scenario file scripts, and where it came from (for messages)."""
+class ScriptFile:
+    """The scripts a script file gives its models, and where it came from (for messages)."""
 
-    models: dict[str, Behaviour]
+    models: dict[str, Script]
     source: str | None = None
 
 
-def parse_scenario(document: Any, source: str | None = None) -> Scenario:
-    """Validate a loaded scenario document (``{"models": {name: spec}}``)."""
+def parse_script_file(document: Any, source: str | None = None) -> ScriptFile:
+    """Validate a loaded script file document (``{"models": {name: spec}}``)."""
     try:
-        return Scenario(_parse_models(document), source)
+        return ScriptFile(_parse_models(document), source)
     except ScriptError as exc:
         raise (exc.in_file(source) if source else exc) from None
 
 
-def _parse_models(document: Any) -> dict[str, Behaviour]:
+def _parse_models(document: Any) -> dict[str, Script]:
     if not isinstance(document, Mapping):
         raise ScriptError("", f"must be a mapping with a 'models' key, not {_type_name(document)}")
     for key in document:
-        if key not in SCENARIO_KEYS:
+        if key not in SCRIPT_FILE_KEYS:
             raise ScriptError(
                 _child("", str(key)),
-                f"unknown key{_suggest(str(key), SCENARIO_KEYS)} (expected: models)",
+                f"unknown key{_suggest(str(key), SCRIPT_FILE_KEYS)} (expected: models)",
             )
     if "models" not in document:
         raise ScriptError("models", "required: a mapping of model name to script")
@@ -551,23 +533,23 @@ def _parse_models(document: Any) -> dict[str, Behaviour]:
         raise ScriptError(
             "models", f"must be a mapping of model name to script, not {_type_name(models)}"
         )
-    parsed: dict[str, Behaviour] = {}
+    parsed: dict[str, Script] = {}
     for name, spec in models.items():
         if not isinstance(name, str) or not name.strip():
             raise ScriptError(
                 _child("models", str(name)), "a model name must be a non-empty string"
             )
-        parsed[name] = parse_behaviour(spec, model_field(name))
+        parsed[name] = parse_script(spec, model_field(name))
     return parsed
 
 
-def load_scenario(path: str | PathLike[str]) -> Scenario:
-    """Read and validate a scenario file (.yaml, .yml or .json); errors name the file."""
+def load_script_file(path: str | PathLike[str]) -> ScriptFile:
+    """Read and validate a script file (.yaml, .yml or .json); errors name the file."""
     source = str(path)
     file = Path(path)
     suffix = file.suffix.lower()
     if suffix not in (".yaml", ".yml", ".json"):
-        raise ScriptError("", "a scenario file must end in .yaml, .yml or .json", source)
+        raise ScriptError("", "a script file must end in .yaml, .yml or .json", source)
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -577,7 +559,7 @@ def load_scenario(path: str | PathLike[str]) -> Scenario:
         document = _load_json(text) if suffix == ".json" else _load_yaml(text)
     except ScriptError as exc:
         raise exc.in_file(source) from None
-    return parse_scenario(document, source)
+    return parse_script_file(document, source)
 
 
 def _load_json(text: str) -> Any:

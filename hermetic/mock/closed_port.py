@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import socket
 
+__all__ = ["ClosedPort"]
+
 
 class ClosedPort:
     """Bound but never listening: connecting gets ECONNREFUSED, and no other process can take

@@ -2,7 +2,9 @@
 
 An *answer* is what the mock does with one chat-completion request: send an OpenAI-shaped
 status + body + headers (``success``, ``model_not_found``, ``rate_limit``...), wait first
-(``hang``), or break the connection instead of answering (``reset``, ``empty_reply``).
+(``hang``), or break the connection instead of answering (``reset``, ``empty_reply``). Each
+answer name stands for a :class:`Preset` (its default status, body and headers); an answer
+rendered for one model is a :class:`RenderedAnswer`, the bytes to send.
 
 Nothing here touches a socket, so every body can be checked in a unit test. The wording of the
 error messages matters: Hermes classifies provider errors by their text (``"does not exist"``
@@ -20,19 +22,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
-    "ANSWERS",
     "ANSWER_NAMES",
     "CONNECTION_ANSWERS",
     "DEFAULT_CONTENT",
     "EMPTY_REPLY",
     "HANG",
     "MAX_HANG_SECONDS",
+    "PRESETS",
     "RESET",
     "SUCCESS",
     "SUCCESS_ANSWERS",
-    "AnswerInfo",
-    "Reply",
-    "build_reply",
+    "Preset",
+    "RenderedAnswer",
     "chat_completion",
     "chat_completion_chunks",
     "error_body",
@@ -42,6 +43,7 @@ __all__ = [
     "model_list",
     "model_not_found_error",
     "model_object",
+    "render_answer",
 ]
 
 SUCCESS = "success"
@@ -201,8 +203,9 @@ BodyFactory = Callable[[_Context], Any]
 
 
 @dataclass(frozen=True)
-class AnswerInfo:
-    """One preset: its default status, body and headers, and a line for ``--help``."""
+class Preset:
+    """What an answer name stands for: its default status, body and headers, and a line for
+    ``--help``. An :class:`~hermetic.mock.script.Answer` may override each of them."""
 
     name: str
     summary: str
@@ -217,7 +220,7 @@ class AnswerInfo:
 
 
 def _const(body: dict[str, Any]) -> BodyFactory:
-    # A fresh copy per reply: a caller mutating Reply.data must not change the preset.
+    # A fresh copy per rendering: a caller mutating its json_body must not change the preset.
     return lambda _ctx: copy.deepcopy(body)
 
 
@@ -234,33 +237,33 @@ def _empty_choices(ctx: _Context) -> dict[str, Any]:
 _SERVER_ERROR = "The server had an error while processing your request. Sorry about that!"
 
 _PRESETS = (
-    AnswerInfo(
+    Preset(
         SUCCESS,
         "200 chat completion with usage (streamed as SSE when the request asks); "
         "optional content: the reply text",
         200,
         _success,
     ),
-    AnswerInfo(
+    Preset(
         "model_not_found",
         "404 'The model `X` does not exist or you do not have access to it.' "
         "(code model_not_found): a removed model",
         404,
         lambda ctx: model_not_found_error(ctx.model),
     ),
-    AnswerInfo(
+    Preset(
         "model_gone",
         "410 'The model `X` has been deprecated...' (code model_gone): a retired model",
         410,
         lambda ctx: model_gone_error(ctx.model),
     ),
-    AnswerInfo(
+    Preset(
         "not_found",
         "404 plain 'Not Found' that does not name the model",
         404,
         _const(error_body("Not Found", error_type="not_found_error")),
     ),
-    AnswerInfo(
+    Preset(
         "bad_request",
         "400 invalid_request_error about the messages (nothing about the model)",
         400,
@@ -272,7 +275,7 @@ _PRESETS = (
             )
         ),
     ),
-    AnswerInfo(
+    Preset(
         "unauthorized",
         "401 'Incorrect API key provided' (code invalid_api_key)",
         401,
@@ -284,7 +287,7 @@ _PRESETS = (
             )
         ),
     ),
-    AnswerInfo(
+    Preset(
         "forbidden",
         "403 permission_error: the organization may not access the resource",
         403,
@@ -295,7 +298,7 @@ _PRESETS = (
             )
         ),
     ),
-    AnswerInfo(
+    Preset(
         "rate_limit",
         "429 'Rate limit reached' (code rate_limit_exceeded) with Retry-After: 1 "
         "and x-ratelimit-* headers",
@@ -315,7 +318,7 @@ _PRESETS = (
             "x-ratelimit-reset-requests": "1s",
         },
     ),
-    AnswerInfo(
+    Preset(
         "quota",
         "429 'You exceeded your current quota' (code insufficient_quota): billing, not a "
         "rate limit",
@@ -328,19 +331,19 @@ _PRESETS = (
             )
         ),
     ),
-    AnswerInfo(
+    Preset(
         "server_error",
         "500 'The server had an error while processing your request'",
         500,
         _const(error_body(_SERVER_ERROR, error_type="server_error")),
     ),
-    AnswerInfo(
+    Preset(
         "bad_gateway",
         "502 server_error 'Bad gateway.'",
         502,
         _const(error_body("Bad gateway.", error_type="server_error")),
     ),
-    AnswerInfo(
+    Preset(
         "overloaded",
         "503 'The engine is currently overloaded, please try again later.'",
         503,
@@ -351,30 +354,30 @@ _PRESETS = (
             )
         ),
     ),
-    AnswerInfo(
+    Preset(
         HANG,
         f"wait 'seconds' (required, 0 < seconds <= {MAX_HANG_SECONDS:g}), then answer like "
         "success: a provider that does not answer in time",
         200,
         _success,
     ),
-    AnswerInfo(
+    Preset(
         RESET,
         "close the connection with a TCP reset, no response (client: connection reset)",
         None,
     ),
-    AnswerInfo(
+    Preset(
         EMPTY_REPLY,
         "close the connection cleanly without sending anything (client: server disconnected)",
         None,
     ),
-    AnswerInfo(
+    Preset(
         "malformed_json",
         "200 application/json whose body is truncated JSON",
         200,
         lambda _ctx: '{"id": "chatcmpl-broken", "choices": [',
     ),
-    AnswerInfo(
+    Preset(
         "empty_choices",
         '200 valid chat completion with "choices": []',
         200,
@@ -382,12 +385,14 @@ _PRESETS = (
     ),
 )
 
-ANSWERS: dict[str, AnswerInfo] = {info.name: info for info in _PRESETS}
-ANSWER_NAMES: tuple[str, ...] = tuple(ANSWERS)
+PRESETS: dict[str, Preset] = {preset.name: preset for preset in _PRESETS}
+ANSWER_NAMES: tuple[str, ...] = tuple(PRESETS)
 # Answers after which the model counts as served (listed by /v1/models).
 SUCCESS_ANSWERS = frozenset({SUCCESS, HANG})
 # Answers that send no HTTP response, so status/body/headers cannot apply.
-CONNECTION_ANSWERS = frozenset(name for name, info in ANSWERS.items() if not info.sends_response)
+CONNECTION_ANSWERS = frozenset(
+    name for name, preset in PRESETS.items() if not preset.sends_response
+)
 
 
 # --------------------------------------------------------------------------
@@ -396,24 +401,26 @@ CONNECTION_ANSWERS = frozenset(name for name, info in ANSWERS.items() if not inf
 
 
 @dataclass(frozen=True)
-class Reply:
-    """An HTTP answer ready to send: status, headers (with Content-Type) and body bytes."""
+class RenderedAnswer:
+    """An answer rendered for one model: the status, headers (with Content-Type) and body
+    bytes to send."""
 
     status: int
     headers: dict[str, str]
     body: bytes
     # The body as JSON when it is JSON (None for text bodies), so callers can read fields.
-    data: Any = None
+    json_body: Any = None
 
     @property
     def error_message(self) -> str | None:
         """``error.message`` when the body is an OpenAI error envelope."""
-        error = self.data.get("error") if isinstance(self.data, dict) else None
+        body = self.json_body
+        error = body.get("error") if isinstance(body, dict) else None
         message = error.get("message") if isinstance(error, dict) else None
         return message if isinstance(message, str) else None
 
 
-def build_reply(
+def render_answer(
     name: str,
     model: str,
     *,
@@ -423,33 +430,33 @@ def build_reply(
     content: str | None = None,
     completion_id: str = "chatcmpl-mock-0",
     prompt_tokens: int = 1,
-) -> Reply:
-    """The reply preset ``name`` sends for ``model``, with the overrides applied.
+) -> RenderedAnswer:
+    """What the answer ``name`` sends for ``model``: its preset with the overrides applied.
 
     ``body`` replaces the preset body: a dict or list is sent as JSON, a string as text (with
     ``text/plain`` unless ``headers`` sets Content-Type). ``headers`` are merged over the
     preset's. Raises ValueError for an unknown name or for ``reset``/``empty_reply``, which send
     no response.
     """
-    info = ANSWERS.get(name)
-    if info is None:
+    preset = PRESETS.get(name)
+    if preset is None:
         raise ValueError(f"unknown answer {name!r}")
-    if info.status is None or info.body is None:
+    if preset.status is None or preset.body is None:
         raise ValueError(f"answer {name!r} sends no HTTP response")
     if body is None:
         ctx = _Context(
             model, DEFAULT_CONTENT if content is None else content, completion_id, prompt_tokens
         )
-        body = info.body(ctx)
-        content_type = info.content_type
+        body = preset.body(ctx)
+        content_type = preset.content_type
     else:
         content_type = TEXT_TYPE if isinstance(body, str) else JSON_TYPE
-    data = None if isinstance(body, str) else body
+    json_body = None if isinstance(body, str) else body
     raw = body.encode() if isinstance(body, str) else json.dumps(body).encode()
-    merged = {"Content-Type": content_type, **info.headers}
+    merged = {"Content-Type": content_type, **preset.headers}
     for key, value in (headers or {}).items():
         # Header names are case-insensitive: an override replaces the preset's spelling too.
         for existing in [k for k in merged if k.lower() == key.lower()]:
             del merged[existing]
         merged[key] = value
-    return Reply(status if status is not None else info.status, merged, raw, data)
+    return RenderedAnswer(status if status is not None else preset.status, merged, raw, json_body)

@@ -1,0 +1,62 @@
+"""Loopback HTTP peers Hermes talks to in a scenario, and the vocabulary to script them.
+
+* :class:`MockProvider` -- an OpenAI-compatible provider. Each model follows a :class:`Script`,
+  a list of :class:`Stage` objects; a stage sends one :class:`Answer` (an answer name, whose
+  :class:`Preset` gives the defaults, plus overrides) for some requests in a row. A
+  :class:`ScriptFile` scripts several models at once.
+* :class:`HttpSink` -- a webhook receiver that accepts any request and journals its body.
+* :class:`ClosedPort` -- a loopback port that refuses connections ("the provider is down").
+
+Every peer is a :class:`LoopbackServer` (127.0.0.1, a free port, its own thread) and keeps a
+:class:`Journal` of :class:`JournalEntry` subclasses. ``python -m hermetic.mock`` runs the
+provider from a shell.
+"""
+
+from hermetic.mock.answers import ANSWER_NAMES, PRESETS, Preset, RenderedAnswer, render_answer
+from hermetic.mock.closed_port import ClosedPort
+from hermetic.mock.journal import Journal, JournalEntry, redact_authorization
+from hermetic.mock.provider import MockProvider
+from hermetic.mock.routes import CONTROL_PREFIX, MARKER_HEADER, UNMATCHED_STATUS
+from hermetic.mock.script import (
+    Answer,
+    Script,
+    ScriptError,
+    ScriptFile,
+    Stage,
+    failing_script,
+    load_script_file,
+    parse_script,
+    parse_script_file,
+)
+from hermetic.mock.server import LoopbackServer
+from hermetic.mock.sink import HttpSink, SinkEntry
+from hermetic.mock.state import ProviderEntry
+
+__all__ = [
+    "ANSWER_NAMES",
+    "CONTROL_PREFIX",
+    "MARKER_HEADER",
+    "PRESETS",
+    "UNMATCHED_STATUS",
+    "Answer",
+    "ClosedPort",
+    "HttpSink",
+    "Journal",
+    "JournalEntry",
+    "LoopbackServer",
+    "MockProvider",
+    "Preset",
+    "ProviderEntry",
+    "RenderedAnswer",
+    "Script",
+    "ScriptError",
+    "ScriptFile",
+    "SinkEntry",
+    "Stage",
+    "failing_script",
+    "load_script_file",
+    "parse_script",
+    "parse_script_file",
+    "redact_authorization",
+    "render_answer",
+]

@@ -1,0 +1,7 @@
+"""``python -m hermetic.mock``: run the mock provider from a shell (see ``--help``)."""
+
+import sys
+
+from hermetic.mock.cli import main
+
+sys.exit(main())
