@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 from hermetic.alert_store import CONTRACT_DDL, read_alerts
-from hermetic.closed_port import ClosedPort
+from hermetic.mock import ClosedPort
 from hermetic.profile import Profile, find_profile, load_profile
 from hermetic.settings import load_plugin
 from hermetic.telemetry_log import capture_lines
