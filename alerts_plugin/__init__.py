@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from . import telemetry_log
 from .classify import MESSAGE_LIMIT, Alert, classify
 from .sighting import Sighting
-from .telemetry_log import field
+from .telemetry_log import bounded, field
 
 if TYPE_CHECKING:
     from .recorder import Outcome
@@ -81,14 +81,13 @@ def telemetry_dir() -> Path:
 
 
 def _capture_line(alert: Alert) -> str:
-    # Quoting is spelled out (not %r) so the line format is stable whatever
-    # characters the model name contains; field() escapes quotes and line
-    # breaks inside the quotes, so the suite's regex still finds one record per line.
+    # The contract's line: values written with !r, so any model name (quotes, backslashes,
+    # line breaks) stays on one line and reads back exactly. Redacted and bounded first.
     return (
         f"model-unavailable {alert.error_code} captured: "
-        f"model='{field(alert.model)}' provider='{field(alert.provider)}' "
-        f"reason='{field(alert.reason)}' "
-        f"retry_count={alert.retry_count} session={field(alert.session)}"
+        f"model={bounded(alert.model)!r} provider={bounded(alert.provider)!r} "
+        f"reason={bounded(alert.reason)!r} retry_count={alert.retry_count} "
+        f"session={field(alert.session, quoted=False)}"
     )
 
 

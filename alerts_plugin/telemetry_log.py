@@ -48,6 +48,12 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def bounded(value: object, limit: int = FIELD_LIMIT) -> str:
+    """*value* as text: redacted and at most *limit* characters (cut values end with "…")."""
+    text = redact(to_text(value))
+    return text[:limit] + "…" if len(text) > limit else text
+
+
 def field(value: object, limit: int = FIELD_LIMIT, *, quoted: bool = True) -> str:
     """Render *value* for a log line: redacted, single-line, at most *limit* characters.
 
@@ -55,9 +61,7 @@ def field(value: object, limit: int = FIELD_LIMIT, *, quoted: bool = True) -> st
     Python's spelling (``\\n``, ``\\x00``); with *quoted* (for ``'...'``
     fields) quotes and backslashes are escaped too (``\\'``, ``\\\\``).
     """
-    text = "None" if value is None else redact(to_text(value))
-    if len(text) > limit:
-        text = text[:limit] + "…"
+    text = "None" if value is None else bounded(value, limit)
     return (_NEEDS_ESCAPE_QUOTED if quoted else _NEEDS_ESCAPE).sub(_escape, text)
 
 

@@ -1,4 +1,4 @@
-@gateway
+@gateway @promise.gateway
 Feature: The unattended scheduler inside the gateway raises the same alerts
   Most scheduled jobs run unattended: the gateway daemon (`hermes gateway run`, usually under
   systemd) carries a scheduler that fires due jobs on its own. On a developer machine that daemon

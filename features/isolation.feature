@@ -70,7 +70,7 @@ Feature: A test run stays inside its sandbox
   Rule: The plugin Hermes runs is the plugin under test
 
     Scenario: A stale copy of the plugin in the plugins folder is reported, not silently used
-      Given a stale copy of the plugin lies in the plugins folder as "hermetic-alerts.bak.2024"
+      Given a stale copy of the plugin lies in the plugins folder
       And a scheduled job uses the model "gone-model"
       When the scheduler runs once
-      Then the suite reports that Hermes loaded "hermetic-alerts.bak.2024" instead of the plugin under test
+      Then the suite reports that Hermes loaded the stale copy instead of the plugin under test

@@ -1,4 +1,4 @@
-@smoke
+@smoke @promise.removed-model
 Feature: A model the provider stops serving becomes an alert someone can see
   Providers retire models without notice. When that happens to the model a scheduled job uses,
   every run of the job fails with "model not found", and Hermes carries on quietly: nothing tells
@@ -16,7 +16,7 @@ Feature: A model the provider stops serving becomes an alert someone can see
 
   Scenario: A job whose model was removed raises a model-unavailable alert
     Given the provider no longer serves the model "gone-model"
-    And a scheduled job uses the model "gone-model"
+    And an operator schedules a job on the model "gone-model" from the command line
     When the scheduler runs once
     Then the provider received the job's request for "gone-model"
     And the job is marked as failed

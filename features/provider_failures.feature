@@ -1,3 +1,4 @@
+@promise.failure-table
 Feature: Every way a provider can fail leads to a deliberate alert decision
   A provider can fail in many ways, and only some of them mean "this model is no longer
   available". An alert on every rate limit or network blip would bury the one that matters; no

@@ -26,7 +26,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from hermetic.errors import ConfigError
-from hermetic.network_log import _loopback as is_loopback_host
+from hermetic.netguard.site.hermetic_netguard_protocol import is_loopback as is_loopback_host
 
 PROFILE_FILENAME = "hermetic.toml"
 

@@ -1,25 +1,37 @@
-"""Run-wide settings: which plugin and which ``hermes`` the suite drives, from behave userdata."""
+"""Run-wide settings: which plugin, with which profile, on which Hermes; from behave userdata.
+
+Every option is checked once, before any scenario, and a wrong one stops the run with one line
+saying which option and what to do.
+"""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from hermetic.errors import ConfigError, HarnessError
-from hermetic.hermes.installs import DEFAULT_RELEASE, HermesInstallError, ensure_hermes
+from hermetic.hermes.installs import HermesInstallError, ensure_hermes
+from hermetic.hermes.releases import DEFAULT_RELEASE, unsupported_reason
+from hermetic.profile import Profile, find_profile, load_profile
 from hermetic.tempdirs import make_temp_dir
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_PLUGIN_DIR = REPO_ROOT / "alerts_plugin"
 KEEP_CHOICES = ("on-failure", "always", "never")
-KNOWN_KEYS = ("plugin", "hermes", "hermes_version", "keep_sandbox", "sandbox_root", "figures")
-# The release hermes-facts.md was measured on; another one runs only when asked for by name.
-PINNED_HERMES_VERSION = DEFAULT_RELEASE
+KNOWN_KEYS = (
+    "plugin",
+    "profile",
+    "hermes",
+    "hermes_version",
+    "keep_sandbox",
+    "sandbox_root",
+    "figures",
+)
 
 
 @dataclass(frozen=True)
@@ -29,13 +41,41 @@ class PluginUnderTest:
     source: Path
     name: str
 
+    def revision(self) -> str | None:
+        """The VCS revision of the plugin's folder (git), ``+dirty`` when it has changes."""
+        git = shutil.which("git")
+        if git is None:
+            return None
+        try:
+            head = subprocess.run(
+                [git, "-C", str(self.source), "rev-parse", "--short", "HEAD"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+            )
+            if head.returncode != 0:
+                return None
+            status = subprocess.run(
+                [git, "-C", str(self.source), "status", "--porcelain", "--", "."],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return head.stdout.strip() + ("+dirty" if status.stdout.strip() else "")
+
 
 @dataclass(frozen=True)
 class Settings:
     """Everything a scenario needs to know about the run, validated once."""
 
     plugin: PluginUnderTest
+    profile: Profile
     hermes: Path
+    hermes_version: str
     keep_sandbox: str
     sandbox_root: Path | None
     # Where to append per-scenario reliability figures (tools/reliability_figures.py), if at all.
@@ -58,29 +98,52 @@ class Settings:
         sandbox_root = Path(root_text).expanduser().resolve() if root_text else None
         if sandbox_root is not None and not sandbox_root.is_dir():
             raise ConfigError(f"-D sandbox_root={root_text}: not an existing directory")
-        hermes = find_hermes(userdata.get("hermes", ""))
-        check_hermes_version(hermes, (userdata.get("hermes_version") or "").strip())
         check_writable(sandbox_root)
+        plugin = load_plugin(userdata.get("plugin", ""))
+        profile = choose_profile(plugin, userdata.get("profile", ""))
+        hermes, version = choose_hermes(
+            userdata.get("hermes", ""), userdata.get("hermes_version", ""), profile
+        )
         return cls(
-            plugin=load_plugin(userdata.get("plugin", "")),
+            plugin=plugin,
+            profile=profile,
             hermes=hermes,
+            hermes_version=version,
             keep_sandbox=keep,
             sandbox_root=sandbox_root,
             figures=Path(userdata["figures"]).resolve() if userdata.get("figures") else None,
         )
 
+    def describe(self) -> dict[str, Any]:
+        """What was tested, for every report: the plugin (name, path, revision), its profile
+        and the promises it keeps, and the Hermes it ran against."""
+        promises = self.profile.promises
+        return {
+            "plugin": {
+                "name": self.plugin.name,
+                "path": str(self.plugin.source),
+                "revision": self.plugin.revision(),
+            },
+            "profile": str(self.profile.path) if self.profile.path else None,
+            "promises": sorted(promises) if promises is not None else "all",
+            "hermes": {"version": self.hermes_version, "path": str(self.hermes)},
+        }
+
 
 def load_plugin(option: str) -> PluginUnderTest:
-    """Resolve ``-D plugin=DIR`` (default: our alerts plugin) and read its manifest name."""
+    """Resolve ``-D plugin=DIR`` against the current directory (default: the current directory
+    itself, as when run from a plugin's own folder) and read its manifest name."""
     option = (option or "").strip()
-    source = Path(option).expanduser().resolve() if option else DEFAULT_PLUGIN_DIR
-    where = f"-D plugin={option}" if option else f"the default plugin {source}"
+    source = Path(option or ".").expanduser().resolve()
+    where = f"-D plugin={option}" if option else f"the current directory {source}"
     if not source.is_dir():
         raise ConfigError(f"{where}: not a directory")
     manifest = source / "plugin.yaml"
     if not manifest.is_file():
+        hint = "" if option else "; run from the plugin's folder or pass -D plugin=DIR"
         raise ConfigError(
-            f"{where}: no plugin.yaml; a Hermes directory plugin needs a manifest and __init__.py"
+            f"{where}: no plugin.yaml; a Hermes directory plugin needs a manifest and "
+            f"__init__.py{hint}"
         )
     if not (source / "__init__.py").is_file():
         raise ConfigError(f"{where}: no __init__.py with register(ctx)")
@@ -94,25 +157,74 @@ def load_plugin(option: str) -> PluginUnderTest:
     return PluginUnderTest(source=source, name=name.strip())
 
 
-def find_hermes(option: str) -> Path:
-    """Resolve ``-D hermes=PATH``; by default Hermes' own environment (created on first use).
-
-    Never the ``hermes`` beside this Python: there the plugin could import the suite's packages
-    and pass where it fails for users.
-    """
+def choose_profile(plugin: PluginUnderTest, option: str) -> Profile:
+    """``-D profile=FILE``, else the ``hermetic.toml`` beside the plugin, else none."""
     option = (option or "").strip()
     if option:
-        candidate = Path(option).expanduser()
-        if not candidate.is_absolute():
-            found = shutil.which(option)
-            candidate = Path(found) if found else candidate.resolve()
-        if not candidate.is_file():
-            raise ConfigError(f"-D hermes={option}: no such executable")
-        return candidate.absolute()
+        path = Path(option).expanduser().resolve()
+        if not path.is_file():
+            raise ConfigError(f"-D profile={option}: no such file")
+        return load_profile(path)
+    found = find_profile(plugin.source)
+    return load_profile(found) if found else Profile.empty()
+
+
+def choose_hermes(option: str, version_option: str, profile: Profile) -> tuple[Path, str]:
+    """The ``hermes`` to drive and its release.
+
+    ``-D hermes=PATH`` names an installation (its release is read from it, and the profile's
+    [requires] must already be installed there); otherwise Hermes ``-D hermes_version=`` (default
+    0.19.0) in an environment of its own, created on first use, holding the profile's [requires]
+    too. Never the ``hermes`` beside this Python: there the plugin could import the suite's
+    packages and pass where it fails for users.
+    """
+    option, wanted = (option or "").strip(), (version_option or "").strip()
+    if not option:
+        version = wanted or DEFAULT_RELEASE
+        _check_supported(version, "-D hermes_version=" + version)
+        try:
+            install = ensure_hermes(version, profile.requires, say=_say)
+        except HermesInstallError as exc:
+            raise ConfigError(f"{exc}\n(or pass -D hermes=PATH to use another Hermes)") from None
+        return install.hermes, version
+    candidate = Path(option).expanduser()
+    if not candidate.is_absolute():
+        found = shutil.which(option)
+        candidate = Path(found) if found else candidate.resolve()
+    if not candidate.is_file():
+        raise ConfigError(f"-D hermes={option}: no such executable")
+    hermes = candidate.absolute()
     try:
-        return ensure_hermes(PINNED_HERMES_VERSION, say=_say).hermes
-    except HermesInstallError as exc:
-        raise ConfigError(f"{exc}\n(or pass -D hermes=PATH to use another Hermes)") from None
+        version = hermes_version(hermes)
+    except HarnessError as exc:
+        raise ConfigError(f"cannot tell which Hermes {hermes} is: {exc}") from None
+    if version is None:
+        raise ConfigError(f"-D hermes={option}: no hermes-agent is installed beside {hermes}")
+    if wanted and wanted != version:
+        raise ConfigError(f"-D hermes={option} is Hermes {version}, not -D hermes_version={wanted}")
+    _check_supported(version, f"-D hermes={option}")
+    _check_requires(hermes, profile)
+    return hermes, version
+
+
+def _check_supported(version: str, where: str) -> None:
+    reason = unsupported_reason(version)
+    if reason:
+        raise ConfigError(f"{where}: unsupported: {reason}")
+
+
+def _check_requires(hermes: Path, profile: Profile) -> None:
+    if not profile.requires:
+        return
+    from hermetic.hermes.packages import missing_requirements  # a subprocess: only when needed
+
+    missing = missing_requirements(hermes, profile.requires)
+    if missing:
+        raise ConfigError(
+            f"{profile.path}: requires.packages: {', '.join(missing)} not installed beside "
+            f"{hermes}; install them there, or leave out -D hermes= to let the suite build "
+            "Hermes' environment with them"
+        )
 
 
 def _say(message: str) -> None:
@@ -128,23 +240,6 @@ def hermes_version(hermes: Path) -> str | None:
         if name.replace("-", "_") == "hermes_agent":
             return version
     return None
-
-
-def check_hermes_version(hermes: Path, accepted: str) -> None:
-    """Refuse a Hermes other than the pinned release unless ``-D hermes_version=`` names it."""
-    try:
-        found = hermes_version(hermes)
-    except HarnessError as exc:
-        raise ConfigError(f"cannot tell which Hermes {hermes} is: {exc}") from None
-    if found is None:
-        raise ConfigError(f"{hermes} has no hermes-agent installed beside it; pass -D hermes=PATH")
-    wanted = accepted or PINNED_HERMES_VERSION
-    if found != wanted:
-        raise ConfigError(
-            f"{hermes} is hermes-agent {found}, but the suite expects {wanted}; leave out "
-            f"-D hermes= to use Hermes {PINNED_HERMES_VERSION} in its own environment, or "
-            f"pass -D hermes_version={found} to run against it anyway"
-        )
 
 
 def check_writable(root: Path | None) -> None:

@@ -1,4 +1,4 @@
-"""Shared pytest fixtures: the hermes executable and a sandbox that is always removed."""
+"""Shared pytest fixtures: Hermes as users install it, and a sandbox that is always removed."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.sandbox import Sandbox
-from hermetic.settings import find_hermes
+from hermetic.hermes.installs import ensure_hermes
+from hermetic.hermes.sandbox import Sandbox
 
 
 @pytest.fixture(scope="session")
 def hermes_executable() -> Path:
-    return find_hermes("")
+    """The suite's default Hermes, in its own environment (created on first use)."""
+    return ensure_hermes().hermes
 
 
 @pytest.fixture

@@ -26,7 +26,8 @@ from typing import Any
 import pytest
 import yaml
 
-from hermetic.alert_store import CONTRACT_DDL
+from hermetic.contract.alerts import CONTRACT_DDL
+from hermetic.contract.capture_log import CaptureLine, parse_capture
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN_DIR = ROOT / "alerts_plugin"
@@ -39,11 +40,13 @@ GONE_MESSAGE = (
     "'code': 'model_not_found'}}"
 )
 
-CAPTURE_RE = re.compile(
-    r"^\S+ \S+ INFO hermetic_alerts model-unavailable (?P<code>\d+) captured: "
-    r"model='(?P<model>[^']*)' provider='(?P<provider>[^']*)' reason='(?P<reason>[^']*)' "
-    r"retry_count=(?P<retry>\S+) session=(?P<session>\S*)$"
-)
+# The plugin's own part of a log record; the capture itself is read by the contract's reader.
+_INFO_RECORD = re.compile(r"^\S+ \S+ INFO hermetic_alerts ")
+
+
+def capture_of(line: str) -> CaptureLine | None:
+    """The contract capture in one of the plugin's INFO records, or None."""
+    return parse_capture(line) if _INFO_RECORD.match(line) else None
 
 # Loader shared by the fixture and the subprocess test, so both import the
 # plugin exactly like Hermes' PluginManager._load_directory_module does.
@@ -509,7 +512,7 @@ for i in range({writes}):
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 0, err
     assert db_rows(home) == [("gone-model", "custom", 410, "gone", 2 * writes)]
-    captures = [line for line in log_lines(home) if CAPTURE_RE.match(line)]
+    captures = [line for line in log_lines(home) if capture_of(line)]
     assert len(captures) == 2 * writes
     assert not any(" ERROR " in line for line in log_lines(home))
 
@@ -521,16 +524,16 @@ def test_hook_captures_model_not_found(plugin: types.ModuleType, home: Path) -> 
     assert plugin.on_api_request_error(**hermes_kwargs()) is None
     lines = log_lines(home)
     assert len(lines) == 1
-    match = CAPTURE_RE.match(lines[0])
-    assert match, lines[0]
-    assert match.groupdict() == {
-        "code": "404",
-        "model": "gone-model",
-        "provider": "custom",
-        "reason": "model_not_found",
-        "retry": "0",
-        "session": "cron_abc123_20261129_204627",
-    }
+    capture = capture_of(lines[0])
+    assert capture, lines[0]
+    assert (capture.code, capture.model, capture.provider, capture.reason, capture.session) == (
+        404,
+        "gone-model",
+        "custom",
+        "model_not_found",
+        "cron_abc123_20261129_204627",
+    )
+    assert " retry_count=0 " in lines[0]
     assert db_rows(home) == [("gone-model", "custom", 404, GONE_MESSAGE, 1)]
 
 
@@ -555,7 +558,7 @@ def test_hook_counts_repeats_and_5xx_only_on_last_attempt(
         ("gone-model", "custom", 404, GONE_MESSAGE, 2),
     ]
     lines = log_lines(home)
-    assert sum(bool(CAPTURE_RE.match(line)) for line in lines) == 3
+    assert sum(bool(capture_of(line)) for line in lines) == 3
     assert sum(" DEBUG " in line for line in lines) == 2
 
 
@@ -607,7 +610,7 @@ def test_hook_logs_error_when_db_is_corrupt(plugin: types.ModuleType, home: Path
     assert plugin.on_api_request_error(**hermes_kwargs()) is None
     lines = log_lines(home)
     assert len(lines) == 2
-    assert CAPTURE_RE.match(lines[0]), lines[0]
+    assert capture_of(lines[0]), lines[0]
     assert re.search(
         r" ERROR hermetic_alerts could not store model-unavailable alert for "
         r"model='gone-model' provider='custom': \w+: .*not a database",

@@ -2,15 +2,15 @@
 
 The real smoke suite runs in a subprocess and is cancelled while a real ``hermes cron tick`` is
 running: with SIGTERM, as CI cancels a job, and with SIGINT sent to its process group, as a
-terminal's Ctrl-C does. ``tools/run.py`` is checked separately with a stand-in step: it must pass
-the signal on and wait for the step's cleanup instead of exiting under it.
+terminal's Ctrl-C does. A run step (``hermetic.runs.steps``, how ``tools/run.py`` runs behave)
+is checked separately with a stand-in step: it must pass the signal on and wait for the step's
+cleanup instead of exiting under it.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import runpy
 import signal
 import socket
 import subprocess
@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from hermetic.runs.acceptance import scenario_counts
 
 REPO = Path(__file__).resolve().parent.parent
 BEHAVE = Path(sys.executable).parent / "behave"
@@ -168,19 +170,18 @@ sys.exit(3)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_run_py_passes_the_signal_on_once_and_waits_for_cleanup(
-    signum: int, tmp_path: Path
-) -> None:
+def test_a_run_step_gets_the_signal_once_and_is_waited_for(signum: int, tmp_path: Path) -> None:
     child = tmp_path / "child.py"
     child.write_text(CHILD)
     log = tmp_path / "signals.log"
     pid_file = tmp_path / "child.pid"
     driver = textwrap.dedent(
         f"""
-        import runpy, sys
-        tools_run = runpy.run_path({str(REPO / "tools" / "run.py")!r})
+        import sys
+        sys.path.insert(0, {str(REPO)!r})
+        from hermetic.runs.steps import run_step
         step = [sys.executable, *{[str(child), str(log), str(pid_file)]!r}]
-        sys.exit(tools_run["run"]("stand-in", step))
+        sys.exit(run_step("stand-in", step))
         """
     )
     runner = subprocess.Popen(
@@ -211,7 +212,7 @@ def test_run_py_passes_the_signal_on_once_and_waits_for_cleanup(
     assert f"{signal.Signals(signum).name}: passed on to stand-in" in output
 
 
-def test_run_py_counts_scenarios_an_interrupted_run_never_reached_as_skipped(
+def test_scenarios_an_interrupted_run_never_reached_count_as_skipped(
     tmp_path: Path,
 ) -> None:
     # What behave's JUnit reporter writes after an abort: the reached scenarios with their
@@ -223,6 +224,4 @@ def test_run_py_counts_scenarios_an_interrupted_run_never_reached_as_skipped(
         '<testcase name="c" status="untested"><system-out/></testcase>'
         "</testsuite>"
     )
-    scenario_counts = runpy.run_path(str(REPO / "tools" / "run.py"))["scenario_counts"]
-    scenario_counts.__globals__["JUNIT_DIR"] = tmp_path
-    assert scenario_counts() == (1, 1, 1)
+    assert scenario_counts(tmp_path) == (1, 1, 1)

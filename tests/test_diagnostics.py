@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hermetic.diagnostics import failure_report
-from hermetic.hermes_cli import CommandResult
+from hermetic.hermes.commands import CommandResult
+from hermetic.reporting.diagnostics import Evidence, failure_report
 from hermetic.text_tail import tail
 
 
@@ -23,9 +23,13 @@ def test_report_names_the_sandbox_and_tails_each_artefact(tmp_path: Path) -> Non
     report = failure_report(
         sandbox_root=tmp_path,
         last_command=command,
-        files={"telemetry.log": log, "agent.log": tmp_path / "missing.log"},
-        journal=broken_journal,
-        summaries={"jobs": lambda: "job-1: last_status=error"},
+        evidence=[
+            Evidence("telemetry.log", lambda: log),
+            Evidence("agent.log", lambda: tmp_path / "missing.log"),
+            Evidence("jobs", lambda: "job-1: last_status=error"),
+            Evidence("nothing yet", lambda: None),
+            Evidence("mock provider request journal", broken_journal),
+        ],
     )
     assert report.startswith(f"sandbox: {tmp_path}\n")
     assert "`hermes cron tick` exited 0 after 2.5s: stdout" in report
@@ -34,6 +38,7 @@ def test_report_names_the_sandbox_and_tails_each_artefact(tmp_path: Path) -> Non
     assert f"(no file {tmp_path / 'missing.log'})" in report
     assert "job-1: last_status=error" in report
     assert "(unavailable: mock already stopped)" in report
+    assert "nothing yet" not in report
 
 
 def test_tail_reads_only_the_end_of_a_huge_file(tmp_path: Path) -> None:

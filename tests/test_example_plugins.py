@@ -31,11 +31,11 @@ from typing import Any
 
 import pytest
 
-from hermetic.alert_store import CONTRACT_DDL, read_alerts
+from hermetic.contract.alerts import CONTRACT_DDL, read_alerts
+from hermetic.contract.capture_log import capture_lines
 from hermetic.mock import ClosedPort
 from hermetic.profile import Profile, find_profile, load_profile
 from hermetic.settings import load_plugin
-from hermetic.telemetry_log import capture_lines
 
 PLUGINS = Path(__file__).parent / "fixtures" / "plugins"
 PRICEWATCH = PLUGINS / "pricewatch"

@@ -8,6 +8,7 @@ case uses a UDP ``connect``, which only picks a route.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import socket
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.network_log import (
+from hermetic.netguard.log import (
     GUARD_DIR,
     NetworkAttempt,
     NetworkLogError,
@@ -66,7 +67,7 @@ def _guarded(
 ) -> tuple[dict[str, object], list[NetworkAttempt]]:
     """Run ``code`` under the guard; it prints one JSON object as its last stdout line."""
     log = tmp_path / "net.log"
-    result = _python(code, _base_env(tmp_path) | guard_environment(log, mode))
+    result = _python(code, _base_env(tmp_path) | guard_environment(log, mode=mode))
     assert result.returncode == 0, result.stderr
     assert result.stderr == "", result.stderr
     return json.loads(result.stdout.splitlines()[-1]), read_attempts(log)
@@ -429,8 +430,24 @@ def test_guard_leaves_an_idle_cron_tick_alone(tmp_path: Path, hermes_executable:
 # -- the harness-side reader ---------------------------------------------------------------------
 
 
-def test_guard_dir_is_a_site_folder_not_a_package() -> None:
-    assert sorted(p.name for p in GUARD_DIR.iterdir() if p.suffix == ".py") == ["sitecustomize.py"]
+def test_guard_dir_holds_only_the_hook_and_its_protocol() -> None:
+    # Everything here is importable by Hermes and the plugin: only the site hook and the rule it
+    # shares with the harness, both standard library only, under names nobody else uses.
+    modules = sorted(p.name for p in GUARD_DIR.iterdir() if p.suffix == ".py")
+    assert modules == ["__init__.py", "hermetic_netguard_protocol.py", "sitecustomize.py"]
+    for module in modules:
+        tree = ast.parse((GUARD_DIR / module).read_text())
+        imported = {
+            name.split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import | ast.ImportFrom)
+            for name in (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+            )
+        }
+        assert imported <= sys.stdlib_module_names | {"__future__", "hermetic_netguard_protocol"}
 
 
 def test_guard_environment_rejects_an_unknown_mode(tmp_path: Path) -> None:

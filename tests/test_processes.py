@@ -7,9 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hermetic.network_log import GUARD_DIR
-from hermetic.process_log import PROCESS_LOG_VARIABLE, read_process_starts
-from hermetic.processes import processes_with_environment
+from hermetic.hermes.processes import processes_with_environment
+from hermetic.netguard.log import GUARD_DIR
+from hermetic.netguard.process_log import read_process_starts
+from hermetic.netguard.site.hermetic_netguard_protocol import PROCESS_LOG_VARIABLE
 
 
 def test_a_detached_child_is_found_by_its_environment(tmp_path: Path) -> None:

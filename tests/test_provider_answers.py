@@ -8,7 +8,7 @@ import pytest
 
 from hermetic.errors import HarnessError
 from hermetic.mock import ClosedPort, parse_script
-from hermetic.provider_answers import PHRASES, REFUSED, answer_phrase
+from hermetic.mock.phrases import PHRASES, REFUSED, answer_phrase
 
 
 @pytest.mark.parametrize("phrase", sorted(PHRASES))

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.alert_store import CONTRACT_DDL, read_alerts, table_sql
-from hermetic.cron_jobs import JobsFile
+from hermetic.contract.alerts import CONTRACT_DDL, ContractViolation, read_alerts, table_sql
+from hermetic.contract.capture_log import capture_lines
 from hermetic.errors import AlertStoreError, HarnessError
-from hermetic.telemetry_log import capture_lines
+from hermetic.hermes.cron_jobs import JobsFile
 
 DDL = CONTRACT_DDL
 
@@ -61,17 +61,47 @@ def test_corrupt_database_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_table_without_contract_columns_is_named(tmp_path: Path) -> None:
     db = _db(tmp_path / "t.db", ddl="CREATE TABLE model_unavailable_alerts (model TEXT);")
-    with pytest.raises(AlertStoreError, match="lacks column.*error_code"):
+    with pytest.raises(ContractViolation, match="lacks column.*error_code"):
         read_alerts(db)
 
 
-def test_timestamp_without_offset_is_rejected(tmp_path: Path) -> None:
-    db = _db(tmp_path / "t.db", [("a", "", 404, None, "2026-11-29T20:46:27", "x", 1)])
-    alert = read_alerts(db)[0]
-    with pytest.raises(AlertStoreError, match="no UTC offset"):
-        _ = alert.first_seen
-    with pytest.raises(AlertStoreError, match="not an ISO-8601"):
-        _ = alert.last_seen
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        (
+            ("a", "", 404, None, "2026-11-29T20:46:27", "2026-11-29T20:46:27+00:00", 1),
+            "  first_seen_at: '2026-11-29T20:46:27' has no UTC offset; write it like "
+            "'2026-11-29T20:46:27.492054+00:00'",
+        ),
+        (
+            ("a", "", 404, None, "2026-11-29T20:46:27+00:00", "yesterday", 1),
+            "  last_seen_at: 'yesterday' is not ISO-8601 (like '2026-11-29T20:46:27.492054+00:00')",
+        ),
+        (
+            ("a", "", "gone", None, "2026-11-29T20:46:27+00:00", "2026-11-29T20:46:27+00:00", 1),
+            "  error_code: must be the HTTP status as an integer (e.g. 404), found 'gone' (str)",
+        ),
+        (
+            ("a", "", 404, None, "2026-11-29T20:46:27+00:00", "2026-11-29T20:46:27+00:00", 0),
+            "  occurrences: must be an integer of at least 1, found 0",
+        ),
+        (
+            ("a", "", 404, None, "2026-11-29T20:47:00+00:00", "2026-11-29T20:46:00+00:00", 2),
+            "  last_seen_at: 2026-11-29T20:46:00+00:00 is before first_seen_at "
+            "2026-11-29T20:47:00+00:00",
+        ),
+    ],
+)
+def test_a_row_that_breaks_the_contract_fails_naming_the_field(
+    tmp_path: Path, row: tuple, expected: str
+) -> None:
+    db = _db(tmp_path / "t.db", [row])
+    with pytest.raises(ContractViolation) as caught:
+        read_alerts(db)
+    lines = str(caught.value).splitlines()
+    assert lines[0].startswith("the alert for model='a' provider='' in ")
+    assert lines[0].endswith("breaks the contract (CONTRACT.md):")
+    assert lines[1:] == [expected]
 
 
 def test_table_sql_is_what_sqlite_stored(tmp_path: Path) -> None:

@@ -21,9 +21,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from hermetic.report_layout import artefact_dir, slug
-from hermetic.reporting import reports_dir, save_artefacts
-from hermetic.run_summary import build_summary, scenario_status, write_summary
+from hermetic.reporting.artefacts import reports_dir, save_artefacts
+from hermetic.reporting.diagnostics import Evidence
+from hermetic.reporting.layout import artefact_dir, slug
+from hermetic.reporting.summary import build_summary, scenario_status, write_summary
 
 REPO = Path(__file__).resolve().parent.parent
 BEHAVE = Path(sys.executable).parent / "behave"
@@ -81,7 +82,7 @@ def step_raises(context, message):
 
 # The suite's own after_step, minus the Hermes sandbox: artefacts, JUnit lines, HTML links.
 ENVIRONMENT = """\
-from hermetic.reporting import prepare_html_report, record_failure
+from hermetic.reporting.artefacts import prepare_html_report, record_failure
 
 
 def before_all(context):
@@ -320,20 +321,20 @@ def test_artefacts_of_a_run_are_copied_with_the_mock_journals(tmp_path: Path) ->
     (box / "agent.log").write_text("".join(f"line {n}\n" for n in range(500)))
     (box / "jobs.json").write_text("{}\n")
 
-    def broken_journal(limit: int) -> str:
+    def broken_journal() -> str:
         raise ConnectionError("mock already stopped")
 
     run = SimpleNamespace(
-        sandbox=SimpleNamespace(
-            root=box,
-            out_dir=box / "out",
-            agent_log=box / "agent.log",
-            telemetry_log=box / "missing.log",  # not written: skipped, not an error
-            jobs_path=box / "jobs.json",
-            config_path=box / "config.yaml",
-        ),
-        mock=SimpleNamespace(journal_text=lambda limit: "GET /v1/models 200\n"),
-        providers={"Fallback": SimpleNamespace(journal_text=broken_journal)},
+        sandbox=SimpleNamespace(root=box, out_dir=box / "out"),
+        evidence=lambda: [
+            Evidence("agent.log", lambda: box / "agent.log", "agent.log", tail_lines=200),
+            # Not written: skipped, not an error.
+            Evidence("telemetry.log", lambda: box / "missing.log", "telemetry.log"),
+            Evidence("jobs", lambda: box / "jobs.json", "jobs.json"),
+            Evidence("report only", lambda: "not an artefact"),
+            Evidence("journal", lambda: "GET /v1/models 200\n", "mock-journal.txt"),
+            Evidence("fallback journal", broken_journal, "fallback-provider-journal.txt"),
+        ],
     )
     dest = tmp_path / "artefacts" / "f" / "s"
     saved = save_artefacts(run, dest, "headline\n")  # type: ignore[arg-type]

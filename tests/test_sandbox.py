@@ -8,25 +8,30 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hermetic.hermes_cli import HermesCli
-from hermetic.sandbox import HermesTuning, Sandbox
-from hermetic.settings import DEFAULT_PLUGIN_DIR, load_plugin
+from hermetic.hermes.commands import HermesCommands
+from hermetic.hermes.config import HermesConfig, HermesTuning
+from hermetic.hermes.sandbox import Sandbox
+from hermetic.settings import load_plugin
+
+REPO = Path(__file__).resolve().parent.parent
+PLUGIN_DIR = REPO / "alerts_plugin"
 
 
 def test_layout_lives_under_one_root(sandbox: Sandbox) -> None:
     for path in (sandbox.hermes_home, sandbox.home, sandbox.out_dir, sandbox.tmp_dir):
         assert path.is_dir() and sandbox.root in path.parents
     assert not sandbox.managed_dir.exists(), "its absence is what disables /etc/hermes"
-    assert sandbox.telemetry_db == sandbox.hermes_home / "telemetry" / "telemetry.db"
 
 
 def test_config_points_at_the_mock_and_is_tuned(sandbox: Sandbox) -> None:
-    sandbox.install_plugin(load_plugin(""))
-    sandbox.configure(
-        base_url="http://127.0.0.1:9/v1",
+    sandbox.install_plugin(load_plugin(str(PLUGIN_DIR)))
+    HermesConfig(
+        sandbox.config_path,
+        plugin_name="hermetic-alerts",
         model="m",
+        base_url="http://127.0.0.1:9/v1",
         tuning=HermesTuning(api_max_retries=2, request_timeout_seconds=5),
-    )
+    ).write()
     config = yaml.safe_load(sandbox.config_path.read_text())
     assert config["model"] == {
         "provider": "custom",
@@ -42,12 +47,29 @@ def test_config_points_at_the_mock_and_is_tuned(sandbox: Sandbox) -> None:
 
 
 def test_plugin_installed_under_its_manifest_name(sandbox: Sandbox) -> None:
-    target = sandbox.install_plugin(load_plugin(""))
+    target = sandbox.install_plugin(load_plugin(str(PLUGIN_DIR)))
     assert target == sandbox.plugins_dir / "hermetic-alerts"
-    assert (target / "plugin.yaml").read_bytes() == (
-        DEFAULT_PLUGIN_DIR / "plugin.yaml"
-    ).read_bytes()
+    assert (target / "plugin.yaml").read_bytes() == (PLUGIN_DIR / "plugin.yaml").read_bytes()
     assert not list(target.rglob("__pycache__"))
+
+
+def test_only_the_plugin_is_copied_not_its_repository(sandbox: Sandbox, tmp_path: Path) -> None:
+    # A plugin author's folder: version control, a virtual environment, caches, build output.
+    source = tmp_path / "my-plugin"
+    source.mkdir()
+    (source / "plugin.yaml").write_text("name: my-plugin\n")
+    (source / "__init__.py").write_text("def register(ctx):\n    pass\n")
+    (source / "helpers").mkdir()
+    (source / "helpers" / "store.py").write_text("X = 1\n")
+    for junk in (".git", ".venv", "node_modules", "__pycache__", "dist", "my.egg-info"):
+        (source / junk).mkdir()
+        (source / junk / "file").write_text("junk\n")
+    (source / "env-with-another-name").mkdir()
+    (source / "env-with-another-name" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (source / "compiled.pyc").write_bytes(b"\0")
+    target = sandbox.install_plugin(load_plugin(str(source)))
+    copied = sorted(path.relative_to(target).as_posix() for path in target.rglob("*"))
+    assert copied == ["__init__.py", "helpers", "helpers/store.py", "plugin.yaml"]
 
 
 def test_environment_is_built_from_nothing(
@@ -104,8 +126,8 @@ def test_real_hermes_writes_nothing_outside_the_sandbox(
     (tmp_path / "boxes").mkdir()
     box = Sandbox.create(hermes_executable, parent=tmp_path / "boxes")
     try:
-        box.configure(base_url="http://127.0.0.1:9/v1", model="m")
-        cli = HermesCli(box)
+        HermesConfig(box.config_path, model="m", base_url="http://127.0.0.1:9/v1").write()
+        cli = HermesCommands(box)
         job = cli.cron_create("probe", "every 1m", "hello")
         cli.cron_tick()  # nothing due: Hermes only reads and writes its own home
         assert job in box.jobs_path.read_text()

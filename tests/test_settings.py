@@ -7,15 +7,44 @@ from pathlib import Path
 import pytest
 
 from hermetic.errors import ConfigError
-from hermetic.settings import DEFAULT_PLUGIN_DIR, Settings, load_plugin
+from hermetic.hermes.installs import ensure_hermes
+from hermetic.settings import Settings, load_plugin
+
+PLUGIN_DIR = Path(__file__).resolve().parent.parent / "alerts_plugin"
 
 
-def test_defaults_are_our_plugin_and_the_installed_hermes() -> None:
+def test_defaults_are_the_plugin_here_and_hermes_in_its_own_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(PLUGIN_DIR)
     settings = Settings.from_userdata({})
-    assert settings.plugin.source == DEFAULT_PLUGIN_DIR
+    assert settings.plugin.source == PLUGIN_DIR
     assert settings.plugin.name == "hermetic-alerts"
-    assert settings.hermes.name == "hermes" and settings.hermes.is_file()
+    assert settings.hermes == ensure_hermes().hermes
+    assert settings.hermes_version == "0.19.0"
     assert settings.keep_sandbox == "on-failure"
+    assert settings.profile.promises is None  # no hermetic.toml: every promise
+
+
+def test_plugin_path_is_relative_to_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "plugin").mkdir()
+    (tmp_path / "plugin" / "plugin.yaml").write_text("name: here\n")
+    (tmp_path / "plugin" / "__init__.py").write_text("def register(ctx):\n    pass\n")
+    monkeypatch.chdir(tmp_path)
+    assert load_plugin("plugin").source == tmp_path / "plugin"
+    monkeypatch.chdir(tmp_path / "plugin")
+    assert load_plugin(".").name == "here"
+
+
+def test_without_a_plugin_here_the_message_says_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as caught:
+        load_plugin("")
+    assert "run from the plugin's folder or pass -D plugin=DIR" in str(caught.value)
 
 
 def test_other_plugin_is_named_by_its_manifest(tmp_path: Path) -> None:
@@ -39,7 +68,7 @@ def test_other_plugin_is_named_by_its_manifest(tmp_path: Path) -> None:
 )
 def test_wrong_option_names_itself(userdata: dict[str, str], fragment: str) -> None:
     with pytest.raises(ConfigError, match=None) as caught:
-        Settings.from_userdata(userdata)
+        Settings.from_userdata({"plugin": str(PLUGIN_DIR), **userdata})
     assert fragment in str(caught.value)
 
 
@@ -62,12 +91,22 @@ def test_broken_plugin_folder_is_explained(
     assert fragment in str(caught.value)
 
 
-def test_another_hermes_version_is_refused_unless_named() -> None:
+def test_a_release_without_the_hook_is_unsupported_in_one_line() -> None:
     with pytest.raises(ConfigError) as caught:
-        Settings.from_userdata({"hermes_version": "9.9.9"})
-    message = str(caught.value)
-    assert "is hermes-agent 0.19.0, but the suite expects 9.9.9" in message
-    assert "pass -D hermes_version=0.19.0" in message
+        Settings.from_userdata({"plugin": str(PLUGIN_DIR), "hermes_version": "0.15.2"})
+    assert str(caught.value) == (
+        "-D hermes_version=0.15.2: unsupported: Hermes 0.15.2 never calls api_request_error "
+        "(the hook exists from 0.16.0 on), so no plugin can record an alert there"
+    )
+
+
+def test_a_named_hermes_must_be_the_release_asked_for() -> None:
+    hermes = ensure_hermes().hermes
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_userdata(
+            {"plugin": str(PLUGIN_DIR), "hermes": str(hermes), "hermes_version": "0.18.2"}
+        )
+    assert str(caught.value) == f"-D hermes={hermes} is Hermes 0.19.0, not -D hermes_version=0.18.2"
 
 
 def test_unwritable_sandbox_root_is_one_clear_message(tmp_path: Path) -> None:
@@ -81,7 +120,7 @@ def test_unwritable_sandbox_root_is_one_clear_message(tmp_path: Path) -> None:
         pytest.skip("needs chattr +i (root on ext4) to make a folder unwritable for root")
     try:
         with pytest.raises(ConfigError) as caught:
-            Settings.from_userdata({"sandbox_root": str(locked)})
+            Settings.from_userdata({"plugin": str(PLUGIN_DIR), "sandbox_root": str(locked)})
         assert f"cannot create sandboxes in {locked}" in str(caught.value)
         assert "-D sandbox_root=DIR" in str(caught.value)
     finally:

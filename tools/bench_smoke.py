@@ -19,40 +19,33 @@ REPO = Path(__file__).resolve().parent.parent
 if __package__ in (None, "") and str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from hermetic.mock import MockProvider  # noqa: E402
-from hermetic.sandbox import Sandbox  # noqa: E402
-from hermetic.scenario_run import ScenarioRun  # noqa: E402
 from hermetic.settings import Settings  # noqa: E402
+from hermetic.world import build_world  # noqa: E402
 
 TICKS_IN_SMOKE = 4  # three scenarios; the "stays gone" one ticks twice
 
 
 def bare_ticks(runs: int) -> list[float]:
     """Time ``hermes cron tick`` alone, with the same job and a gone model, ``runs`` times."""
-    settings = Settings.from_userdata({})
-    with MockProvider() as mock:
-        mock.remove_model("gone-model")
-        box = Sandbox.create(settings.hermes)
-        try:
-            box.install_plugin(settings.plugin)
-            run = ScenarioRun.start(mock, box)
-            run.schedule_job("gone-model")
-            times = []
-            for _ in range(runs):
-                run.jobs.make_due()
-                started = time.monotonic()
-                subprocess.run(
-                    [str(settings.hermes), "cron", "tick"],
-                    env=box.env(),
-                    cwd=box.home,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    check=True,
-                )
-                times.append(time.monotonic() - started)
-            return times
-        finally:
-            box.remove()
+    settings = Settings.from_userdata({"plugin": str(REPO / "alerts_plugin")})
+    with build_world(settings) as world:
+        world.install_plugin()
+        world.provider.remove_model("gone-model")
+        world.scheduler.create_job("gone-model")
+        times = []
+        for _ in range(runs):
+            world.scheduler.jobs.make_due()
+            started = time.monotonic()
+            subprocess.run(
+                [str(settings.hermes), "cron", "tick"],
+                env=world.sandbox.env(),
+                cwd=world.sandbox.home,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=True,
+            )
+            times.append(time.monotonic() - started)
+        return times
 
 
 def smoke_runs(runs: int) -> list[float]:

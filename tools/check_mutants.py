@@ -190,25 +190,25 @@ MUTANTS = (
     ),
     Mutant(
         "hermes-sees-the-suites-packages",
-        "hermetic/network_log.py",
-        '"PYTHONPATH": str(GUARD_DIR),',
-        "\"PYTHONPATH\": f\"{GUARD_DIR}:{__import__('sysconfig').get_path('purelib')}\",",
+        "hermetic/netguard/log.py",
+        '{"PYTHONPATH": str(GUARD_DIR),',
+        "{\"PYTHONPATH\": f\"{GUARD_DIR}:{__import__('sysconfig').get_path('purelib')}\",",
         ISOLATION,
         "harness",
     ),
     Mutant(
         "gateway-leaves-a-process-behind",
-        "hermetic/scenario_run.py",
+        "hermetic/hermes/scheduler.py",
         "        result = gateway.wait(timeout)\n",
         "        result = gateway.wait(timeout)\n"
-        "        __import__('subprocess').Popen(['sleep', '20'], env=self.sandbox.env(),"
-        " start_new_session=True)\n",
+        "        __import__('subprocess').Popen(['sleep', '20'],"
+        " env=self.commands.sandbox.env(), start_new_session=True)\n",
         GATEWAY,
         "harness",
     ),
     Mutant(
         "sandbox-passes-the-developers-home",
-        "hermetic/sandbox.py",
+        "hermetic/hermes/sandbox.py",
         '"HOME": str(self.home),\n            "HERMES_HOME": str(self.hermes_home),',
         '"HOME": __import__("os").environ["HOME"],',
         ISOLATION,
@@ -216,16 +216,16 @@ MUTANTS = (
     ),
     Mutant(
         "sandbox-passes-the-developers-keys",
-        "hermetic/sandbox.py",
-        '        return {\n            "PATH":',
-        "        return {\n            **{k: v for k, v in __import__('os').environ.items()"
-        ' if k.endswith(("_KEY", "_TOKEN"))},\n            "PATH":',
+        "hermetic/hermes/sandbox.py",
+        '        return self.extra_env | {\n            "PATH":',
+        "        return self.extra_env | {\n            **{k: v for k, v in __import__('os')"
+        '.environ.items() if k.endswith(("_KEY", "_TOKEN"))},\n            "PATH":',
         ISOLATION,
         "harness",
     ),
     Mutant(
         "network-guard-only-records",
-        "hermetic/sandbox.py",
+        "hermetic/hermes/sandbox.py",
         'network_mode: str = "block"',
         'network_mode: str = "record"',
         ISOLATION,
@@ -233,15 +233,24 @@ MUTANTS = (
     ),
     Mutant(
         "sandbox-lets-hermes-look-up-models-online",
-        "hermetic/sandbox.py",
+        "hermetic/hermes/config.py",
         "context_length: int | None = 131072",
         "context_length: int | None = None",
         ("--tags=@smoke",),
         "harness",
     ),
     Mutant(
+        "hermes-runs-without-the-loopback-guard",
+        "hermetic/hermes/sandbox.py",
+        "            **guard_environment(self.network_log, self.process_log, self.network_mode),\n",
+        "",
+        ("--tags=@smoke",),
+        "harness",
+        headline="`hermes cron ",
+    ),
+    Mutant(
         "sandbox-leaves-a-stale-plugin-copy",
-        "hermetic/sandbox.py",
+        "hermetic/hermes/sandbox.py",
         "        self.plugin_source = plugin.source\n        return target",
         "        self.plugin_source = plugin.source\n"
         '        self.add_stale_copy(plugin.name + ".bak.2024")\n        return target',
@@ -255,7 +264,9 @@ def build(mutant: Mutant, parent: Path) -> Path:
     """The mutated copy: a plugin folder, or for a harness mutant a whole repository."""
     target = parent / mutant.name
     if mutant.target == "harness":
-        ignore = shutil.ignore_patterns(".venv", ".git", "reports", "__pycache__", "*.egg-info")
+        ignore = shutil.ignore_patterns(
+            ".venv", ".hermetic-envs", ".git", "reports", "__pycache__", "*.egg-info"
+        )
         shutil.copytree(REPO, target, ignore=ignore)
     else:
         shutil.copytree(PLUGIN, target, ignore=shutil.ignore_patterns("__pycache__"))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record the keyword arguments real Hermes passes to ``api_request_error``, per provider answer.
 
-For every answer phrase in hermetic.provider_answers (the rows of the failure table) this runs
+For every answer phrase in hermetic.mock.phrases (the rows of the failure table) this runs
 one real ``hermes cron tick`` with a recording plugin and writes all hook calls to
 tests/fixtures/hook_calls_hermes_<version>.json. The plugin's unit tests classify these exact
 calls, so a Hermes upgrade that changes the arguments shows up as a fixture diff.
@@ -20,13 +20,11 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from hermetic.mock import MockProvider  # noqa: E402
-from hermetic.provider_answers import PHRASES  # noqa: E402
-from hermetic.sandbox import Sandbox  # noqa: E402
-from hermetic.scenario_run import ScenarioRun  # noqa: E402
-from hermetic.settings import find_hermes, hermes_version, load_plugin  # noqa: E402
+from hermetic.mock.phrases import PHRASES  # noqa: E402
+from hermetic.settings import Settings  # noqa: E402
+from hermetic.world import build_world  # noqa: E402
 
-RECORDER = load_plugin(str(REPO / "tools" / "hook_recorder_plugin"))
+RECORDER_DIR = REPO / "tools" / "hook_recorder_plugin"
 PORT = re.compile(r"127\.0\.0\.1:\d+")
 # Differ on every run; kept as keys, not values, so the fixture diff shows real changes.
 VOLATILE = (
@@ -47,31 +45,24 @@ def normalise(call: dict) -> dict:
     return json.loads(PORT.sub("127.0.0.1:<port>", json.dumps(call)))
 
 
-def record(phrase: str, hermes: Path) -> list[dict]:
-    cleanups = []
-    with MockProvider() as mock:
-        box = Sandbox.create(hermes)
-        try:
-            box.install_plugin(RECORDER)
-            run = ScenarioRun.start(mock, box, add_cleanup=cleanups.append)
-            run.answer("scheduled-model", phrase)
-            run.schedule_job("scheduled-model")
-            run.tick()
-            calls_file = box.hermes_home / "hook_calls.jsonl"
-            lines = calls_file.read_text().splitlines() if calls_file.exists() else []
-            return [normalise(json.loads(line)) for line in lines]
-        finally:
-            for cleanup in reversed(cleanups):
-                cleanup()
-            box.remove()
+def record(phrase: str, settings: Settings) -> list[dict]:
+    """The hook calls one real tick makes when the provider answers the way ``phrase`` says."""
+    with build_world(settings) as world:
+        world.install_plugin()
+        world.providers.answer("scheduled-model", phrase)
+        world.scheduler.create_job("scheduled-model")
+        world.scheduler.tick()
+        calls_file = world.sandbox.hermes_home / "hook_calls.jsonl"
+        lines = calls_file.read_text().splitlines() if calls_file.exists() else []
+        return [normalise(json.loads(line)) for line in lines]
 
 
 def main() -> int:
-    hermes = find_hermes("")
-    release = hermes_version(hermes)
+    settings = Settings.from_userdata({"plugin": str(RECORDER_DIR)})
+    release = settings.hermes_version
     recorded = {}
     for phrase in PHRASES:
-        calls = record(phrase, hermes)
+        calls = record(phrase, settings)
         recorded[phrase] = calls
         print(f"{phrase:34} {len(calls)} hook call(s)", flush=True)
     target = REPO / "tests" / "fixtures" / f"hook_calls_hermes_{release}.json"

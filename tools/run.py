@@ -10,9 +10,7 @@ holding ``hermes-agent`` and nothing of the suite's, as users install it (once);
 tests, and ends with one plain line ``N passed, N failed`` counting the behave scenarios. Exit
 code 0 only if everything passed and at least one scenario ran.
 
-Every acceptance run writes its reports under ``reports/``: ``junit/*.xml``, ``behave.json``,
-``summary.json``, ``report.html`` and, per failed scenario, ``artefacts/<feature>/<scenario>/``.
-
+Every acceptance run writes its reports under ``reports/`` (see hermetic.runs.acceptance).
 Ctrl-C or SIGTERM (how CI cancels) is passed on to the running step, and this script waits for
 it: behave then stops its ``hermes`` processes and keeps the interrupted scenario's sandbox.
 """
@@ -23,37 +21,23 @@ import argparse
 import hashlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 import venv
-import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-# The report names and the summary live in the package (standard library only), so the behave
-# hooks and this script cannot disagree on where things land.
+# The run library is standard library only, so this script can use it before .venv exists.
 sys.path.insert(0, str(REPO))
-from hermetic import report_layout, run_summary  # noqa: E402
+from hermetic.runs.acceptance import report_locations, run_acceptance  # noqa: E402
+from hermetic.runs.steps import INTERRUPTS, run_step, say, with_path  # noqa: E402
 
 VENV = REPO / ".venv"
 BIN = VENV / "bin"
 REPORTS = REPO / "reports"
-JUNIT_DIR = REPORTS / report_layout.JUNIT_DIR
-BEHAVE_JSON = REPORTS / report_layout.BEHAVE_JSON
-HTML_REPORT = REPORTS / report_layout.HTML_REPORT
-SUMMARY_JSON = REPORTS / report_layout.SUMMARY_JSON
-ARTEFACTS = REPORTS / report_layout.ARTEFACTS_DIR
 STAMP = VENV / ".hermetic-installed"
 # tests/test_reports.py renders report.html in Debian's chromium (skipped without it).
 CHROMIUM = Path("/usr/bin/chromium")
-# Signals received while a step ran; once set, no further step starts.
-INTERRUPTS: list[int] = []
-
-
-def say(message: str) -> None:
-    print(f"[run] {message}", flush=True)
 
 
 def ensure_environment() -> None:
@@ -62,7 +46,7 @@ def ensure_environment() -> None:
     Hermes is not installed here: see :func:`ensure_hermes`.
     """
     if not (3, 11) <= sys.version_info[:2] <= (3, 13):
-        sys.exit(f"run: Python {sys.version.split()[0]} found; hermes-agent 0.19.0 needs 3.11-3.13")
+        sys.exit(f"run: Python {sys.version.split()[0]} found; hermes-agent needs 3.11-3.13")
     if not (BIN / "python").exists():
         say(f"creating virtual environment {VENV}")
         venv.EnvBuilder(with_pip=True).create(VENV)
@@ -142,105 +126,6 @@ def ensure_chromium() -> None:
                 return
 
 
-def run(step: str, command: list[str]) -> int:
-    """Run one step and return its exit code, passing Ctrl-C / SIGTERM on to it.
-
-    The step gets its own process group, so a Ctrl-C in the terminal reaches it exactly once
-    (through us), and we keep waiting while it cleans up instead of leaving it orphaned.
-    """
-    say(f"{step}: {' '.join(command)}")
-    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    process = subprocess.Popen(
-        command, cwd=REPO, env=env, stdin=subprocess.DEVNULL, process_group=0
-    )
-
-    def forward(signum: int, frame: object) -> None:
-        INTERRUPTS.append(signum)
-        say(f"{signal.Signals(signum).name}: passed on to {step}; waiting for its cleanup")
-        try:
-            process.send_signal(signum)
-        except ProcessLookupError:
-            pass
-
-    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        return process.wait()
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-def scenario_counts() -> tuple[int, int, int]:
-    """(passed, failed, skipped) scenarios from behave's JUnit files.
-
-    A scenario an interrupted run never reached is written as a bare test case with
-    ``status="untested"``: it counts as skipped, not passed.
-    """
-    passed = failed = skipped = 0
-    for report in sorted(JUNIT_DIR.glob("*.xml")):
-        for case in ElementTree.parse(report).getroot().iter("testcase"):
-            if case.find("failure") is not None or case.find("error") is not None:
-                failed += 1
-            elif case.find("skipped") is not None or case.get("status", "passed") != "passed":
-                skipped += 1
-            else:
-                passed += 1
-    return passed, failed, skipped
-
-
-def report_arguments() -> list[str]:
-    """behave options writing every report in one run; each --format takes the next --outfile."""
-    return [
-        "--format=pretty",
-        "--outfile=-",  # the console, as a plain `behave` prints it
-        "--format=json",
-        f"--outfile={BEHAVE_JSON}",
-        "--format=html-pretty",
-        f"--outfile={HTML_REPORT}",
-        "--junit",
-        f"--junit-directory={JUNIT_DIR}",
-    ]
-
-
-def clear_reports() -> None:
-    """Remove the previous run's reports, so nothing stale is read as this run's."""
-    for old in JUNIT_DIR.glob("*.xml"):
-        old.unlink()
-    for old in (BEHAVE_JSON, HTML_REPORT, SUMMARY_JSON):
-        old.unlink(missing_ok=True)
-    shutil.rmtree(ARTEFACTS, ignore_errors=True)
-
-
-def acceptance(extra: list[str]) -> tuple[int, int, int, int]:
-    clear_reports()
-    started = time.monotonic()
-    code = run("acceptance", [str(BIN / "behave"), *report_arguments(), *extra])
-    try:
-        run_summary.write_summary(REPORTS, wall_seconds=time.monotonic() - started)
-    except (OSError, ValueError) as exc:
-        say(f"summary not written: cannot read {BEHAVE_JSON}: {exc}")
-        if code == 0:
-            code = 1  # a green run must come with its reports
-    return (code, *scenario_counts())
-
-
-def report_locations() -> list[str]:
-    """Where this run's reports are, for the lines printed before the final count."""
-    found = [
-        f"{path.relative_to(REPO)}{'/' if path.is_dir() else ''}"
-        for path in (HTML_REPORT, SUMMARY_JSON, JUNIT_DIR, BEHAVE_JSON)
-        if path.exists()
-    ]
-    lines = ["reports: " + ", ".join(found)] if found else []
-    failed = sorted(folder for folder in ARTEFACTS.glob("*/*") if folder.is_dir())
-    if failed:
-        lines.append(
-            f"failure artefacts of {len(failed)} scenario(s) in {ARTEFACTS.relative_to(REPO)}/ "
-            "(linked from report.html, attached to the JUnit cases)"
-        )
-    return lines
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(
         description="Set up .venv and run hermetic's tests.",
@@ -252,6 +137,7 @@ def main() -> int:
         parser.error("extra behave arguments are only accepted with 'acceptance'")
     ensure_environment()
     ensure_hermes()
+    env = with_path(os.environ, BIN)
     failures = []
     if args.what == "all":
         ensure_chromium()
@@ -265,23 +151,19 @@ def main() -> int:
             ("unit tests", [str(BIN / "python"), "-m", "pytest"], "pytest"),
         )
         for step, command, failure in checks:
-            if not INTERRUPTS and run(step, command) != 0:
+            if not INTERRUPTS and run_step(step, command, cwd=REPO, env=env) != 0:
                 failures.append(failure)
-    code, passed, failed, skipped = 0, 0, 0, 0
+    outcome = None
     if not INTERRUPTS:
-        code, passed, failed, skipped = acceptance(extra)
-        for line in report_locations():
+        outcome = run_acceptance([str(BIN / "behave")], REPORTS, extra, cwd=REPO, env=env)
+        for line in report_locations(REPORTS, REPO):
             say(line)
-    if code != 0:
-        failures.append(f"behave (exit {code})")
-    if passed + failed == 0:
-        failures.append("behave ran no scenario")
-    if INTERRUPTS:
-        failures.append(f"interrupted by {signal.Signals(INTERRUPTS[0]).name}")
+        failures += outcome.problems
+    if INTERRUPTS and "interrupted" not in failures:
+        failures.append("interrupted")
     if failures:
         say("FAILED: " + ", ".join(failures))
-    summary = f"{passed} passed, {failed} failed"
-    print(summary + (f", {skipped} skipped" if skipped else ""), flush=True)
+    print(outcome.closing_line() if outcome else "0 passed, 0 failed", flush=True)
     return 1 if failures else 0
 
 

@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError
+from hermetic.hermes.releases import DEFAULT_RELEASE
 
-#: The release the suite drives unless told otherwise (hermes-facts.md was measured on it).
-DEFAULT_RELEASE = "0.19.0"
 #: Where environments go when nothing else says: ``$HERMETIC_ENVS``.
 ENVS_VARIABLE = "HERMETIC_ENVS"
 _STAMP = ".hermetic-install.json"

@@ -168,3 +168,19 @@ def suite_modules_visible(
         if any(path.is_relative_to(folder) for path in paths for folder in ours):
             leaks[name] = where
     return leaks
+
+
+def missing_requirements(hermes_executable: Path, requirements: Iterable[str]) -> list[str]:
+    """The requirements (PEP 508 strings) not satisfied where ``hermes`` runs."""
+    inventory = pip_inventory(hermes_executable)
+    versions = {
+        canonicalize_name(dist["metadata"]["name"]): dist["metadata"]["version"]
+        for dist in inventory["installed"]
+    }
+    missing = []
+    for text in requirements:
+        requirement = Requirement(text)
+        found = versions.get(canonicalize_name(requirement.name))
+        if found is None or not requirement.specifier.contains(found, prereleases=True):
+            missing.append(text)
+    return missing

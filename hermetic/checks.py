@@ -1,0 +1,158 @@
+"""The suite's own guarantees, checked after every Hermes run of every scenario.
+
+* **The plugin loaded** (:mod:`hermetic.hermes.plugin_load`): a failed load is the headline and
+  fails the scenario at once: nothing else it could find means anything without the plugin.
+* **The loopback guard ran** in every ``hermes`` process: without it, "no attempt beyond
+  loopback" is true of anything. Also at once: it is the harness that failed.
+* **Loopback only** (:mod:`hermetic.netguard`) and **the plugin under test is the copy Hermes
+  loaded** (:mod:`hermetic.hermes.plugin_identity`): these verdicts never hide the alert verdict.
+  They are collected, the scenario's own ``Then`` steps run, and the scenario fails afterwards
+  with both in the report. A network attempt to a host the plugin's profile lists as expected is
+  still refused, and reported as expected instead of failing.
+
+A scenario that is *about* one of these guarantees says so with :meth:`RunChecks.expect` and
+reads the findings itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hermetic.hermes.commands import CommandResult
+from hermetic.hermes.plugin_identity import identity_problem
+from hermetic.hermes.plugin_load import LoadFailure, load_failures
+from hermetic.hermes.sandbox import Sandbox
+from hermetic.netguard.log import NetworkAttempt, non_loopback, read_attempts
+from hermetic.netguard.process_log import read_process_starts, unguarded
+
+PLUGIN_LOAD = "plugin load"
+GUARD = "loopback guard"
+NETWORK = "network"
+IDENTITY = "plugin identity"
+KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One broken guarantee, seen after a Hermes run."""
+
+    kind: str
+    message: str
+
+
+def who_tried(attempt: NetworkAttempt, plugin_dir: Path | None) -> str:
+    """Whose code made a network attempt: the plugin under test (its file) or Hermes."""
+    if plugin_dir is not None:
+        for frame in attempt.stack:
+            if frame.startswith(str(plugin_dir)):
+                return f"the plugin under test: {Path(frame).relative_to(plugin_dir.parent)}"
+    origin = attempt.stack[0] if attempt.stack else "unknown code"
+    return f"Hermes' own code: {origin}"
+
+
+def describe_attempts(attempts: Iterable[NetworkAttempt], plugin_dir: Path | None) -> str:
+    """One line per attempt, naming who tried."""
+    lines = []
+    for attempt in attempts:
+        host = f"[{attempt.host}]" if ":" in attempt.host else attempt.host
+        where = host if attempt.port is None else f"{host}:{attempt.port}"
+        verdict = "allowed" if attempt.allowed else "REFUSED"
+        lines.append(
+            f"  {attempt.kind} {where} {verdict} (pid {attempt.pid}, from "
+            f"{who_tried(attempt, plugin_dir)})"
+        )
+    return "\n".join(lines)
+
+
+@dataclass
+class RunChecks:
+    """What the checks found in one scenario, and which guarantees the scenario is about."""
+
+    sandbox: Sandbox
+    # Hosts the plugin's profile says it will try ([network] expected): refused, not failing.
+    expected_hosts: frozenset[str] = frozenset()
+    expected_kinds: set[str] = field(default_factory=set)
+    identity_problems: list[str] = field(default_factory=list)
+
+    def expect(self, kind: str) -> None:
+        """This scenario is about ``kind``: its findings are read by the scenario, not raised."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown check {kind!r}; known: {', '.join(KINDS)}")
+        self.expected_kinds.add(kind)
+
+    # -- after every run -------------------------------------------------------------------
+    def immediate(self, result: CommandResult, loads_plugins: bool = True) -> Finding | None:
+        """The finding that must stop the scenario now (a plugin that failed to load first)."""
+        if loads_plugins and PLUGIN_LOAD not in self.expected_kinds:
+            failures = self.load_failures(result)
+            if failures:
+                return Finding(PLUGIN_LOAD, self.load_verdict(failures))
+        if GUARD not in self.expected_kinds and result.pid:
+            problem = unguarded(
+                read_process_starts(self.sandbox.process_log), result.pid, result.command
+            )
+            if problem:
+                return Finding(GUARD, problem)
+        return None
+
+    def collect(self, result: CommandResult) -> None:
+        """Remember what this run says about the copy of the plugin Hermes loaded."""
+        problem = self.identity_problem(result)
+        if problem and problem not in self.identity_problems:
+            self.identity_problems.append(problem)
+
+    # -- the findings -----------------------------------------------------------------------
+    def load_failures(self, result: CommandResult) -> list[LoadFailure]:
+        name = self.sandbox.plugin_name
+        if name is None:
+            return []
+        return load_failures(result.stderr, name, self.sandbox.installed_plugin)
+
+    def load_verdict(self, failures: list[LoadFailure]) -> str:
+        """Hermes' own line first, then the plugin's traceback, then what it means."""
+        return "\n\n".join(f.describe(self.sandbox.installed_plugin) for f in failures)
+
+    def identity_problem(self, result: CommandResult) -> str | None:
+        installed = self.sandbox.installed_plugin
+        if installed is None or self.sandbox.plugin_name is None:
+            return None
+        return identity_problem(result.stderr, self.sandbox.plugin_name, installed)
+
+    def network_attempts(self) -> list[NetworkAttempt]:
+        return read_attempts(self.sandbox.network_log)
+
+    def beyond_loopback(self) -> tuple[list[NetworkAttempt], list[NetworkAttempt]]:
+        """(unexpected, expected) attempts beyond loopback, by the profile's expected hosts."""
+        attempts = non_loopback(self.network_attempts())
+        expected = [a for a in attempts if a.host.lower().rstrip(".") in self.expected_hosts]
+        return [a for a in attempts if a not in expected], expected
+
+    def deferred(self) -> list[Finding]:
+        """The collected verdicts that fail the scenario after its own steps ran."""
+        findings = []
+        if NETWORK not in self.expected_kinds:
+            unexpected, _ = self.beyond_loopback()
+            if unexpected:
+                findings.append(
+                    Finding(
+                        NETWORK,
+                        "Hermes tried to reach beyond loopback (the run must stay on this "
+                        "machine; every attempt was refused):\n"
+                        + describe_attempts(unexpected, self.sandbox.installed_plugin),
+                    )
+                )
+        if IDENTITY not in self.expected_kinds:
+            findings.extend(Finding(IDENTITY, problem) for problem in self.identity_problems)
+        return findings
+
+    def notes(self) -> str | None:
+        """What the report lists without failing: attempts the profile said to expect."""
+        _, expected = self.beyond_loopback()
+        if not expected:
+            return None
+        return (
+            "expected by the plugin's profile ([network] expected), refused as always:\n"
+            + describe_attempts(expected, self.sandbox.installed_plugin)
+        )

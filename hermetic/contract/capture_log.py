@@ -1,0 +1,62 @@
+"""Find model-unavailable capture lines in ``telemetry.log`` (the contract's log line).
+
+The contract writes values with ``%r`` (Python's ``repr``): ``model='gone-model'``, but
+``model="it's-gone"`` when the value holds a single quote. Any ``repr`` quoting is accepted and
+read back with :func:`ast.literal_eval`, so a model name with quotes, backslashes or line breaks
+round-trips exactly.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+# A Python string literal as repr() writes it: single- or double-quoted, backslash escapes.
+_LITERAL = r"""(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
+# Matched on the message part only: the timestamp and logger name belong to the plugin.
+CAPTURE = re.compile(
+    r"model-unavailable (?P<code>\d+) captured: "
+    rf"model=(?P<model>{_LITERAL}) provider=(?P<provider>{_LITERAL})"
+    rf"(?: reason=(?P<reason>{_LITERAL}|\S+))?"
+    r"(?: retry_count=(?P<retry_count>\S+))?"
+    r"(?: session=(?P<session>\S*))?"
+)
+
+
+@dataclass(frozen=True)
+class CaptureLine:
+    """One ``model-unavailable <code> captured: …`` line."""
+
+    code: int
+    model: str
+    provider: str
+    reason: str | None
+    session: str | None
+    line: str
+
+
+def parse_capture(line: str) -> CaptureLine | None:
+    """The capture in ``line``, or None if it holds none."""
+    match = CAPTURE.search(line)
+    if not match:
+        return None
+    reason = match["reason"]
+    return CaptureLine(
+        code=int(match["code"]),
+        model=ast.literal_eval(match["model"]),
+        provider=ast.literal_eval(match["provider"]),
+        reason=ast.literal_eval(reason) if reason and reason[0] in "'\"" else reason,
+        session=match["session"],
+        line=line,
+    )
+
+
+def capture_lines(log_path: Path) -> list[CaptureLine]:
+    """Every capture line in the log, oldest first; a missing log has none."""
+    try:
+        text = log_path.read_text("utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    return [capture for line in text.splitlines() if (capture := parse_capture(line))]

@@ -1,0 +1,197 @@
+"""Run real ``hermes`` commands inside a sandbox: scrubbed env, timeout, output kept in files."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from hermetic.errors import HermesCommandError
+from hermetic.hermes.sandbox import Sandbox
+from hermetic.text_tail import tail
+
+# A tick with one job takes ~3 s; transport failures with one retry ~7 s. A minute means
+# something is hung, and a hung tick must not stall the whole run.
+DEFAULT_TIMEOUT = 60.0
+_JOB_ID = re.compile(r"Created job:\s*(\S+)")
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """One finished ``hermes`` command: what ran, how it ended, where its output is."""
+
+    args: tuple[str, ...]
+    returncode: int
+    duration: float
+    stdout_path: Path
+    stderr_path: Path
+    # The ``hermes`` process itself (the console script execs Python in place).
+    pid: int = 0
+
+    @property
+    def stdout(self) -> str:
+        return self.stdout_path.read_text("utf-8", errors="replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_path.read_text("utf-8", errors="replace")
+
+    @property
+    def command(self) -> str:
+        return f"hermes {' '.join(self.args)}"
+
+    def describe(self) -> str:
+        return f"`{self.command}` exited {self.returncode} after {self.duration:.1f}s"
+
+
+class HermesCommands:
+    """The ``hermes`` executable bound to one sandbox; every call is logged under ``out/``."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+        self.history: list[CommandResult] = []
+        self._counter = 0
+
+    def start(self, *args: str) -> RunningCommand:
+        """Start ``hermes ARGS`` in the background (e.g. ``gateway run``); output goes to files."""
+        self._counter += 1
+        stem = f"{self._counter:02d}-{'-'.join(a for a in args[:2] if not a.startswith('-'))}"
+        stdout_path = self.sandbox.out_dir / f"{stem}.stdout"
+        stderr_path = self.sandbox.out_dir / f"{stem}.stderr"
+        command = [str(self.sandbox.hermes_executable), *args]
+        with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
+            try:
+                process = subprocess.Popen(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    env=self.sandbox.env(),
+                    cwd=self.sandbox.home,
+                    # Own process group, so a timeout can stop Hermes *and* its children.
+                    start_new_session=True,
+                )
+            except OSError as exc:
+                raise HermesCommandError(
+                    f"cannot start {command[0]}: {exc.strerror}; pass -D hermes=PATH"
+                ) from exc
+        return RunningCommand(tuple(args), process, stdout_path, stderr_path, self.history)
+
+    def run(self, *args: str, timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        """Run ``hermes ARGS`` in the sandbox; raise on a timeout or a failure to start."""
+        return self.start(*args).wait(timeout)
+
+    def run_checked(self, *args: str, timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        """Like :meth:`run`, but a non-zero exit is an error carrying the command's output."""
+        result = self.run(*args, timeout=timeout)
+        if result.returncode != 0:
+            raise HermesCommandError(
+                f"{result.describe()}\n--- stdout (tail) ---\n{tail(result.stdout_path)}\n"
+                f"--- stderr (tail) ---\n{tail(result.stderr_path)}"
+            )
+        return result
+
+    def cron_create(self, name: str, schedule: str, prompt: str) -> str:
+        """``hermes cron create``; return the new job's id."""
+        result = self.run_checked("cron", "create", "--name", name, schedule, prompt)
+        match = _JOB_ID.search(result.stdout)
+        if not match:
+            raise HermesCommandError(
+                f"{result.describe()} but printed no 'Created job: <id>' line:\n"
+                f"{tail(result.stdout_path)}"
+            )
+        return match.group(1)
+
+    def cron_tick(self, timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        """One scheduler pass, ``hermes cron tick``; its exit code is 0 even when jobs fail."""
+        return self.run_checked("cron", "tick", timeout=timeout)
+
+    @property
+    def last(self) -> CommandResult | None:
+        return self.history[-1] if self.history else None
+
+
+class RunningCommand:
+    """A ``hermes`` process started in the background; ``wait`` turns it into a CommandResult."""
+
+    def __init__(
+        self,
+        args: tuple[str, ...],
+        process: subprocess.Popen[bytes],
+        stdout_path: Path,
+        stderr_path: Path,
+        history: list[CommandResult],
+    ) -> None:
+        self.args = args
+        self.process = process
+        self.stdout_path = stdout_path
+        self.stderr_path = stderr_path
+        self._history = history
+        self._started = time.monotonic()
+        self.result: CommandResult | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def send_signal(self, sig: int) -> None:
+        if self.running():
+            self.process.send_signal(sig)
+
+    def wait(self, timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        """Wait for exit; on timeout kill the process group and raise with the output tails."""
+        try:
+            returncode = self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise HermesCommandError(
+                f"`hermes {' '.join(self.args)}` did not finish within {timeout:.0f}s and was "
+                f"killed; its output is in {self.stdout_path} and {self.stderr_path}\n"
+                f"--- stdout (tail) ---\n{tail(self.stdout_path)}\n"
+                f"--- stderr (tail) ---\n{tail(self.stderr_path)}"
+            ) from None
+        except BaseException:
+            # Ctrl-C / SIGTERM while Hermes runs: never leave it behind.
+            self.kill()
+            raise
+        return self._finish(returncode)
+
+    def kill(self) -> None:
+        """Stop the whole process group (idempotent): the cleanup of last resort."""
+        stop_process_group(self.process)
+        if self.result is None and self.process.returncode is not None:
+            self._finish(self.process.returncode)
+
+    def _finish(self, returncode: int) -> CommandResult:
+        if self.result is None:
+            self.result = CommandResult(
+                args=self.args,
+                returncode=returncode,
+                duration=time.monotonic() - self._started,
+                stdout_path=self.stdout_path,
+                stderr_path=self.stderr_path,
+                pid=self.process.pid,
+            )
+            self._history.append(self.result)
+        return self.result
+
+
+def stop_process_group(process: subprocess.Popen[bytes], grace: float = 3.0) -> None:
+    """SIGTERM the process group, then SIGKILL whatever is left after ``grace`` seconds."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue

@@ -1,0 +1,96 @@
+"""The sandbox's ``config.yaml``: a provider on loopback, the plugin enabled, and the settings
+that keep a run offline, fast and bounded (see hermes-facts.md for each key).
+
+A profile's ``[config]`` is merged on top; the keys the sandbox's isolation rests on were
+refused when the profile was read (:mod:`hermetic.profile`), so the merge cannot undo them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+# A dummy key, so the request carries a credential-shaped header like a real one would;
+# the mock accepts anything and no real provider ever sees it.
+DUMMY_API_KEY = "sk-hermetic-dummy"
+
+
+@dataclass(frozen=True)
+class HermesTuning:
+    """The config.yaml knobs that keep a tick fast, offline and bounded (see hermes-facts.md)."""
+
+    api_max_retries: int = 1
+    request_timeout_seconds: float = 3
+    # None leaves it unset, and Hermes then looks the model up on openrouter.ai every tick.
+    context_length: int | None = 131072
+
+
+@dataclass
+class HermesConfig:
+    """What the scenario has said about Hermes' configuration so far; :meth:`write` renders it.
+
+    ``provider`` is ``custom`` (any OpenAI-compatible URL, no login) unless a scenario logs in
+    to a provider that needs one (``nous``), whose URL then comes from the environment.
+    """
+
+    path: Path
+    plugin_name: str | None = None
+    provider: str = "custom"
+    model: str | None = None
+    base_url: str | None = None
+    tuning: HermesTuning = field(default_factory=HermesTuning)
+    # (base_url, model) pairs Hermes switches to when the primary fails.
+    fallbacks: list[tuple[str, str]] = field(default_factory=list)
+    # The profile's [config], merged last (see hermetic.profile.merge_config).
+    overlay: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+
+    def tune(self, **changes: Any) -> None:
+        self.tuning = replace(self.tuning, **changes)
+
+    def render(self) -> dict[str, Any]:
+        """The config.yaml content as a dict."""
+        model: dict[str, Any] = {"provider": self.provider, "default": self.model or "unset"}
+        if self.provider == "custom":
+            model["base_url"] = self.base_url
+            model["api_key"] = DUMMY_API_KEY
+        if self.tuning.context_length is not None:
+            # Without it every tick looks up model metadata on openrouter.ai.
+            model["context_length"] = self.tuning.context_length
+        config: dict[str, Any] = {
+            "model": model,
+            # Plugins are opt-in: nothing loads unless listed here.
+            "plugins": {"enabled": [self.plugin_name] if self.plugin_name else []},
+            "agent": {"api_max_retries": self.tuning.api_max_retries},
+            "providers": {
+                self.provider: {"request_timeout_seconds": self.tuning.request_timeout_seconds},
+            },
+            "security": {
+                # Stops a download from github.com when the gateway starts.
+                "tirith_enabled": False,
+                # Stops Hermes pip-installing optional packages into the venv at run time.
+                "allow_lazy_installs": False,
+            },
+        }
+        if self.fallbacks:
+            config["fallback_providers"] = [
+                {
+                    "provider": "custom",
+                    "model": fb_model,
+                    "base_url": fb_url,
+                    "api_key": DUMMY_API_KEY,
+                }
+                for fb_url, fb_model in self.fallbacks
+            ]
+        return self.overlay(config) if self.overlay else config
+
+    def write(self) -> Path:
+        self.path.write_text(yaml.safe_dump(self.render(), sort_keys=False), "utf-8")
+        return self.path
+
+    @property
+    def written(self) -> bool:
+        return self.path.exists()

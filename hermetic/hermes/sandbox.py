@@ -1,0 +1,182 @@
+"""A throwaway Hermes home and decoy user home per scenario, with a scrubbed environment.
+
+Nothing here reads or writes the real ``~/.hermes`` or the user's home: every path Hermes derives
+(its home, ``~``, the managed-config overlay, temp files) points inside the sandbox folder.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hermetic.errors import HarnessError
+from hermetic.netguard.log import guard_environment
+from hermetic.settings import PluginUnderTest
+from hermetic.tempdirs import make_temp_dir
+
+# What a plugin folder may hold that is not the plugin: version control, virtual environments,
+# caches and build output. None of it belongs in Hermes' plugins folder (a 30 MB .venv was
+# copied into every sandbox once), and none of it is read by Hermes.
+_NOT_THE_PLUGIN = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".hermetic-envs",
+        "node_modules",
+        "__pycache__",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        "build",
+        "dist",
+        "reports",
+        ".idea",
+        ".vscode",
+    }
+)
+
+
+def _not_the_plugin(folder: str, names: list[str]) -> set[str]:
+    """shutil.copytree ignore function: everything in :data:`_NOT_THE_PLUGIN`, compiled files,
+    egg-info folders, and any folder that is a virtual environment under another name."""
+    ignored = set()
+    for name in names:
+        path = Path(folder) / name
+        if (
+            name in _NOT_THE_PLUGIN
+            or name.endswith((".pyc", ".egg-info"))
+            or (path.is_dir() and (path / "pyvenv.cfg").exists())
+        ):
+            ignored.add(name)
+    return ignored
+
+
+@dataclass
+class Sandbox:
+    """One scenario's folder: ``hermes/`` (HERMES_HOME), ``home/`` (decoy HOME), ``out/`` (logs)."""
+
+    root: Path
+    hermes_executable: Path
+    plugin_name: str | None = None
+    plugin_source: Path | None = None
+    # "block" refuses non-loopback traffic; "record" only records it (to show what Hermes tries).
+    network_mode: str = "block"
+    # Variables a profile ([env]) or a login provider adds; the sandbox's own always win.
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def create(cls, hermes_executable: Path, parent: Path | None = None) -> Sandbox:
+        """Make a fresh sandbox folder (under ``parent`` or the system temp dir)."""
+        root = make_temp_dir("hermetic-", parent)
+        sandbox = cls(root=root, hermes_executable=hermes_executable)
+        for folder in (sandbox.hermes_home, sandbox.home, sandbox.out_dir, sandbox.tmp_dir):
+            folder.mkdir(parents=True)
+        return sandbox
+
+    # -- paths ------------------------------------------------------------------------------
+    @property
+    def hermes_home(self) -> Path:
+        return self.root / "hermes"
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def managed_dir(self) -> Path:
+        # Must not exist: its absence is what disables the /etc/hermes overlay.
+        return self.root / "no-managed"
+
+    @property
+    def out_dir(self) -> Path:
+        return self.root / "out"
+
+    @property
+    def tmp_dir(self) -> Path:
+        return self.root / "tmp"
+
+    @property
+    def config_path(self) -> Path:
+        return self.hermes_home / "config.yaml"
+
+    @property
+    def jobs_path(self) -> Path:
+        return self.hermes_home / "cron" / "jobs.json"
+
+    @property
+    def agent_log(self) -> Path:
+        return self.hermes_home / "logs" / "agent.log"
+
+    @property
+    def plugins_dir(self) -> Path:
+        return self.hermes_home / "plugins"
+
+    @property
+    def installed_plugin(self) -> Path | None:
+        return self.plugins_dir / self.plugin_name if self.plugin_name else None
+
+    @property
+    def network_log(self) -> Path:
+        return self.out_dir / "network.jsonl"
+
+    @property
+    def process_log(self) -> Path:
+        return self.out_dir / "processes.jsonl"
+
+    # -- setup ------------------------------------------------------------------------------
+    def install_plugin(self, plugin: PluginUnderTest) -> Path:
+        """Copy the plugin under test to ``plugins/<manifest name>/`` and remember its name."""
+        target = self.plugins_dir / plugin.name
+        shutil.copytree(plugin.source, target, ignore=_not_the_plugin)
+        self.plugin_name = plugin.name
+        self.plugin_source = plugin.source
+        return target
+
+    def add_stale_copy(self, folder_name: str) -> Path:
+        """Copy the plugin under test again, as ``plugins/<folder_name>`` with the same name:
+        the leftover backup that once shadowed the real plugin upstream."""
+        if self.plugin_source is None:
+            raise HarnessError("install the plugin under test before adding a stale copy of it")
+        target = self.plugins_dir / folder_name
+        shutil.copytree(self.plugin_source, target, ignore=_not_the_plugin)
+        return target
+
+    def add_import_to_plugin(self, module: str) -> None:
+        """Make the installed plugin import ``module`` when Hermes loads it (at the end of its
+        ``__init__.py``, where even a ``from __future__`` import cannot be in the way)."""
+        if self.installed_plugin is None:
+            raise HarnessError("install the plugin under test before changing what it imports")
+        init = self.installed_plugin / "__init__.py"
+        with init.open("a", encoding="utf-8") as handle:
+            handle.write(f"\n\nimport {module}  # added by hermetic: a package Hermes lacks\n")
+
+    def env(self) -> dict[str, str]:
+        """The complete environment for a ``hermes`` process: built from nothing, not filtered.
+
+        Starting empty (rather than deleting known-bad keys) is what guarantees that no
+        ``HERMES_*``, provider key or messaging token of the developer's shell leaks in.
+        """
+        return self.extra_env | {
+            "PATH": f"{self.hermes_executable.parent}:/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "HOME": str(self.home),
+            "HERMES_HOME": str(self.hermes_home),
+            "HERMES_MANAGED_DIR": str(self.managed_dir),
+            "TMPDIR": str(self.tmp_dir),
+            "PYTHONUNBUFFERED": "1",
+            # Prints "Loading plugin '<name>' (… path=…)": which copy of the plugin ran.
+            "HERMES_PLUGINS_DEBUG": "1",
+            # The site hook: records (and by default refuses) every non-loopback attempt, and
+            # the names of the environment variables each Python process started with.
+            **guard_environment(self.network_log, self.process_log, self.network_mode),
+        }
+
+    def remove(self) -> None:
+        """Delete the whole sandbox folder."""
+        shutil.rmtree(self.root, ignore_errors=True)

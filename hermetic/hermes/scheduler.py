@@ -1,0 +1,164 @@
+"""Hermes' scheduler, driven as an operator drives it: jobs in ``cron/jobs.json``, made due, run
+by ``hermes cron tick`` or by the ticker inside ``hermes gateway run``.
+
+Every finished Hermes run is handed to ``after_run`` (the suite's own checks, see
+:mod:`hermetic.checks`) before anything else looks at its results.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from hermetic.errors import HarnessError
+from hermetic.hermes.commands import CommandResult, HermesCommands, RunningCommand
+from hermetic.hermes.config import HermesConfig
+from hermetic.hermes.cron_jobs import JobsFile, JobState
+
+STOP_WAYS = ("hermes gateway stop", "Ctrl-C")
+
+
+@dataclass
+class Scheduler:
+    """The jobs of one sandbox and the ways Hermes runs them."""
+
+    commands: HermesCommands
+    config: HermesConfig
+    jobs: JobsFile
+    add_cleanup: Callable[[Callable[[], None]], None]
+    after_run: Callable[..., None]
+    # Explains a failure of the gateway to run jobs (the world's failure report).
+    report: Callable[[], str] = lambda: ""
+    job_ids: dict[str, str] = field(default_factory=dict)
+    gateway: RunningCommand | None = None
+
+    # -- jobs -----------------------------------------------------------------------------
+    def create_job(self, model: str, *, name: str | None = None, via_cli: bool = False) -> str:
+        """A recurring job on Hermes' default model ``model`` (written into config.yaml first:
+        Hermes snapshots the default when a job is created and skips the job, without any
+        request, if it changes afterwards).
+
+        ``via_cli`` creates it with ``hermes cron create``, the path an operator takes; otherwise
+        it is written as ``hermes cron create`` writes it, which costs nothing.
+        """
+        self.config.model = model
+        self.config.write()
+        name = name or f"job-{len(self.job_ids) + 1}"
+        prompt = f"Scheduled check {name}: reply with ok."
+        if via_cli:
+            job_id = self.commands.cron_create(name, "every 1m", prompt)
+            if self.commands.last is not None:
+                self.after_run(self.commands.last, loads_plugins=False)
+        else:
+            job_id = uuid.uuid4().hex[:12]
+            self.jobs.add(job_id, name, prompt, snapshot=(self.config.provider, model))
+        self.job_ids[name] = job_id
+        return job_id
+
+    def pin_job(self, model: str, provider: str, base_url: str) -> str:
+        """A job pinned to its own model, provider and base URL (no CLI flag exists for these).
+
+        Pinned jobs are exempt from the default-model drift guard, so several can share one
+        config; the config's default stays whatever an earlier step set (else ``model``).
+        """
+        if not self.config.written:
+            self.config.model = model
+            self.config.write()
+        name = f"job-{len(self.job_ids) + 1}"
+        job_id = uuid.uuid4().hex[:12]
+        self.jobs.add(
+            job_id,
+            name,
+            f"Scheduled check {name}: reply with ok.",
+            snapshot=(self.config.provider, self.config.model or model),
+            model=model,
+            provider=provider,
+            base_url=base_url,
+        )
+        self.job_ids[name] = job_id
+        return job_id
+
+    @property
+    def only_job(self) -> str:
+        if len(self.job_ids) != 1:
+            raise AssertionError(f"expected one scheduled job, the scenario has {self.job_ids}")
+        return next(iter(self.job_ids.values()))
+
+    def job_state(self, job_id: str | None = None) -> JobState:
+        return self.jobs.state(job_id or self.only_job)
+
+    def job_states(self) -> list[JobState]:
+        return [self.jobs.state(job_id) for job_id in self.job_ids.values()]
+
+    def describe_jobs(self) -> str:
+        if not self.job_ids:
+            return "(no job created)"
+        return "\n".join(
+            f"{name} ({job_id}): {self.jobs.state(job_id).describe()}"
+            for name, job_id in self.job_ids.items()
+        )
+
+    # -- running them ---------------------------------------------------------------------
+    def tick(self) -> CommandResult:
+        """Make every job due, then run one real scheduler pass (``hermes cron tick``)."""
+        self.jobs.make_due()
+        result = self.commands.cron_tick()
+        self.after_run(result)
+        return result
+
+    def tick_concurrently(self, schedulers: int = 2) -> list[CommandResult]:
+        """Start several ``hermes cron tick`` processes on this home at the same moment."""
+        self.jobs.make_due()
+        running = [self.commands.start("cron", "tick") for _ in range(schedulers)]
+        for process in running:
+            self.add_cleanup(process.kill)
+        results = [process.wait() for process in running]
+        for result in results:
+            self.after_run(result)
+        return results
+
+    def start_gateway(self) -> RunningCommand:
+        """Make every job due and start ``hermes gateway run`` in the foreground (no systemd)."""
+        self.jobs.make_due()
+        gateway = self.commands.start("gateway", "run")
+        self.add_cleanup(gateway.kill)
+        self.gateway = gateway
+        return gateway
+
+    def wait_for_jobs_to_run(self, timeout: float = 60.0) -> None:
+        """Poll jobs.json until the gateway's own ticker has run every job once."""
+        gateway = self._require_gateway()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if all(state.last_run_at for state in self.job_states()):
+                return
+            if not gateway.running():
+                raise AssertionError(
+                    f"the gateway exited (status {gateway.process.returncode}) before running "
+                    f"the job\n\n{self.report()}"
+                )
+            time.sleep(0.2)
+        raise AssertionError(
+            f"the gateway's scheduler did not run the job within {timeout:.0f}s\n\n{self.report()}"
+        )
+
+    def stop_gateway(self, how: str, timeout: float = 30.0) -> CommandResult:
+        """Stop the gateway as an operator would: ``hermes gateway stop`` or Ctrl-C (SIGINT)."""
+        gateway = self._require_gateway()
+        if how == "hermes gateway stop":
+            self.after_run(self.commands.run_checked("gateway", "stop"), loads_plugins=False)
+        elif how == "Ctrl-C":
+            gateway.send_signal(signal.SIGINT)
+        else:
+            raise HarnessError(f"unknown way to stop the gateway: {how!r}; known: {STOP_WAYS}")
+        result = gateway.wait(timeout)
+        self.after_run(result)
+        return result
+
+    def _require_gateway(self) -> RunningCommand:
+        if self.gateway is None:
+            raise HarnessError("no gateway was started in this scenario")
+        return self.gateway

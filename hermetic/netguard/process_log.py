@@ -1,0 +1,79 @@
+"""Which processes ran in a sandbox and which environment variables they saw (names only).
+
+The site hook in ``hermetic/netguard/`` appends one line per Python process start to the file
+named by ``HERMETIC_PROCESS_LOG``. Reading it lets a scenario prove that no provider key or
+messaging token reached Hermes, without the suite ever handling a secret's value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from hermetic.errors import HarnessError
+
+# What a credential's variable is called: provider keys, bot tokens, secrets, passwords.
+CREDENTIAL_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|_AUTH)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ProcessStart:
+    """One Python process started under the site hook."""
+
+    pid: int
+    argv: tuple[str, ...]
+    names: frozenset[str]
+    # Whether the network guard was in place in this process (the site hook says so itself).
+    guarded: bool = False
+
+    def credential_names(self) -> list[str]:
+        return sorted(name for name in self.names if CREDENTIAL_NAME.search(name))
+
+
+def unguarded(starts: list[ProcessStart], pid: int, command: str) -> str | None:
+    """Why the process ``pid`` (running ``command``) proves nothing about the network, or None.
+
+    A ``hermes`` process that started without the guard neither refuses nor records a single
+    attempt, so "no attempt beyond loopback" would be true of it whatever it did.
+    """
+    mine = [start for start in starts if start.pid == pid]
+    if not mine:
+        return (
+            f"`{command}` (pid {pid}) ran without the loopback guard: the site hook never "
+            "started in it, so its network attempts were neither refused nor recorded"
+        )
+    if not any(start.guarded for start in mine):
+        return (
+            f"`{command}` (pid {pid}) started the site hook, but the loopback guard was not in "
+            "place in it: its network attempts were neither refused nor recorded"
+        )
+    return None
+
+
+def read_process_starts(log_path: Path) -> list[ProcessStart]:
+    """Every recorded process start; a missing log has none."""
+    try:
+        text = Path(log_path).read_text("utf-8")
+    except FileNotFoundError:
+        return []
+    starts = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            starts.append(
+                ProcessStart(
+                    pid=int(record["pid"]),
+                    argv=tuple(str(arg) for arg in record["argv"]),
+                    names=frozenset(str(name) for name in record["names"]),
+                    guarded=record.get("guarded") is True,
+                )
+            )
+        except (ValueError, TypeError, KeyError) as error:
+            raise HarnessError(
+                f"{log_path}, line {number}: not a process record ({error})"
+            ) from None
+    return starts

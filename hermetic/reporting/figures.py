@@ -1,0 +1,44 @@
+"""Per-scenario reliability figures, written when a run is given ``-D figures=FILE``.
+
+For every scenario: how many capture lines the plugin logged, how many alerts the database
+holds (the sum of ``occurrences``), and how many processes of its sandbox were still alive after
+every cleanup had run. ``tools/reliability_figures.py`` adds them up: alerts lost is the sum of
+captures not stored, processes leaked the sum of survivors; both must be 0.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hermetic.contract.records import AlertRecords
+from hermetic.errors import HarnessError
+from hermetic.hermes.processes import processes_with_environment
+from hermetic.world import World
+
+
+def scenario_figures(world: World) -> dict[str, Any]:
+    """Captures logged and alerts stored in this scenario's sandbox (None if unreadable)."""
+    records = world.use(AlertRecords)
+    try:
+        stored: int | None = sum(alert.occurrences for alert in records.alerts())
+    except (HarnessError, AssertionError):
+        stored = None
+    return {"captures": len(records.captures()), "stored": stored}
+
+
+def leaked_processes(hermes_home: Path) -> int:
+    return len(processes_with_environment("HERMES_HOME", str(hermes_home)))
+
+
+def append(path: Path, entry: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(entry, sort_keys=True) + "\n")
+
+
+def read(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]

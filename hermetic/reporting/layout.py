@@ -1,0 +1,49 @@
+"""Where a run's reports land, and the folder names of a failed scenario's artefacts.
+
+One place for these names, because three parties must agree on them: the behave hooks that save
+artefacts, the summary that points at them, and ``tools/run.py`` that prints where they are.
+Standard library only: ``tools/run.py`` imports this before any virtualenv exists.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+BEHAVE_JSON = "behave.json"
+SUMMARY_JSON = "summary.json"
+HTML_REPORT = "report.html"
+JUNIT_DIR = "junit"
+ARTEFACTS_DIR = "artefacts"
+
+# Long enough to stay readable, short enough for any file system and a CI artefact browser.
+_MAX_SLUG = 72
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def slug(text: str) -> str:
+    """A folder-safe name: lowercase words joined by ``-``.
+
+    A name too long is cut and suffixed with a hash of the whole name, so two scenario-outline
+    rows that differ only at their end (``… -- @1.12``) never share a folder.
+    """
+    words = _NOT_SLUG.sub("-", text.lower()).strip("-") or "unnamed"
+    if len(words) <= _MAX_SLUG:
+        return words
+    digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
+    return f"{words[: _MAX_SLUG - 9].rstrip('-')}-{digest}"
+
+
+def artefact_dir(reports: Path, feature_file: str, scenario_name: str) -> Path:
+    """``<reports>/artefacts/<feature file stem>/<scenario name>/``.
+
+    The feature's *file* names the folder (not its title): short, stable and unique per suite.
+    """
+    return reports / ARTEFACTS_DIR / slug(Path(feature_file).stem) / slug(scenario_name)
+
+
+#: What was tested (plugin, revision, profile, promises, Hermes), written by the behave hooks.
+RUN_INFO = "run-info.json"
+#: Written instead of any scenario when the run could not start (a wrong option, say).
+SETUP_ERROR = "setup-error.txt"

@@ -1,0 +1,204 @@
+"""``reports/summary.json``: one small, machine-readable verdict per scenario, from behave's data.
+
+behave's own ``json`` formatter (``-f json -o reports/behave.json``) records every scenario with
+its tags, steps, step durations and the failing step's message; this module boils that down to
+totals plus one row per scenario, and points each failed scenario at its artefact folder.
+
+    python -m hermetic.reporting.summary [REPORTS_DIR]      # reads behave.json, writes summary.json
+
+Standard library only: ``tools/run.py`` imports it before any virtualenv exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from hermetic.reporting.layout import BEHAVE_JSON, RUN_INFO, SETUP_ERROR, SUMMARY_JSON, artefact_dir
+
+#: Tags naming the promise a scenario checks (a profile's [promises] keep).
+PROMISE_TAG = "promise."
+
+# behave's many statuses, folded into the four a reader cares about. ``untested`` is what an
+# aborted run (Ctrl-C, SIGTERM) leaves on the scenarios it never reached.
+_VERDICT = {
+    "passed": "passed",
+    "failed": "failed",
+    "error": "errored",
+    "hook_error": "errored",
+    "cleanup_error": "errored",
+    "undefined": "errored",
+    "pending": "errored",
+}
+VERDICTS = ("passed", "failed", "errored", "skipped")
+
+
+def verdict(behave_status: str | None) -> str:
+    """passed / failed / errored / skipped for one of behave's status names."""
+    return _VERDICT.get(behave_status or "", "skipped")
+
+
+def build_summary(
+    features: list[dict[str, Any]], reports: Path, wall_seconds: float | None = None
+) -> dict[str, Any]:
+    """Totals and per-scenario rows from behave's JSON (a list of features)."""
+    rows = [
+        _scenario_row(feature, element, reports)
+        for feature in features
+        for element in feature.get("elements", [])
+        if element.get("type") == "scenario"
+    ]
+    setup_error = reports / SETUP_ERROR
+    if setup_error.is_file():
+        # The run never started: one errored row, so no reader takes it for a green run.
+        rows.insert(0, _setup_row(setup_error.read_text("utf-8", errors="replace").strip()))
+    totals: dict[str, Any] = {"scenarios": len(rows)}
+    totals.update({name: sum(row["status"] == name for row in rows) for name in VERDICTS})
+    # Time spent in steps, as behave measures it (hooks and sandbox setup are not in it).
+    totals["duration_seconds"] = round(sum(row["duration_seconds"] for row in rows), 3)
+    if wall_seconds is not None:
+        totals["wall_seconds"] = round(wall_seconds, 3)
+    summary: dict[str, Any] = {"totals": totals}
+    run_info = reports / RUN_INFO
+    if run_info.is_file():
+        about = json.loads(run_info.read_text("utf-8"))
+        summary["run"] = about
+        summary["promises"] = promise_verdicts(rows, about.get("promises", "all"))
+    summary["scenarios"] = rows
+    return summary
+
+
+def promise_verdicts(rows: list[dict[str, Any]], claimed: Any) -> dict[str, str]:
+    """Per promise (from ``@promise.<name>`` tags): passed, failed, not run, or not claimed."""
+    verdicts: dict[str, str] = {}
+    for row in rows:
+        for tag in row["tags"]:
+            if not tag.startswith(PROMISE_TAG):
+                continue
+            name = tag[len(PROMISE_TAG) :]
+            if claimed != "all" and name not in claimed:
+                verdicts[name] = "not claimed"
+                continue
+            before = verdicts.get(name, "not run")
+            if row["status"] in ("failed", "errored"):
+                verdicts[name] = "failed"
+            elif row["status"] == "passed" and before == "not run":
+                verdicts[name] = "passed"
+            else:
+                verdicts.setdefault(name, "not run")
+    return dict(sorted(verdicts.items()))
+
+
+def _setup_row(message: str) -> dict[str, Any]:
+    return {
+        "feature": "hermetic setup",
+        "feature_file": "",
+        "name": "the run could not start",
+        "location": "",
+        "status": "errored",
+        "behave_status": "error",
+        "duration_seconds": 0.0,
+        "tags": [],
+        "message": message.splitlines()[0] if message else "setup error",
+        "artefacts": None,
+    }
+
+
+def scenario_status(element: dict[str, Any]) -> str:
+    """A scenario's behave status, from its step results when behave's JSON lacks it.
+
+    behave 1.3's json formatter writes a scenario's status when the next element starts; when
+    that element is the Background of the next ``Rule``, the status lands on the Background and
+    the last scenario of each Rule is left with ``null``.
+    """
+    if element.get("status"):
+        return element["status"]
+    statuses = [step.get("result", {}).get("status", "untested") for step in element["steps"]]
+    for status in statuses:
+        if verdict(status) in ("failed", "errored"):
+            return status
+    if statuses and all(status == "passed" for status in statuses):
+        return "passed"
+    return "skipped" if "passed" in statuses else "untested"
+
+
+def _scenario_row(feature: dict[str, Any], element: dict[str, Any], reports: Path) -> dict:
+    feature_file = str(feature.get("location", "")).rsplit(":", 1)[0]
+    steps = element.setdefault("steps", [])
+    behave_status = scenario_status(element)
+    status = verdict(behave_status)
+    failing = status in ("failed", "errored")
+    folder = artefact_dir(reports, feature_file, element.get("name", ""))
+    saved = failing and folder.is_dir()
+    return {
+        "feature": feature.get("name", ""),
+        "feature_file": feature_file,
+        "name": element.get("name", ""),
+        "location": element.get("location", ""),
+        "status": status,
+        "behave_status": behave_status,
+        "duration_seconds": round(
+            sum(float(step.get("result", {}).get("duration") or 0) for step in steps), 3
+        ),
+        # A scenario carries its feature's tags too (that is how --tags selects it).
+        "tags": list(dict.fromkeys([*feature.get("tags", []), *element.get("tags", [])])),
+        "message": _first_failure_line(steps, folder) if failing else None,
+        # Relative to the reports folder, so the link survives CI uploading that folder.
+        "artefacts": folder.relative_to(reports).as_posix() if saved else None,
+    }
+
+
+def _first_failure_line(steps: list[dict[str, Any]], folder: Path) -> str | None:
+    """The failing step's message (behave keeps it for assertion failures only), else ours."""
+    for step in steps:
+        result = step.get("result", {})
+        message = result.get("error_message")
+        if isinstance(message, list):
+            message = "\n".join(message)
+        if message and message.strip():
+            return message.strip().splitlines()[0]
+    # Errors (a hung tick, an interrupt) have no message in behave's JSON; the artefact folder's
+    # failure.txt starts with a one-line headline written by hermetic.reporting.artefacts.
+    failure = folder / "failure.txt"
+    if failure.is_file():
+        first = failure.read_text("utf-8", errors="replace").strip().splitlines()
+        if first:
+            return first[0]
+    for step in steps:
+        status = step.get("result", {}).get("status")
+        if verdict(status) in ("failed", "errored"):
+            return f"{status} in step: {step.get('keyword', '')} {step.get('name', '')}".strip()
+    return None
+
+
+def write_summary(reports: Path, wall_seconds: float | None = None) -> dict[str, Any]:
+    """Read ``<reports>/behave.json``, write ``<reports>/summary.json``, return the summary."""
+    try:
+        features = json.loads((reports / BEHAVE_JSON).read_text("utf-8") or "[]")
+    except FileNotFoundError:
+        if not (reports / SETUP_ERROR).is_file():
+            raise
+        features = []  # behave stopped before its first feature
+    summary = build_summary(features, reports, wall_seconds)
+    (reports / SUMMARY_JSON).write_text(json.dumps(summary, indent=2) + "\n", "utf-8")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("reports", nargs="?", default="reports", type=Path)
+    args = parser.parse_args(argv)
+    try:
+        totals = write_summary(args.reports)["totals"]
+    except (OSError, ValueError) as exc:
+        print(f"run_summary: cannot summarise {args.reports / BEHAVE_JSON}: {exc}", file=sys.stderr)
+        return 1
+    print(", ".join(f"{totals[name]} {name}" for name in VERDICTS))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

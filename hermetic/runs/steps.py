@@ -1,0 +1,57 @@
+"""One step of a run (ruff, pytest, behave) as a child process that gets Ctrl-C and SIGTERM once.
+
+The child runs in its own process group, so a Ctrl-C in the terminal reaches it exactly once
+(through us), and we keep waiting while it cleans up instead of leaving it orphaned.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+#: Signals received while a step ran; once set, callers start no further step.
+INTERRUPTS: list[int] = []
+
+
+def say(message: str) -> None:
+    print(f"[run] {message}", flush=True)
+
+
+def run_step(
+    step: str,
+    command: Sequence[str],
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> int:
+    """Run one step and return its exit code, passing Ctrl-C / SIGTERM on to it."""
+    say(f"{step}: {' '.join(command)}")
+    process = subprocess.Popen(
+        list(command),
+        cwd=cwd,
+        env=dict(env) if env is not None else None,
+        stdin=subprocess.DEVNULL,
+        process_group=0,
+    )
+
+    def forward(signum: int, frame: object) -> None:
+        INTERRUPTS.append(signum)
+        say(f"{signal.Signals(signum).name}: passed on to {step}; waiting for its cleanup")
+        try:
+            process.send_signal(signum)
+        except ProcessLookupError:
+            pass
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return process.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def with_path(env: Mapping[str, str], folder: Path) -> dict[str, str]:
+    """``env`` with ``folder`` first on PATH."""
+    return dict(env, PATH=f"{folder}{os.pathsep}{env.get('PATH', '')}")

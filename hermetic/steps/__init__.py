@@ -1,0 +1,28 @@
+"""hermetic's step library: import this package in a module under your ``steps/`` folder.
+
+    # steps/hermetic_steps.py
+    from hermetic import steps  # noqa: F401  (registers every step below)
+
+One module per subject of the sentences, so a step's code is found in one guess:
+:mod:`~hermetic.steps.hermes_home` ("a Hermes home with …"), :mod:`~hermetic.steps.provider`
+("the provider …"), :mod:`~hermetic.steps.scheduler` ("a scheduled job …", "the scheduler …",
+"the job …"), :mod:`~hermetic.steps.alerts` ("… alert …"), :mod:`~hermetic.steps.telemetry_log`
+("the telemetry log …"), :mod:`~hermetic.steps.gateway`, :mod:`~hermetic.steps.isolation`
+("the developer's …", "the suite reports …"), :mod:`~hermetic.steps.store_faults`,
+:mod:`~hermetic.steps.sandboxes` (several sandboxes at once) and :mod:`~hermetic.steps.webhook`
+(what the plugin posted). Steps are thin: they call the world (:mod:`hermetic.world`) and its
+parts, and assert with ``world.check`` so every failure carries the full report.
+"""
+
+from hermetic.steps import (  # noqa: F401 - importing a step module registers its steps
+    alerts,
+    gateway,
+    hermes_home,
+    isolation,
+    provider,
+    sandboxes,
+    scheduler,
+    store_faults,
+    telemetry_log,
+    webhook,
+)

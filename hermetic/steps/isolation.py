@@ -1,0 +1,195 @@
+"""Steps about the suite's own isolation guarantees: home, keys, network, packages, plugin copy."""
+
+from behave import given, then
+
+from hermetic.checks import describe_attempts
+from hermetic.hermes.config import DUMMY_API_KEY
+from hermetic.isolation import Isolation
+from hermetic.mock import redact_authorization
+
+# Canary values: if one of these shows up anywhere in a sandbox, a key leaked.
+DEVELOPER_SECRETS = {
+    "OPENAI_API_KEY": "sk-live-hermetic-canary-openai",
+    "ANTHROPIC_API_KEY": "sk-ant-hermetic-canary",
+    "OPENROUTER_API_KEY": "sk-or-hermetic-canary",
+    "TELEGRAM_BOT_TOKEN": "123456:hermetic-canary-telegram",
+    "DISCORD_BOT_TOKEN": "hermetic-canary-discord",
+    "SLACK_BOT_TOKEN": "xoxb-hermetic-canary",
+}
+
+
+@given("the developer's home holds a Hermes set-up of its own, with a job that is due")
+def step_developer_home(context):
+    """HOME and HERMES_HOME of the suite point at a home with its own ~/.hermes and provider."""
+    context.world.use(Isolation).create_user_home()
+
+
+@given("the developer's shell holds provider keys and messaging tokens")
+def step_developer_keys(context):
+    """Provider keys and bot tokens (canary values) are exported in the suite's environment."""
+    context.world.use(Isolation).set_harness_environment(**DEVELOPER_SECRETS)
+
+
+@given("Hermes is allowed to look up model details online")
+def step_online_lookups(context):
+    """Remove the setting that keeps Hermes from fetching model metadata from openrouter.ai."""
+    context.world.use(Isolation).allow_online_lookups()
+
+
+@given("the packages installed beside Hermes are noted")
+def step_note_packages(context):
+    """Record the package set of the Python environment that runs Hermes."""
+    context.world.use(Isolation).note_installed_packages()
+
+
+@given("a stale copy of the plugin lies in the plugins folder")
+def step_stale_copy(context):
+    """A leftover copy of the plugin under test, same manifest name, in a folder sorting later."""
+    context.world.use(Isolation).add_stale_plugin_copy()
+
+
+@given('the plugin under test also imports "{module}" when Hermes loads it')
+def step_plugin_imports(context, module):
+    """The installed copy of the plugin imports a package at load (Hermes does not ship it)."""
+    context.world.use(Isolation).make_plugin_import(module)
+
+
+@then("the developer's home is byte-identical to before the run")
+def step_home_unchanged(context):
+    """Every file and folder under the developer's home is exactly as it was."""
+    world = context.world
+    home = world.use(Isolation).user_home
+    changes = home.changes()
+    world.check(not changes, f"the run changed the developer's home {home.root}: {changes}")
+
+
+@then("the developer's own provider received no request")
+def step_users_provider_silent(context):
+    """The provider configured in the developer's own ~/.hermes was never contacted."""
+    world = context.world
+    heard = world.providers.start("user's own").journal()
+    world.check(
+        not heard,
+        "the developer's own provider was contacted:\n"
+        + "\n".join(entry.summary() for entry in heard),
+    )
+
+
+@then("no Hermes process saw a credential variable")
+def step_no_credential_variables(context):
+    """No Python process in the sandbox started with a key or token variable in its environment."""
+    world = context.world
+    starts = world.use(Isolation).process_starts()
+    world.check(starts, f"no process start was recorded in {world.sandbox.process_log}")
+    leaks = {start.pid: start.credential_names() for start in starts if start.credential_names()}
+    world.check(not leaks, f"credential variables reached Hermes processes (pid: names): {leaks}")
+
+
+@then("the Hermes home holds no credential file and no key but the provider's dummy key")
+def step_no_credentials_in_home(context):
+    """No auth.json or .env in the Hermes home, and no developer secret in any of its files."""
+    world = context.world
+    home = world.sandbox.hermes_home
+    files = [path for path in (home / "auth.json", home / ".env") if path.exists()]
+    world.check(not files, f"credential files exist in the sandbox: {files}")
+    for path in home.rglob("*"):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", errors="replace")
+            found = [name for name, value in DEVELOPER_SECRETS.items() if value in text]
+            world.check(not found, f"{path} contains the developer's {found}")
+
+
+@then("the provider received only the dummy key")
+def step_provider_saw_dummy(context):
+    """Every chat request reached the provider with the sandbox's dummy key, nothing else."""
+    world = context.world
+    expected = redact_authorization(f"Bearer {DUMMY_API_KEY}")
+    seen = {entry.headers.get("authorization") for entry in world.provider.chat_requests()}
+    world.check(seen == {expected}, f"expected only {expected!r}, the provider saw {seen}")
+
+
+@then('the run is reported for trying to reach "{host}"')
+def step_network_violation(context, host):
+    """The network guard recorded and refused an attempt to reach the host."""
+    world = context.world
+    attempts = world.checks.network_attempts()
+    refused = [a for a in attempts if not a.allowed and a.host == host]
+    world.check(
+        refused,
+        f"expected a refused attempt to reach {host!r}; the guard recorded:\n"
+        + describe_attempts(attempts, world.sandbox.installed_plugin),
+    )
+
+
+@then("the request to the provider was recorded as loopback")
+def step_loopback_recorded(context):
+    """The guard recorded the connection to the provider's loopback port as allowed."""
+    world = context.world
+    port = world.provider.port
+    hits = [
+        a for a in world.checks.network_attempts() if a.allowed and a.is_loopback and a.port == port
+    ]
+    world.check(hits, f"no allowed loopback connection to port {port} was recorded")
+
+
+@then("the installed packages are exactly those noted before")
+def step_packages_unchanged(context):
+    """The package set of Hermes' Python environment did not change."""
+    world = context.world
+    isolation = world.use(Isolation)
+    now, before = isolation.installed_packages(), isolation.packages_before
+    world.check(
+        now == before,
+        f"packages added: {sorted(now - before)}; removed: {sorted(before - now)}",
+    )
+
+
+@then("Hermes' environment holds Hermes and what it requires, and nothing else")
+def step_hermes_environment_exact(context):
+    """Every package beside Hermes is hermes-agent, the profile's [requires], or what they need."""
+    world = context.world
+    extra = world.use(Isolation).unexpected_packages()
+    world.check(
+        not extra,
+        f"packages beside Hermes ({world.sandbox.hermes_executable}) that hermes-agent does not "
+        f"require, so users would not have them: {', '.join(extra)}",
+    )
+
+
+@then("nothing of the test suite can be imported where Hermes runs")
+def step_suite_not_importable(context):
+    """No module of the suite's own environment resolves for Hermes' interpreter."""
+    world = context.world
+    leaks = world.use(Isolation).suite_modules_visible()
+    world.check(
+        not leaks,
+        "Hermes can import the test suite's own packages (a plugin could use them and pass "
+        "here, then fail for users):\n"
+        + "\n".join(f"  {name}: {where}" for name, where in sorted(leaks.items())),
+    )
+
+
+@then('the suite reports that Hermes could not load the plugin: "{reason}"')
+def step_load_failure_reported(context, reason):
+    """The failure the suite reports starts with Hermes' own "Failed to load plugin" line."""
+    world = context.world
+    result = world.hermes.last
+    failures = world.checks.load_failures(result) if result else []
+    verdict = world.checks.load_verdict(failures) if failures else ""
+    first = verdict.splitlines()[0] if verdict else "(no report: the suite saw no load failure)"
+    world.check(
+        first.startswith("Failed to load plugin") and reason in first,
+        f"expected the report to start with Hermes' line naming {reason!r}, it starts: {first}",
+    )
+
+
+@then("the suite reports that Hermes loaded the stale copy instead of the plugin under test")
+def step_stale_copy_reported(context):
+    """The plugin-identity check names the stale copy Hermes loaded."""
+    world = context.world
+    folder = world.use(Isolation).stale_copy
+    problems = world.checks.identity_problems
+    world.check(
+        any(folder in problem for problem in problems),
+        f"expected the identity check to name {folder!r}, it said: {problems!r}",
+    )

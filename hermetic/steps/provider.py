@@ -1,0 +1,96 @@
+"""Steps about the model providers Hermes talks to (loopback mocks that answer like OpenAI)."""
+
+from behave import given, then
+
+from hermetic.mock.phrases import removed_model_echoing
+
+
+@given('the provider no longer serves the model "{model}", and its error echoes the key "{key}"')
+def step_provider_removed_echoing(context, model, key):
+    """The 404 for the removed model also echoes a credential (header, URL and plain text)."""
+    context.world.provider.script(model, removed_model_echoing(model, key))
+
+
+@given('the provider no longer serves the model "{model}"')
+def step_provider_removed_model(context, model):
+    """The provider answers requests for the model with OpenAI's "model does not exist" 404."""
+    context.world.provider.remove_model(model)
+
+
+@given('the provider no longer serves the models "{first}" and "{second}"')
+def step_provider_removed_models(context, first, second):
+    """The provider answers both models with OpenAI's "model does not exist" 404."""
+    for model in (first, second):
+        context.world.provider.remove_model(model)
+
+
+@given('the provider serves the model "{model}"')
+def step_provider_serves_model(context, model):
+    """The provider answers requests for the model with a normal chat completion."""
+    context.world.provider.serve_model(model)
+
+
+@given('the provider serves the model "{model}" as Hermes\' default')
+def step_provider_serves_default(context, model):
+    """The provider serves the model, and it is the default model in Hermes' config."""
+    world = context.world
+    world.provider.serve_model(model)
+    world.config.model = model
+    world.config.write()
+
+
+@given('the provider answers the model "{model}" with "{answer}"')
+def step_provider_answers(context, model, answer):
+    """The provider answers every request for the model the named way (see mock.phrases)."""
+    context.world.providers.answer(model, answer)
+
+
+@given('the provider fails the model "{model}" {times:d} times with "{answer}", then answers')
+def step_provider_recovers(context, model, times, answer):
+    """The provider fails the model a number of times, then answers normally."""
+    context.world.providers.fail_then_answer(model, answer, times)
+
+
+@given('a fallback provider serves the model "{model}"')
+def step_fallback_provider(context, model):
+    """A second, healthy provider is configured as Hermes' fallback for the model."""
+    context.world.providers.add_fallback(model)
+
+
+@given('the local provider "{provider}" no longer serves the model "{model}"')
+def step_local_provider_removed(context, provider, model):
+    """A second provider (Hermes' local named provider) answers the model with a 404."""
+    context.world.providers.start(provider).remove_model(model)
+
+
+@then('the provider received the job\'s request for "{model}"')
+def step_provider_received_request(context, model):
+    """The job's chat request for the model really reached the provider over HTTP."""
+    world = context.world
+    requests = world.provider.chat_requests(model)
+    world.check(
+        requests, f"expected the provider to receive a chat request for {model!r}; it got none"
+    )
+    unmatched = world.provider.unmatched()
+    world.check(
+        not unmatched, f"the provider was asked for things no scenario scripted: {unmatched}"
+    )
+
+
+@then('the provider received {count:d} requests for "{model}"')
+def step_provider_received_count(context, count, model):
+    """Exactly this many chat requests for the model reached the provider."""
+    world = context.world
+    requests = world.provider.chat_requests(model)
+    world.check(
+        len(requests) == count,
+        f"expected {count} chat requests for {model!r}, the provider received {len(requests)}",
+    )
+
+
+@then('the fallback provider received the job\'s request for "{model}"')
+def step_fallback_received_request(context, model):
+    """The job's request reached the fallback provider for the fallback model."""
+    world = context.world
+    requests = world.providers.start("fallback").chat_requests(model)
+    world.check(requests, f"expected the fallback provider to receive a request for {model!r}")

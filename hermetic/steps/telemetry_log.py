@@ -1,0 +1,62 @@
+"""Steps about the telemetry log: the capture lines the plugin writes (see CONTRACT.md)."""
+
+from behave import then
+
+from hermetic.contract.records import AlertRecords
+
+STORE_ERROR = "could not store model-unavailable alert"
+
+
+def _lines(captures):
+    return "\n".join(f"  {capture.line}" for capture in captures) or "  (none)"
+
+
+@then('the telemetry log reports the model "{model}" as unavailable with code {code:d}')
+def step_log_reports(context, model, code):
+    """telemetry.log holds a capture line for the model with the status code."""
+    world = context.world
+    captures = world.use(AlertRecords).captures()
+    mine = [capture for capture in captures if capture.model == model]
+    world.check(
+        mine,
+        f"expected a 'model-unavailable {code} captured: model={model!r} …' line; found:\n"
+        + _lines(captures),
+    )
+    world.check(
+        any(capture.code == code for capture in mine),
+        f"expected a capture line with code {code}, found:\n" + _lines(mine),
+    )
+
+
+@then("the telemetry log reports no unavailable model")
+def step_log_silent(context):
+    """telemetry.log holds no capture line at all."""
+    world = context.world
+    captures = world.use(AlertRecords).captures()
+    world.check(not captures, "expected no capture line, found:\n" + _lines(captures))
+
+
+@then('the telemetry log reports {count:d} captures for "{model}"')
+def step_log_capture_count(context, count, model):
+    """telemetry.log holds exactly that many capture lines for the model."""
+    world = context.world
+    mine = [c for c in world.use(AlertRecords).captures() if c.model == model]
+    world.check(
+        len(mine) == count, f"expected {count} capture lines for {model!r}, found {len(mine)}"
+    )
+
+
+@then("the telemetry log explains that an alert could not be stored")
+def step_store_error_logged(context):
+    """telemetry.log has a line saying a capture could not be stored, and why."""
+    world = context.world
+    errors = world.use(AlertRecords).log_lines(STORE_ERROR)
+    world.check(errors, f"expected a line containing {STORE_ERROR!r} in telemetry.log")
+
+
+@then("the telemetry log holds no store error")
+def step_no_store_error(context):
+    """telemetry.log has no line saying a capture could not be stored."""
+    world = context.world
+    errors = world.use(AlertRecords).log_lines(STORE_ERROR)
+    world.check(not errors, "expected no store error, found:\n" + "\n".join(errors))

@@ -1,0 +1,27 @@
+"""Steps about what a plugin posts to a webhook: its profile points it at the scenario's sink
+(``{sink}`` in ``hermetic.toml``), a loopback HTTP server that journals every request."""
+
+from behave import then
+
+
+@then('the plugin posted an alert naming the model "{model}" to its webhook')
+def step_webhook_received(context, model):
+    """The sink received at least one request whose body names the model."""
+    world = context.world
+    requests = world.sink.wait_for(1, timeout=5)
+    naming = [request for request in requests if model.encode() in request.body]
+    world.check(
+        naming,
+        f"expected a webhook request naming {model!r}; the sink received:\n"
+        + world.sink.describe(),
+    )
+
+
+@then("the plugin posted nothing to its webhook")
+def step_webhook_silent(context):
+    """The sink received no request at all."""
+    world = context.world
+    requests = world.sink.requests()
+    world.check(
+        not requests, "expected no webhook request, the sink received:\n" + world.sink.describe()
+    )
