@@ -1,3 +1,3 @@
-"""The suite's behave hooks are hermetic's, pulled in the way any plugin repo does."""
+"""hermetic's behave hooks: a sandboxed Hermes per scenario, reports."""
 
 from hermetic.hooks import *  # noqa: F401,F403

@@ -1,3 +1,3 @@
-"""The suite's steps are hermetic's step library, pulled in the way any plugin repo does."""
+"""hermetic's step library: importing the package registers every step."""
 
-from hermetic import steps  # noqa: F401 - importing the package registers every step
+from hermetic import steps  # noqa: F401

@@ -149,6 +149,11 @@ def main() -> int:
                 "undefined or unused steps",
             ),
             ("unit tests", [str(BIN / "python"), "-m", "pytest"], "pytest"),
+            (
+                "the wheel, from anywhere",
+                [str(BIN / "python"), "tools/check_wheel.py"],
+                "the installed wheel",
+            ),
         )
         for step, command, failure in checks:
             if not INTERRUPTS and run_step(step, command, cwd=REPO, env=env) != 0:

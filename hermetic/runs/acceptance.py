@@ -38,6 +38,17 @@ class Outcome:
         return line + (f", {self.skipped} skipped" if self.skipped else "")
 
 
+#: report.html's formatter, named by its class so no behave configuration has to register it.
+HTML_FORMATTER = "behave_html_pretty_formatter:PrettyHTMLFormatter"
+#: Its settings: open on the verdict and each feature's description (living documentation),
+#: with the run's totals even when only one feature ran (e.g. --tags=@smoke).
+HTML_SETTINGS = {
+    "title_string": "hermetic — Hermes plugin acceptance",
+    "show_summary": "true",
+    "global_summary": "true",
+}
+
+
 def report_arguments(reports: Path) -> list[str]:
     """behave options writing every report in one run; each --format takes the next --outfile."""
     return [
@@ -45,8 +56,12 @@ def report_arguments(reports: Path) -> list[str]:
         "--outfile=-",  # the console, as a plain `behave` prints it
         "--format=json",
         f"--outfile={reports / layout.BEHAVE_JSON}",
-        "--format=html-pretty",
+        f"--format={HTML_FORMATTER}",
         f"--outfile={reports / layout.HTML_REPORT}",
+        *(
+            f"--define=behave.formatter.html-pretty.{key}={value}"
+            for key, value in HTML_SETTINGS.items()
+        ),
         "--junit",
         f"--junit-directory={reports / layout.JUNIT_DIR}",
     ]

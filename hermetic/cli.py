@@ -1,0 +1,171 @@
+"""The ``hermetic`` command: run the bundled features against a plugin, serve the mock, set up a
+plugin repository.
+
+    hermetic run [--plugin DIR] [--profile FILE] [--hermes PATH | --hermes-version X]
+                 [--reports DIR] [BEHAVE ARGS...]
+    hermetic mock [--port N] [--scenario FILE] ...
+    hermetic init [DIR]
+
+Exit status: 0 all passed, 1 a scenario failed, 2 a usage or setup problem (one line saying what
+to do, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from hermetic import __version__
+
+EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one ``hermetic: error: …`` line and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(
+            f"hermetic: error: {message} (see hermetic {self.prog.split()[-1]} --help)\n"
+        )
+        raise SystemExit(EXIT_USAGE)
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"hermetic: {message}\n")
+    return EXIT_USAGE
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="hermetic",
+        description="Acceptance tests that drive the real Hermes Agent against your plugin.",
+    )
+    parser.add_argument("--version", action="version", version=f"hermetic {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    run = commands.add_parser(
+        "run",
+        help="run the bundled features against a plugin",
+        description="Run hermetic's features against a Hermes directory plugin. Arguments "
+        "hermetic does not know go to behave (e.g. --tags=@smoke).",
+    )
+    run.add_argument(
+        "--plugin",
+        type=Path,
+        default=Path("."),
+        help="the plugin's folder, with plugin.yaml (default: the current directory)",
+    )
+    run.add_argument("--profile", type=Path, help="a hermetic.toml (default: beside plugin.yaml)")
+    hermes = run.add_mutually_exclusive_group()
+    hermes.add_argument("--hermes", type=Path, help="a `hermes` installed elsewhere")
+    hermes.add_argument(
+        "--hermes-version",
+        help="the Hermes release to install in its own environment (default: 0.19.0)",
+    )
+    run.add_argument(
+        "--reports", type=Path, default=Path("reports"), help="where reports go (default: reports)"
+    )
+
+    mock = commands.add_parser(
+        "mock", help="serve the mock provider", add_help=False, prefix_chars="\0"
+    )
+    mock.add_argument("arguments", nargs=argparse.REMAINDER)
+
+    init = commands.add_parser(
+        "init",
+        help="write hermetic's steps, hooks and features into a plugin repository",
+        description="Write steps/hermetic_steps.py, environment.py and the contract features "
+        "into DIR; existing files are never overwritten. Then run `behave` there.",
+    )
+    init.add_argument("directory", nargs="?", type=Path, default=Path("."))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    if args.command == "mock":
+        from hermetic.mock.cli import main as mock_main
+
+        return mock_main(argv[argv.index("mock") + 1 :])
+    if rest and args.command != "run":
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.command == "init":
+        return init(args.directory)
+    return run(args, rest)
+
+
+def init(directory: Path) -> int:
+    from hermetic.suite import init_repository
+
+    if not directory.is_dir():
+        return _fail(f"{directory}: not a directory")
+    written = init_repository(directory.resolve())
+    for path in written.created:
+        print(f"created {path}")
+    for path in written.kept:
+        print(f"kept    {path} (exists; not overwritten)")
+    if not (directory / "plugin.yaml").is_file():
+        print("note: no plugin.yaml here; run behave with -D plugin=DIR (your plugin's folder)")
+    print("next: `behave --tags=@smoke` in", directory.resolve())
+    return EXIT_PASSED
+
+
+def run(args: argparse.Namespace, behave_args: list[str]) -> int:
+    from hermetic.errors import ConfigError
+    from hermetic.reporting.layout import SETUP_ERROR
+    from hermetic.runs.acceptance import report_locations, run_acceptance
+    from hermetic.settings import choose_profile, load_plugin
+    from hermetic.suite import scratch_suite
+
+    # Checked here too, so that a wrong folder is one line before anything starts.
+    try:
+        plugin = load_plugin(str(args.plugin))
+        choose_profile(plugin, str(args.profile) if args.profile else "")
+    except ConfigError as exc:
+        return _fail(
+            str(exc).replace("-D plugin=", "--plugin ").replace("-D profile=", "--profile ")
+        )
+    defines = [f"--define=plugin={plugin.source}"]
+    if args.profile:
+        defines.append(f"--define=profile={args.profile.resolve()}")
+    if args.hermes:
+        defines.append(f"--define=hermes={args.hermes.resolve()}")
+    if args.hermes_version:
+        defines.append(f"--define=hermes_version={args.hermes_version}")
+    reports = args.reports.resolve()
+    with tempfile.TemporaryDirectory(prefix="hermetic-suite-") as scratch:
+        features = scratch_suite(Path(scratch))
+        outcome = run_acceptance(
+            # What this repo's pyproject says for a plain `behave`: no @wip, no noise.
+            [
+                sys.executable,
+                "-m",
+                "behave",
+                str(features),
+                "--tags=not @wip",
+                "--no-skipped",
+                "--no-color",
+                *defines,
+            ],
+            reports,
+            behave_args,
+            cwd=Path(scratch),
+            env=os.environ,
+        )
+    for line in report_locations(reports, Path.cwd()):
+        print(f"[run] {line}", flush=True)
+    print(outcome.closing_line(), flush=True)
+    if (reports / SETUP_ERROR).is_file():
+        return EXIT_USAGE
+    return EXIT_PASSED if outcome.ok else EXIT_FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Prove hermetic works as a plugin author gets it: a wheel, installed into a new environment
+outside this repository, run from folders that know nothing about it.
+
+1. builds the wheel (``pip wheel``) and installs it into a fresh venv in a temporary folder;
+2. from an empty folder: ``hermetic run --plugin <the alerts plugin> --tags=@smoke``;
+3. in a scratch plugin repository (a copy of the alerts plugin, nothing else):
+   ``hermetic init`` then ``behave --tags=@smoke``.
+
+Each must pass. Hermes' own environment is shared with this repository's (``HERMETIC_ENVS``) to
+save its 30 s install; everything else is created from nothing.
+
+    .venv/bin/python tools/check_wheel.py
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import venv
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from hermetic.hermes.installs import default_envs_root  # noqa: E402
+from hermetic.runs.steps import run_step, say  # noqa: E402
+
+
+def check(step: str, command: list[str], cwd: Path, env: dict[str, str]) -> None:
+    code = run_step(step, command, cwd=cwd, env=env)
+    if code != 0:
+        raise SystemExit(f"check_wheel: {step} failed (exit {code})")
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="hermetic-wheel-") as scratch:
+        root = Path(scratch)
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if key not in ("VIRTUAL_ENV", "PYTHONPATH")
+        }
+        env["HERMETIC_ENVS"] = str(default_envs_root())
+        check(
+            "build the wheel",
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "-q",
+                str(REPO),
+                "-w",
+                str(root / "dist"),
+            ],
+            root,
+            env,
+        )
+        (wheel,) = (root / "dist").glob("hermetic-*.whl")
+        say(f"creating a new environment {root / 'venv'}")
+        venv.EnvBuilder(with_pip=True).create(root / "venv")
+        bin_dir = root / "venv" / "bin"
+        check(
+            "install the wheel",
+            [
+                str(bin_dir / "python"),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                str(wheel),
+            ],
+            root,
+            env,
+        )
+        env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+        empty = root / "elsewhere"
+        empty.mkdir()
+        check(
+            "hermetic run from an empty folder",
+            [
+                str(bin_dir / "hermetic"),
+                "run",
+                "--plugin",
+                str(REPO / "alerts_plugin"),
+                "--tags=@smoke",
+                "--format=progress",
+            ],
+            empty,
+            env,
+        )
+        repo = root / "my-plugin"
+        shutil.copytree(REPO / "alerts_plugin", repo, ignore=shutil.ignore_patterns("__pycache__"))
+        check(
+            "hermetic init in a plugin repository", [str(bin_dir / "hermetic"), "init"], repo, env
+        )
+        check(
+            "behave with our steps in the plugin repository",
+            [str(bin_dir / "behave"), "--tags=@smoke", "--format=progress"],
+            repo,
+            env,
+        )
+    say("check_wheel: the wheel works from anywhere: hermetic run, hermetic init + behave")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
