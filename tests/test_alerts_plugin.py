@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 import yaml
 
-from hermetic.contract.alerts import CONTRACT_DDL
 from hermetic.contract.capture_log import CaptureLine, parse_capture
+from hermetic.contract.schema import DDL as CONTRACT_DDL
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN_DIR = ROOT / "alerts_plugin"

@@ -31,8 +31,9 @@ from typing import Any
 
 import pytest
 
-from hermetic.contract.alerts import CONTRACT_DDL, read_alerts
+from hermetic.contract.alerts import read_alerts
 from hermetic.contract.capture_log import capture_lines
+from hermetic.contract.schema import DDL as CONTRACT_DDL
 from hermetic.mock import ClosedPort
 from hermetic.profile import Profile, find_profile, load_profile
 from hermetic.settings import load_plugin

@@ -19,11 +19,8 @@ from sqlalchemy import Integer, String, create_engine, inspect, select
 from sqlalchemy.exc import DatabaseError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
-from hermetic.contract.schema import COLUMN_NAMES, DDL, TABLE, TIMESTAMP_EXAMPLE
+from hermetic.contract.schema import COLUMN_NAMES, TABLE, TIMESTAMP_EXAMPLE
 from hermetic.errors import AlertStoreError
-
-#: Kept under its old name for readers of the plugin tests: the contract's schema, verbatim.
-CONTRACT_DDL = DDL
 
 
 class ContractViolation(AssertionError):

@@ -98,3 +98,47 @@ def database_path(hermes_home: Path) -> Path:
 
 def log_path(hermes_home: Path) -> Path:
     return hermes_home / LOG
+
+
+@dataclass(frozen=True)
+class HookArgument:
+    """One keyword argument Hermes passes to ``api_request_error`` (seen in 0.16.0–0.19.0)."""
+
+    name: str
+    example: str
+    meaning: str
+
+
+#: What Hermes passes to the hook, once per failed HTTP attempt (recorded from real runs:
+#: tests/fixtures/hook_calls_hermes_0.19.0.json). A plugin reads what it needs by name.
+HOOK_ARGUMENTS = (
+    HookArgument("status_code", "404", "the HTTP status as an int; None for a transport error"),
+    HookArgument("retryable", "False", "whether Hermes will try the request again"),
+    HookArgument("retry_count", "0", "attempts made before this one (0 on the first)"),
+    HookArgument("max_retries", "1", "attempts Hermes makes in all (agent.api_max_retries)"),
+    HookArgument(
+        "reason",
+        "'model_not_found'",
+        "Hermes' classification: model_not_found, format_error, auth, billing, rate_limit, "
+        "server_error, overloaded, timeout, unknown, invalid_response, content_policy_blocked",
+    ),
+    HookArgument("model", "'gone-model'", "the model the request asked for"),
+    HookArgument("provider", "'custom'", "the provider that answered (custom, nous, …)"),
+    HookArgument("base_url", "'http://127.0.0.1:…/v1'", "where the request went"),
+    HookArgument(
+        "error",
+        "{'type': 'NotFoundError', 'message': 'Error code: 404 - {…}'}",
+        "the provider's error: its message is error['message'] (there is no error_message "
+        "argument)",
+    ),
+    HookArgument("session_id", "'cron_<job>_<YYYYmmdd_HHMMSS>'", "the run that failed"),
+    HookArgument("platform", "'cron'", "where the run came from"),
+    HookArgument("api_mode", "'chat_completions'", "chat_completions or codex_responses"),
+    HookArgument("request", "{'method': 'POST', 'body': …}", "the request (never store it)"),
+    HookArgument(
+        "task_id, turn_id, api_request_id, api_call_count, api_duration, started_at, "
+        "ended_at, telemetry_schema_version",
+        "…",
+        "bookkeeping Hermes adds; a plugin must accept unknown arguments (**kwargs)",
+    ),
+)
