@@ -154,6 +154,11 @@ def main() -> int:
                 [str(BIN / "python"), "tools/check_wheel.py"],
                 "the installed wheel",
             ),
+            (
+                "plugins we did not shape",
+                [str(BIN / "python"), "tools/check_examples.py"],
+                "the example plugins",
+            ),
         )
         for step, command, failure in checks:
             if not INTERRUPTS and run_step(step, command, cwd=REPO, env=env) != 0:

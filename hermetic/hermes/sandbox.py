@@ -16,8 +16,9 @@ from hermetic.settings import PluginUnderTest
 from hermetic.tempdirs import make_temp_dir
 
 # What a plugin folder may hold that is not the plugin: version control, virtual environments,
-# caches and build output. None of it belongs in Hermes' plugins folder (a 30 MB .venv was
-# copied into every sandbox once), and none of it is read by Hermes.
+# caches, build output, and a behave suite (`hermetic init` in the plugin's own folder writes
+# features/, steps/ and environment.py there). None of it belongs in Hermes' plugins folder (a
+# 30 MB .venv was copied into every sandbox once), and none of it is read by Hermes.
 _NOT_THE_PLUGIN = frozenset(
     {
         ".git",
@@ -38,11 +39,17 @@ _NOT_THE_PLUGIN = frozenset(
         "reports",
         ".idea",
         ".vscode",
+        # A behave suite beside the plugin, and its profile: the harness's, not Hermes'.
+        "features",
+        "steps",
+        "tests",
+        "environment.py",
+        "hermetic.toml",
     }
 )
 
 
-def _not_the_plugin(folder: str, names: list[str]) -> set[str]:
+def not_the_plugin(folder: str, names: list[str]) -> set[str]:
     """shutil.copytree ignore function: everything in :data:`_NOT_THE_PLUGIN`, compiled files,
     egg-info folders, and any folder that is a virtual environment under another name."""
     ignored = set()
@@ -133,7 +140,7 @@ class Sandbox:
     def install_plugin(self, plugin: PluginUnderTest) -> Path:
         """Copy the plugin under test to ``plugins/<manifest name>/`` and remember its name."""
         target = self.plugins_dir / plugin.name
-        shutil.copytree(plugin.source, target, ignore=_not_the_plugin)
+        shutil.copytree(plugin.source, target, ignore=not_the_plugin)
         self.plugin_name = plugin.name
         self.plugin_source = plugin.source
         return target
@@ -144,7 +151,7 @@ class Sandbox:
         if self.plugin_source is None:
             raise HarnessError("install the plugin under test before adding a stale copy of it")
         target = self.plugins_dir / folder_name
-        shutil.copytree(self.plugin_source, target, ignore=_not_the_plugin)
+        shutil.copytree(self.plugin_source, target, ignore=not_the_plugin)
         return target
 
     def add_import_to_plugin(self, module: str) -> None:

@@ -8,7 +8,10 @@ from behave import then
 def step_webhook_received(context, model):
     """The sink received at least one request whose body names the model."""
     world = context.world
-    requests = world.sink.wait_for(1, timeout=5)
+    try:
+        requests = world.sink.wait_for(1, timeout=5)
+    except AssertionError as exc:  # say it with the world's report (logs, jobs, journals)
+        world.check(False, str(exc))
     naming = [request for request in requests if model.encode() in request.body]
     world.check(
         naming,
