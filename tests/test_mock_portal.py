@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from hermetic.mock import JournalEntry
 from hermetic.mock.portal import (
     ACCOUNT,
     DEVICE_CODE,
@@ -314,6 +315,17 @@ def test_journal_keeps_every_call_in_order_with_the_bearer_redacted(portal: Mock
     assert portal.counts() == {"total": 3, ACCOUNT: 1, DEVICE_CODE: 1, LOGIN: 1}
 
 
+def test_journal_never_keeps_the_refresh_token(portal: MockPortal) -> None:
+    tokens = log_in(portal)
+    refresh(portal, tokens["refresh_token"])
+
+    [entry] = portal.journal(REFRESH)
+
+    assert isinstance(entry, JournalEntry)
+    assert (entry.matched, entry.token) == (True, "rt-1")
+    assert tokens["refresh_token"] not in repr(portal.journal())
+
+
 def test_journal_text_is_one_line_per_call(portal: MockPortal) -> None:
     assert portal.journal_text() == "(mock portal received no requests)"
     call(portal, "GET", "/nowhere")
@@ -324,9 +336,9 @@ def test_journal_text_is_one_line_per_call(portal: MockPortal) -> None:
     assert "GET /nowhere unmatched -> 418 !! UNMATCHED" in text
 
 
-def test_reset_journal_forgets_calls_but_not_tokens(portal: MockPortal) -> None:
+def test_reset_forgets_calls_but_not_tokens(portal: MockPortal) -> None:
     tokens = log_in(portal)
-    portal.reset_journal()
+    portal.reset()
 
     status, _ = refresh(portal, tokens["refresh_token"])
 

@@ -9,11 +9,12 @@ server runs Hermes' real login and refresh code with no account and no network.
   (:attr:`MockPortal.token_lifetime`), so "a token about to expire" is one assignment away.
 * Refresh tokens rotate like the real portal's: each is good for one refresh. A test can make
   every refresh fail with ``invalid_grant`` (:meth:`MockPortal.refuse_refresh`).
-* Every call is journaled as a :class:`PortalCall` (the bearer redacted, tokens named by their
+* Every call is journaled as a :class:`PortalEntry` (the bearer redacted, tokens named by their
   number: ``at-2``, ``rt-1``), and a route nobody scripted is answered *loudly* -- HTTP 418 with
   header ``X-Hermetic-Mock: unmatched`` -- as the mock provider does.
 
-Use it like :class:`hermetic.mock_provider.MockProvider`::
+Use it like :class:`~hermetic.mock.provider.MockProvider` (both are a
+:class:`~hermetic.mock.server.LoopbackServer` keeping a :class:`~hermetic.mock.journal.Journal`)::
 
     with MockPortal(token_lifetime=3600) as portal:
         ...  # hermes auth add nous --type oauth --no-browser --portal-url {portal.base_url}
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import base64
 import copy
-import itertools
 import json
 import secrets
 import threading
@@ -38,12 +38,10 @@ from typing import Any
 
 from aiohttp import web
 
-from hermetic.mock_journal import UNMATCHED, _utc_now, journaled_headers
-
-# The server thread and loopback rule are the mock provider's, until both mocks share one
-# server base (hermetic/mock/): only these two names would move.
-from hermetic.mock_provider import _require_loopback, _ServerThread
-from hermetic.mock_routes import MARKER_HEADER, UNMATCHED_STATUS
+from hermetic.mock.journal import Journal, JournalEntry
+from hermetic.mock.routes import MARKER_HEADER, UNMATCHED_STATUS
+from hermetic.mock.server import LoopbackServer
+from hermetic.mock.state import UNMATCHED
 
 __all__ = [
     "ACCOUNT",
@@ -58,7 +56,7 @@ __all__ = [
     "UNMATCHED",
     "IssuedTokens",
     "MockPortal",
-    "PortalCall",
+    "PortalEntry",
     "token_claims",
     "unsigned_jwt",
 ]
@@ -151,23 +149,13 @@ class IssuedTokens:
 
 
 @dataclass(frozen=True)
-class PortalCall:
+class PortalEntry(JournalEntry):
     """One request the portal received."""
 
-    seq: int  # 1-based, in arrival order
-    time: str  # ISO-8601 UTC
-    method: str
-    path: str
     kind: str  # DEVICE_CODE, LOGIN, REFRESH, ACCOUNT, RECOMMENDED_MODELS or UNMATCHED
-    status: int
-    headers: dict[str, str]  # the journaled subset, bearer redacted
     token: str | None = None  # the token presented: "rt-3" (refresh), "at-2" (bearer), "?"
     issued: int | None = None  # the number of the token pair this call minted
     error: str | None = None  # the OAuth error sent, e.g. "invalid_grant"
-
-    @property
-    def matched(self) -> bool:
-        return self.kind != UNMATCHED
 
     def summary(self) -> str:
         """One human-readable line, for failure reports."""
@@ -181,12 +169,14 @@ class PortalCall:
         )
 
 
-class MockPortal:
+class MockPortal(LoopbackServer):
     """A Nous Portal whose logins always succeed at once and whose tokens a test controls.
 
     Runs on its own thread and event loop; every method is safe to call from any thread while
     it serves. Scripting (lifetime, refusal, payloads) applies to the calls that follow.
     """
+
+    label = "mock portal"
 
     def __init__(
         self,
@@ -197,13 +187,8 @@ class MockPortal:
         account: Mapping[str, Any] | None = None,
         recommended_models: Mapping[str, Any] | None = None,
     ) -> None:
-        if not 0 <= port <= 65535:
-            raise ValueError(f"port must be between 0 and 65535, got {port}")
-        self._host = _require_loopback(host)
-        self._requested_port = port
-        self._port: int | None = None
-        self._server: _ServerThread | None = None
-        self._lifecycle = threading.Lock()
+        super().__init__(host, port)
+        self._journal: Journal[PortalEntry] = Journal(PortalEntry, self.label)
         # Guards everything below: handlers run on the server thread, scripting on the test's.
         self._lock = threading.Lock()
         self._token_lifetime = _lifetime(token_lifetime)
@@ -217,46 +202,6 @@ class MockPortal:
         self._by_refresh: dict[str, IssuedTokens] = {}
         self._used_refresh: set[str] = set()
         self._device_codes: set[str] = set()
-        self._calls: list[PortalCall] = []
-        self._seq = itertools.count(1)
-
-    # -- lifecycle -------------------------------------------------------------
-
-    def start(self) -> MockPortal:
-        """Bind and serve in the background; returns once the port is bound."""
-        with self._lifecycle:
-            if self._server is not None:
-                raise RuntimeError("mock portal is already running")
-            server = _ServerThread(self._application(), self._host, self._requested_port)
-            self._port = server.start()
-            self._server = server
-        return self
-
-    def stop(self) -> None:
-        """Stop serving. Safe to call more than once."""
-        with self._lifecycle:
-            server, self._server = self._server, None
-        if server is not None:
-            server.stop()
-
-    def __enter__(self) -> MockPortal:
-        return self.start() if self._server is None else self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        """The bound port (still known after stop(), for reports)."""
-        if self._port is None:
-            raise RuntimeError("mock portal has not been started")
-        return self._port
-
-    @property
-    def base_url(self) -> str:
-        """What Hermes calls the portal URL (``--portal-url``, ``portal_base_url``)."""
-        host = f"[{self._host}]" if ":" in self._host else self._host
-        return f"http://{host}:{self.port}"
 
     # -- scripting -----------------------------------------------------------
 
@@ -305,10 +250,9 @@ class MockPortal:
 
     # -- what happened --------------------------------------------------------
 
-    def journal(self, kind: str | None = None) -> list[PortalCall]:
+    def journal(self, kind: str | None = None) -> list[PortalEntry]:
         """The calls received, oldest first (only those of ``kind`` if given)."""
-        with self._lock:
-            return [c for c in self._calls if kind is None or c.kind == kind]
+        return self._journal.entries(None if kind is None else (lambda c: c.kind == kind))
 
     def count(self, kind: str) -> int:
         """How many calls of ``kind`` (e.g. :data:`REFRESH`) the portal received."""
@@ -319,7 +263,7 @@ class MockPortal:
         calls = self.journal()
         return {"total": len(calls), **dict(sorted(Counter(c.kind for c in calls).items()))}
 
-    def unmatched(self) -> list[PortalCall]:
+    def unmatched(self) -> list[PortalEntry]:
         return self.journal(UNMATCHED)
 
     def issued(self) -> list[IssuedTokens]:
@@ -329,20 +273,11 @@ class MockPortal:
 
     def journal_text(self, limit: int = 50) -> str:
         """The last ``limit`` calls, one line each, for failure reports."""
-        calls = self.journal()
-        if not calls:
-            return "(mock portal received no requests)"
-        shown = calls[-limit:] if limit > 0 else []
-        lines = [c.summary() for c in shown]
-        if len(calls) > len(shown):
-            lines.insert(0, f"... {len(calls) - len(shown)} earlier request(s) not shown")
-        return "\n".join(lines)
+        return self._journal.text(limit)
 
-    def reset_journal(self) -> None:
+    def reset(self) -> None:
         """Forget the calls received (tokens already issued stay valid)."""
-        with self._lock:
-            self._calls.clear()
-            self._seq = itertools.count(1)
+        self._journal.clear()
 
     # -- HTTP ------------------------------------------------------------------
 
@@ -474,22 +409,17 @@ class MockPortal:
         issued: int | None = None,
         error: str | None = None,
     ) -> None:
-        headers = journaled_headers(request.headers)
-        with self._lock:
-            self._calls.append(
-                PortalCall(
-                    seq=next(self._seq),
-                    time=_utc_now(),
-                    method=request.method,
-                    path=request.path,
-                    kind=kind,
-                    status=status,
-                    headers=headers,
-                    token=token,
-                    issued=issued,
-                    error=error,
-                )
-            )
+        self._journal.append(
+            method=request.method,
+            path=request.path,
+            headers=request.headers,
+            matched=kind != UNMATCHED,
+            status=status,
+            kind=kind,
+            token=token,
+            issued=issued,
+            error=error,
+        )
 
     def _mint_locked(self, lifetime: int) -> IssuedTokens:
         number = len(self._issued) + 1
