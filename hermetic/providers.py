@@ -53,6 +53,17 @@ class Providers:
             raise HarnessError(f"{phrase!r} cannot be followed by a recovery")
         self.primary.fail_model(model, answer.spec, times=times)
 
+    def reject_login_then_answer(self, model: str, phrase: str) -> None:
+        """Reject the first request for ``model`` as unauthorised (401), as a provider does
+        with an expired login, then answer it the way the phrase says."""
+        answer = answer_phrase(phrase)
+        if answer.refuses_connections:
+            raise HarnessError(f"{phrase!r} cannot follow a rejected login: the port is closed")
+        if answer.tuning:
+            self.config.tune(**answer.tuning)
+        then = {"answer": answer.spec} if isinstance(answer.spec, str) else dict(answer.spec)
+        self.primary.script(model, [{"answer": "unauthorized", "times": 1}, then])
+
     def refuse_connections(self) -> None:
         """Point Hermes at a loopback port that refuses every connection."""
         port = ClosedPort()

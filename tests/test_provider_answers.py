@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 
 from hermetic.errors import HarnessError
-from hermetic.mock import ClosedPort, parse_script
+from hermetic.hermes.config import HermesConfig
+from hermetic.mock import ClosedPort, MockProvider, parse_script
 from hermetic.mock.phrases import PHRASES, REFUSED, answer_phrase
+from hermetic.providers import Providers
 
 
 @pytest.mark.parametrize("phrase", sorted(PHRASES))
@@ -40,3 +43,27 @@ def test_closed_port_refuses_connections() -> None:
         assert port.api_base == f"http://127.0.0.1:{port.port}/v1"
     finally:
         port.close()
+
+
+@pytest.mark.parametrize("phrase", ["model does not exist (404)", "no answer in time"])
+def test_a_rejected_login_is_one_401_then_the_phrase(tmp_path: Path, phrase: str) -> None:
+
+    config = HermesConfig(tmp_path / "config.yaml")
+    with MockProvider() as provider:
+        Providers(provider, config, lambda _cleanup: None).reject_login_then_answer("m", phrase)
+        script = provider.script_of("m")
+
+    assert script is not None
+    assert [script.answer_at(n).name for n in (1, 2, 3)] == [
+        "unauthorized",
+        *[parse_script(answer_phrase(phrase).spec).answer_at(1).name] * 2,
+    ]
+    assert config.tuning.request_timeout_seconds == (1 if phrase == "no answer in time" else 3)
+
+
+def test_a_rejected_login_cannot_be_followed_by_a_closed_port(tmp_path: Path) -> None:
+
+    with MockProvider() as provider, pytest.raises(HarnessError, match="port is closed"):
+        Providers(
+            provider, HermesConfig(tmp_path / "c.yaml"), lambda _cleanup: None
+        ).reject_login_then_answer("m", "connection refused")

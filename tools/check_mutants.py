@@ -48,6 +48,7 @@ HOSTILE = ("features/hostile_input.feature",)
 FAULTS = ("features/store_faults.feature",)
 GATEWAY = ("features/gateway.feature",)
 RELIABILITY = ("features/reliability.feature",)
+LOGIN = ("features/login_providers.feature",)
 
 
 MUTANTS = (
@@ -131,6 +132,13 @@ MUTANTS = (
         'provider=_as_text(kwargs.get("provider")),',
         'provider="custom",',
         FAILURES,
+    ),
+    Mutant(
+        "reports-the-default-provider-for-logins",
+        "classify.py",
+        'provider=_as_text(kwargs.get("provider")),',
+        'provider="custom",',
+        LOGIN,
     ),
     Mutant(
         "stores-echoed-secrets",
@@ -247,6 +255,22 @@ MUTANTS = (
         ("--tags=@smoke",),
         "harness",
         headline="`hermes cron ",
+    ),
+    Mutant(
+        "sandbox-forgets-the-inference-override",
+        "hermetic/login.py",
+        "            world.sandbox.extra_env[variable] = world.provider.api_base\n",
+        "            pass\n",
+        LOGIN,
+        "harness",
+    ),
+    Mutant(
+        "portal-never-renews-a-login",
+        "hermetic/mock/portal.py",
+        "        if grant == REFRESH_GRANT:\n",
+        "        if False:\n",
+        LOGIN,
+        "harness",
     ),
     Mutant(
         "sandbox-leaves-a-stale-plugin-copy",

@@ -4,6 +4,8 @@
   a list of :class:`Stage` objects; a stage sends one :class:`Answer` (an answer name, whose
   :class:`Preset` gives the defaults, plus overrides) for some requests in a row. A
   :class:`ScriptFile` scripts several models at once.
+* :class:`MockPortal` -- a Nous Portal: device-code login, token refresh (refusable), account
+  and model advice, with unsigned JWTs whose lifetime the test chooses.
 * :class:`HttpSink` -- a webhook receiver that accepts any request and journals its body.
 * :class:`ClosedPort` -- a loopback port that refuses connections ("the provider is down").
 
@@ -15,6 +17,7 @@ provider from a shell.
 from hermetic.mock.answers import ANSWER_NAMES, PRESETS, Preset, RenderedAnswer, render_answer
 from hermetic.mock.closed_port import ClosedPort
 from hermetic.mock.journal import Journal, JournalEntry, redact_authorization
+from hermetic.mock.portal import IssuedTokens, MockPortal, PortalEntry
 from hermetic.mock.provider import MockProvider
 from hermetic.mock.routes import CONTROL_PREFIX, MARKER_HEADER, UNMATCHED_STATUS
 from hermetic.mock.script import (
@@ -41,10 +44,13 @@ __all__ = [
     "Answer",
     "ClosedPort",
     "HttpSink",
+    "IssuedTokens",
     "Journal",
     "JournalEntry",
     "LoopbackServer",
+    "MockPortal",
     "MockProvider",
+    "PortalEntry",
     "Preset",
     "ProviderEntry",
     "RenderedAnswer",

@@ -44,6 +44,8 @@ __all__ = [
     "model_not_found_error",
     "model_object",
     "render_answer",
+    "response_events",
+    "response_object",
 ]
 
 SUCCESS = "success"
@@ -107,7 +109,12 @@ def model_list(models: Sequence[str]) -> dict[str, Any]:
 
 
 def estimate_prompt_tokens(messages: Any) -> int:
-    """Rough token count (4 chars per token): plausible usage numbers only."""
+    """Rough token count (4 chars per token): plausible usage numbers only.
+
+    ``messages`` is a chat's message list, or a Responses request's ``input`` (text or items).
+    """
+    if isinstance(messages, str):
+        return max(1, len(messages) // 4)
     if not isinstance(messages, list):
         return 1
     chars = sum(len(str(m.get("content") or "")) for m in messages if isinstance(m, dict))
@@ -182,6 +189,78 @@ def chat_completion_chunks(
         # OpenAI sends usage in a trailing chunk with no choices.
         chunks.append({**chunk([]), "usage": _usage(prompt_tokens)})
     return chunks
+
+
+# --------------------------------------------------------------------------
+# OpenAI's Responses API (what openai-codex speaks): the success bodies
+# --------------------------------------------------------------------------
+
+
+def response_object(
+    model: str,
+    response_id: str,
+    content: str,
+    input_tokens: int,
+    *,
+    status: str = "completed",
+) -> dict[str, Any]:
+    """A ``response`` object with one assistant message (no output while ``in_progress``)."""
+    output = [] if status == "in_progress" else [_response_message(response_id, content)]
+    return {
+        "id": response_id,
+        "object": "response",
+        "created_at": int(time.time()),
+        "model": model,
+        "status": status,
+        "output": output,
+        "usage": {
+            "input_tokens": input_tokens,
+            "output_tokens": 1,
+            "total_tokens": input_tokens + 1,
+        },
+    }
+
+
+def response_events(
+    model: str, response_id: str, content: str, input_tokens: int
+) -> list[dict[str, Any]]:
+    """The events OpenAI streams for one reply (each has its ``type``; sent as
+    ``event: <type>`` + ``data: <json>`` frames): created, the message item added, its text,
+    the item done, completed."""
+    message = _response_message(response_id, content)
+    started = {**message, "status": "in_progress", "content": []}
+    events: list[dict[str, Any]] = [
+        {
+            "type": "response.created",
+            "response": response_object(
+                model, response_id, content, input_tokens, status="in_progress"
+            ),
+        },
+        {"type": "response.output_item.added", "output_index": 0, "item": started},
+        {
+            "type": "response.output_text.delta",
+            "item_id": message["id"],
+            "output_index": 0,
+            "content_index": 0,
+            "delta": content,
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": message},
+        {
+            "type": "response.completed",
+            "response": response_object(model, response_id, content, input_tokens),
+        },
+    ]
+    return [{**event, "sequence_number": number} for number, event in enumerate(events)]
+
+
+def _response_message(response_id: str, content: str) -> dict[str, Any]:
+    return {
+        "id": f"msg_{response_id}",
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": content, "annotations": []}],
+    }
 
 
 # --------------------------------------------------------------------------

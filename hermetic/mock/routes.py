@@ -3,6 +3,9 @@
 Provider routes (journaled):
 
 * ``POST /v1/chat/completions`` and ``/chat/completions`` -- answered by the model's script;
+* ``POST /v1/responses`` and ``/responses`` -- OpenAI's Responses API (what ``openai-codex``
+  speaks), answered by the same script: an error answer sends the same OpenAI error body, a
+  working one a ``response`` object, or its events as SSE when the request streams;
 * ``GET /v1/models`` and ``/api/v1/models`` -- the models whose next chat would succeed
   (Hermes calls ``/api/v1/models`` to detect the server type; a 404 there makes it probe four
   more routes, so it answers 200 too);
@@ -42,12 +45,15 @@ from hermetic.mock.answers import (
     model_list,
     model_not_found_error,
     model_object,
+    response_events,
+    response_object,
 )
 from hermetic.mock.script import Answer, ScriptError, model_field, parse_script
 from hermetic.mock.state import CHAT, PROBE, UNMATCHED, ProviderEntry, ProviderState, outcome_of
 
 __all__ = [
     "CHAT_PATHS",
+    "RESPONSES_PATHS",
     "CONTROL_PREFIX",
     "CONTROL_ROUTES",
     "KNOWN_ROUTES",
@@ -65,12 +71,14 @@ MARKER_HEADER = "X-Hermetic-Mock"
 CONTROL_PREFIX = "/__hermetic"
 
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
+RESPONSES_PATHS = ("/v1/responses", "/responses")
 MODEL_LIST_PATHS = ("/v1/models", "/api/v1/models")
 MODEL_PATH = "/v1/models/{model}"
 OLLAMA_SHOW_PATH = "/api/show"
 
 KNOWN_ROUTES = (
     *(f"POST {path}" for path in CHAT_PATHS),
+    *(f"POST {path}" for path in RESPONSES_PATHS),
     *(f"GET {path}" for path in MODEL_LIST_PATHS),
     f"GET {MODEL_PATH}",
     f"POST {OLLAMA_SHOW_PATH}",
@@ -86,6 +94,10 @@ CONTROL_ROUTES = {
     "POST /__hermetic/reset[?scripts=1]": "same; scripts=1 also restores the start scripts",
     "GET /__hermetic/health": '{"status": "ok"}',
 }
+
+# The two APIs a model request can come in by.
+_CHAT_API = "chat completions"
+_RESPONSES_API = "responses"
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("", "0", "false", "no", "off")
@@ -104,6 +116,8 @@ class Routes:
         app = web.Application(middlewares=[_quiet_disconnects_loud_bugs])
         for path in CHAT_PATHS:
             app.router.add_post(path, self.chat_completions)
+        for path in RESPONSES_PATHS:
+            app.router.add_post(path, self.responses)
         for path in MODEL_LIST_PATHS:
             app.router.add_get(path, self.list_models)
         app.router.add_get("/v1/models/{model:.+}", self.get_model)
@@ -131,6 +145,13 @@ class Routes:
     # -- provider routes ---------------------------------------------------
 
     async def chat_completions(self, request: web.Request) -> web.StreamResponse:
+        return await self._model_request(request, _CHAT_API)
+
+    async def responses(self, request: web.Request) -> web.StreamResponse:
+        return await self._model_request(request, _RESPONSES_API)
+
+    async def _model_request(self, request: web.Request, api: str) -> web.StreamResponse:
+        """A request for a model (either API): journaled as a chat, answered by its script."""
         body, problem = await _read_json_object(request)
         model = body.get("model")
         if problem is None and not (isinstance(model, str) and model):
@@ -156,10 +177,16 @@ class Routes:
                 )
         if picked is None:
             return self._unmatched(request, model, stream=stream, chat_attempt=True)
-        return await self._perform(request, answer, model, body, stream)
+        return await self._perform(request, answer, model, body, stream, api)
 
     async def _perform(
-        self, request: web.Request, answer: Answer, model: str, body: dict[str, Any], stream: bool
+        self,
+        request: web.Request,
+        answer: Answer,
+        model: str,
+        body: dict[str, Any],
+        stream: bool,
+        api: str,
     ) -> web.StreamResponse:
         if answer.name == HANG:
             assert answer.seconds is not None  # validated: hang always has seconds
@@ -171,19 +198,25 @@ class Routes:
             return _drop_connection(request, reset=False)
 
         completion_id = self._state.next_completion_id()
+        content = DEFAULT_CONTENT if answer.content is None else answer.content
+        if api == _RESPONSES_API and answer.name in SUCCESS_ANSWERS and answer.body is None:
+            tokens = estimate_prompt_tokens(body.get("input"))
+            status = answer.http_status or 200
+            if stream:
+                events = response_events(model, completion_id, content, tokens)
+                frames = [_event_frame(event["type"], event) for event in events]
+                return await _send_event_stream(request, frames, status, answer.headers)
+            payload = response_object(model, completion_id, content, tokens)
+            return web.json_response(payload, status=status, headers=answer.headers)
         tokens = estimate_prompt_tokens(body.get("messages"))
         if stream and answer.name in SUCCESS_ANSWERS and answer.body is None:
             options = body.get("stream_options")
             include_usage = isinstance(options, dict) and options.get("include_usage") is True
-            chunks = chat_completion_chunks(
-                model,
-                completion_id,
-                DEFAULT_CONTENT if answer.content is None else answer.content,
-                tokens,
-                include_usage,
-            )
+            chunks = chat_completion_chunks(model, completion_id, content, tokens, include_usage)
+            # OpenAI ends a chat stream with a [DONE] frame; the Responses API does not.
+            frames = [*(_data_frame(chunk) for chunk in chunks), b"data: [DONE]\n\n"]
             status = answer.http_status or 200
-            return await _send_event_stream(request, chunks, status, answer.headers)
+            return await _send_event_stream(request, frames, status, answer.headers)
         rendered = answer.render(model, completion_id=completion_id, prompt_tokens=tokens)
         return web.Response(status=rendered.status, body=rendered.body, headers=rendered.headers)
 
@@ -394,9 +427,17 @@ def _drop_connection(request: web.Request, *, reset: bool) -> web.Response:
     return web.Response()
 
 
+def _data_frame(chunk: dict[str, Any]) -> bytes:
+    return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+def _event_frame(event: str, data: dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
 async def _send_event_stream(
     request: web.Request,
-    chunks: Sequence[dict[str, Any]],
+    frames: Sequence[bytes],
     status: int,
     headers: Mapping[str, str],
 ) -> web.StreamResponse:
@@ -410,9 +451,8 @@ async def _send_event_stream(
     )
     try:
         await response.prepare(request)
-        for chunk in chunks:
-            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
-        await response.write(b"data: [DONE]\n\n")
+        for frame in frames:
+            await response.write(frame)
         await response.write_eof()
     except ConnectionError:
         LOG.info("client went away during a streamed answer")

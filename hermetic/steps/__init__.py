@@ -9,8 +9,9 @@ One module per subject of the sentences, so a step's code is found in one guess:
 "the job …"), :mod:`~hermetic.steps.alerts` ("… alert …"), :mod:`~hermetic.steps.telemetry_log`
 ("the telemetry log …"), :mod:`~hermetic.steps.gateway`, :mod:`~hermetic.steps.isolation`
 ("the developer's …", "the suite reports …"), :mod:`~hermetic.steps.store_faults`,
-:mod:`~hermetic.steps.sandboxes` (several sandboxes at once) and :mod:`~hermetic.steps.webhook`
-(what the plugin posted). Steps are thin: they call the world (:mod:`hermetic.world`) and its
+:mod:`~hermetic.steps.sandboxes` (several sandboxes at once), :mod:`~hermetic.steps.login`
+("Hermes is logged into …", "the portal …") and :mod:`~hermetic.steps.webhook` (what the plugin
+posted). Steps are thin: they call the world (:mod:`hermetic.world`) and its
 parts, and assert with ``world.check`` so every failure carries the full report.
 """
 
@@ -19,6 +20,7 @@ from hermetic.steps import (  # noqa: F401 - importing a step module registers i
     gateway,
     hermes_home,
     isolation,
+    login,
     provider,
     sandboxes,
     scheduler,

@@ -121,6 +121,18 @@ def step_network_violation(context, host):
     )
 
 
+@then("nothing left the machine")
+def step_nothing_left(context):
+    """Every attempt beyond loopback that the guard recorded was refused."""
+    world = context.world
+    left = [a for a in world.checks.network_attempts() if a.allowed and not a.is_loopback]
+    world.check(
+        not left,
+        "attempts beyond loopback were let through:\n"
+        + describe_attempts(left, world.sandbox.installed_plugin),
+    )
+
+
 @then("the request to the provider was recorded as loopback")
 def step_loopback_recorded(context):
     """The guard recorded the connection to the provider's loopback port as allowed."""

@@ -51,6 +51,12 @@ def step_provider_recovers(context, model, times, answer):
     context.world.providers.fail_then_answer(model, answer, times)
 
 
+@given('the provider rejects the login once, then answers the model "{model}" with "{answer}"')
+def step_provider_rejects_login_once(context, model, answer):
+    """The first request for the model gets 401 (a stale login), the next the named answer."""
+    context.world.providers.reject_login_then_answer(model, answer)
+
+
 @given('a fallback provider serves the model "{model}"')
 def step_fallback_provider(context, model):
     """A second, healthy provider is configured as Hermes' fallback for the model."""
@@ -74,6 +80,18 @@ def step_provider_received_request(context, model):
     unmatched = world.provider.unmatched()
     world.check(
         not unmatched, f"the provider was asked for things no scenario scripted: {unmatched}"
+    )
+
+
+@then("the provider received no request")
+def step_provider_received_nothing(context):
+    """Nothing at all reached the provider: no model request, no probe."""
+    world = context.world
+    heard = world.provider.journal()
+    world.check(
+        not heard,
+        "expected the provider to hear nothing, it received:\n"
+        + "\n".join(f"  {entry.summary()}" for entry in heard),
     )
 
 

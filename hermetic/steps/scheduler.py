@@ -100,6 +100,17 @@ def step_job_failed(context):
     )
 
 
+@then('the job is marked as failed with Hermes\' message "{message}"')
+def step_job_failed_with(context, message):
+    """Hermes recorded the job's last run as an error, in its own words."""
+    world = context.world
+    state = world.scheduler.job_state()
+    world.check(
+        state.last_status == "error" and message in (state.last_error or ""),
+        f"expected last_status 'error' with {message!r} in last_error, Hermes recorded {state}",
+    )
+
+
 @then("the job is marked as successful")
 def step_job_succeeded(context):
     """Hermes recorded the job's last run as ok."""
