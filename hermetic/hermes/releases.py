@@ -1,11 +1,16 @@
-"""Which Hermes releases the suite can test a plugin on, and what it must know about each.
+"""Which Hermes releases the suite can test a plugin on.
 
 The alert path needs Hermes to call the plugin hook ``api_request_error``: it exists from 0.16.0
 on (hermes-facts.md, "Other Hermes releases"). An older release is not an error of the plugin:
 it is reported once as unsupported, with the reason, instead of failing every scenario.
+
+Standard library only: the version matrix (``tools/run.py matrix``) reads this before any
+virtual environment exists.
 """
 
 from __future__ import annotations
+
+import re
 
 #: The first release that calls ``api_request_error``.
 FIRST_SUPPORTED = "0.16.0"
@@ -14,17 +19,23 @@ DEFAULT_RELEASE = "0.19.0"
 #: The releases the version matrix runs by default.
 MATRIX_RELEASES = ("0.16.0", "0.17.0", "0.18.2", "0.19.0")
 
+_RELEASE = re.compile(r"\d+(\.\d+){1,3}")
+
+
+def release_key(version: str) -> tuple[int, ...]:
+    """``"0.18.2"`` → ``(0, 18, 2)``; Hermes publishes plain numbered releases only."""
+    if not _RELEASE.fullmatch(version):
+        raise ValueError(f"{version!r} is not a Hermes release number (e.g. {DEFAULT_RELEASE})")
+    return tuple(int(part) for part in version.split("."))
+
 
 def unsupported_reason(version: str) -> str | None:
     """Why the suite cannot test a plugin on Hermes ``version``, or None if it can."""
-    # Imported here: tools/run.py reads this module's constants before the suite's venv exists.
-    from packaging.version import InvalidVersion, Version
-
     try:
-        parsed = Version(version)
-    except InvalidVersion:
-        return f"{version!r} is not a Hermes release number (e.g. {DEFAULT_RELEASE})"
-    if parsed < Version(FIRST_SUPPORTED):
+        key = release_key(version)
+    except ValueError as exc:
+        return str(exc)
+    if key < release_key(FIRST_SUPPORTED):
         return (
             f"Hermes {version} never calls api_request_error (the hook exists from "
             f"{FIRST_SUPPORTED} on), so no plugin can record an alert there"
