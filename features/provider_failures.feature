@@ -37,9 +37,19 @@ Feature: Every way a provider can fail leads to a deliberate alert decision
         | overloaded (503)                 | yes            | 503        | failed      |
         | connection refused               | no             | -          | failed      |
         | no answer in time                | no             | -          | failed      |
-        | malformed JSON body              | no             | -          | failed      |
-        | empty choices list               | no             | -          | failed      |
         | a normal answer                  | no             | -          | successful  |
+
+      @since.hermes-0.17.0
+      Examples: An answer Hermes cannot read fails the job (Hermes 0.17.0 and later)
+        | provider answer     | alert recorded | error code | job outcome |
+        | malformed JSON body | no             | -          | failed      |
+        | empty choices list  | no             | -          | failed      |
+
+      @before.hermes-0.17.0
+      Examples: Hermes 0.16.0 takes an answer it cannot read for an empty reply, and the job succeeds
+        | provider answer     | alert recorded | error code | job outcome |
+        | malformed JSON body | no             | -          | successful  |
+        | empty choices list  | no             | -          | successful  |
 
   Rule: A failure is an alert only if it outlasts Hermes' retries
 

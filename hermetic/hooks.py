@@ -26,6 +26,7 @@ from behave import fixture, use_fixture
 from behave.model import Scenario, Step
 
 from hermetic.errors import HarnessError
+from hermetic.hermes.releases import release_key
 from hermetic.reporting import figures
 from hermetic.reporting.artefacts import (
     prepare_html_report,
@@ -40,6 +41,10 @@ from hermetic.settings import Settings
 from hermetic.world import World, build_world
 
 __all__ = ["before_all", "before_scenario", "after_step", "after_scenario"]
+
+#: Tags for behaviour that differs between Hermes releases (see ONBOARDING, "Hermes releases").
+SINCE_TAG = "since.hermes-"
+BEFORE_TAG = "before.hermes-"
 
 
 class _Interruption:
@@ -114,8 +119,26 @@ def promise_skip_reason(scenario: Scenario, settings: Settings) -> str | None:
     return f"not claimed by the plugin's profile ({settings.profile.path}): " + ", ".join(promises)
 
 
+def release_skip_reason(scenario: Scenario, settings: Settings) -> str | None:
+    """Why the scenario does not apply to the Hermes under test: it describes what releases
+    from (``@since.hermes-X``) or before (``@before.hermes-X``) a release do."""
+    running = release_key(settings.hermes_version)
+    for tag in scenario.effective_tags:
+        if tag.startswith(SINCE_TAG):
+            release = tag[len(SINCE_TAG) :]
+            if running < release_key(release):
+                return f"describes Hermes {release} and later; this is {settings.hermes_version}"
+        elif tag.startswith(BEFORE_TAG):
+            release = tag[len(BEFORE_TAG) :]
+            if running >= release_key(release):
+                return f"describes Hermes before {release}; this is {settings.hermes_version}"
+    return None
+
+
 def before_scenario(context: Any, scenario: Scenario) -> None:
-    reason = promise_skip_reason(scenario, context.settings)
+    reason = promise_skip_reason(scenario, context.settings) or release_skip_reason(
+        scenario, context.settings
+    )
     if reason is not None:
         scenario.skip(reason)
         return

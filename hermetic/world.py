@@ -65,6 +65,7 @@ class World:
         self.hermes = HermesCommands(sandbox)
         self.config = HermesConfig(
             sandbox.config_path,
+            release=settings.hermes_version,
             base_url=provider.api_base,
             overlay=profile.merge_config if profile else None,
         )

@@ -690,11 +690,12 @@ def test_register_adds_exactly_the_api_request_error_hook(plugin: types.ModuleTy
     assert calls == [("api_request_error", plugin.on_api_request_error)]
 
 
-# ------------------------------------------- real Hermes 0.19 hook calls
+# ------------------------------------- real hook calls of every Hermes release
 
-# Recorded from real `hermes cron tick` runs by tools/record_hook_calls.py; the expected
-# decisions come from the Examples table product people read, so the two cannot drift apart.
-RECORDED_CALLS = Path(__file__).parent / "fixtures" / "hook_calls_hermes_0.19.0.json"
+# Recorded from real `hermes cron tick` runs by tools/record_hook_calls.py, one file per Hermes
+# release; the expected decisions come from the Examples table product people read, so the two
+# cannot drift apart, on any release.
+RECORDED_CALLS = sorted((Path(__file__).parent / "fixtures").glob("hook_calls_hermes_*.json"))
 FAILURE_FEATURE = Path(__file__).parent.parent / "features" / "provider_failures.feature"
 
 
@@ -714,16 +715,18 @@ def _specification_rows() -> list[dict[str, str]]:
 SPEC_ROWS = _specification_rows()
 
 
-def test_every_table_row_has_recorded_calls() -> None:
-    recorded = json.loads(RECORDED_CALLS.read_text())["calls"]
+@pytest.mark.parametrize("recording", RECORDED_CALLS, ids=lambda path: path.stem)
+def test_every_table_row_has_recorded_calls(recording: Path) -> None:
+    recorded = json.loads(recording.read_text())["calls"]
     assert {row["provider answer"] for row in SPEC_ROWS} == set(recorded)
 
 
+@pytest.mark.parametrize("recording", RECORDED_CALLS, ids=lambda path: path.stem)
 @pytest.mark.parametrize("row", SPEC_ROWS, ids=lambda row: row["provider answer"])
 def test_real_hook_calls_follow_the_table(
-    classify_mod: types.ModuleType, row: dict[str, str]
+    classify_mod: types.ModuleType, row: dict[str, str], recording: Path
 ) -> None:
-    calls = json.loads(RECORDED_CALLS.read_text())["calls"][row["provider answer"]]
+    calls = json.loads(recording.read_text())["calls"][row["provider answer"]]
     decisions = [classify_mod.classify(call) for call in calls]
     alerts = [decision for decision in decisions if decision is not None]
     if row["alert recorded"] == "no":

@@ -136,3 +136,14 @@ def test_real_hermes_writes_nothing_outside_the_sandbox(
         assert sorted(os.listdir(tmp_path)) == ["boxes", "real-home"]
     finally:
         box.remove()
+
+
+def test_releases_before_0_19_get_tool_search_off(tmp_path: Path) -> None:
+    # 0.16-0.18 look the model up on openrouter.ai while assembling the tool list, whatever
+    # context_length says; 0.19.0 honours it, so its config stays as the facts describe.
+    def config_for(release: str) -> dict:
+        return HermesConfig(tmp_path / "c.yaml", release=release, model="m", base_url="x").render()
+
+    assert config_for("0.18.2")["tools"] == {"tool_search": {"enabled": "off"}}
+    assert config_for("0.16.0")["tools"] == {"tool_search": {"enabled": "off"}}
+    assert "tools" not in config_for("0.19.0")

@@ -7,10 +7,12 @@ tests/fixtures/hook_calls_hermes_<version>.json. The plugin's unit tests classif
 calls, so a Hermes upgrade that changes the arguments shows up as a fixture diff.
 
     .venv/bin/python tools/record_hook_calls.py
+    .venv/bin/python tools/record_hook_calls.py --hermes /path/to/hermes-0.18.2/bin/hermes
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
@@ -58,7 +60,12 @@ def record(phrase: str, settings: Settings) -> list[dict]:
 
 
 def main() -> int:
-    settings = Settings.from_userdata({"plugin": str(RECORDER_DIR)})
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--hermes", default="", help="a hermes executable (default: Hermes 0.19.0's own env)"
+    )
+    hermes = parser.parse_args().hermes
+    settings = Settings.from_userdata({"plugin": str(RECORDER_DIR), "hermes": hermes})
     release = settings.hermes_version
     recorded = {}
     for phrase in PHRASES:

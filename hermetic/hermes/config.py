@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from hermetic.hermes.releases import DEFAULT_RELEASE, tool_search_must_be_off
+
 # A dummy key, so the request carries a credential-shaped header like a real one would;
 # the mock accepts anything and no real provider ever sees it.
 DUMMY_API_KEY = "sk-hermetic-dummy"
@@ -38,6 +40,8 @@ class HermesConfig:
     """
 
     path: Path
+    # The Hermes release the config is for: some need it adapted (hermetic.hermes.releases).
+    release: str = DEFAULT_RELEASE
     plugin_name: str | None = None
     provider: str = "custom"
     model: str | None = None
@@ -57,9 +61,13 @@ class HermesConfig:
         if self.provider == "custom":
             model["base_url"] = self.base_url
             model["api_key"] = DUMMY_API_KEY
+        lookups_off: dict[str, Any] = {}
         if self.tuning.context_length is not None:
             # Without it every tick looks up model metadata on openrouter.ai.
             model["context_length"] = self.tuning.context_length
+            if tool_search_must_be_off(self.release):
+                # 0.16-0.18 look it up anyway while assembling the tool list.
+                lookups_off = {"tools": {"tool_search": {"enabled": "off"}}}
         config: dict[str, Any] = {
             "model": model,
             # Plugins are opt-in: nothing loads unless listed here.
@@ -74,6 +82,7 @@ class HermesConfig:
                 # Stops Hermes pip-installing optional packages into the venv at run time.
                 "allow_lazy_installs": False,
             },
+            **lookups_off,
         }
         if self.fallbacks:
             config["fallback_providers"] = [

@@ -129,9 +129,14 @@ class JobsFile:
         )
 
     def make_due(self, job_ids: list[str] | None = None) -> None:
-        """Move ``next_run_at`` of the given (default: all) jobs a minute into the past."""
+        """Move ``next_run_at`` of the given (default: all) jobs 5 s into the past.
+
+        Inside every release's grace window: for an ``every 1m`` job it is 120 s in 0.16.0 to
+        0.19.0, and 0.16.0/0.17.0 *skip* (and move forward) a job due for longer than that,
+        where 0.18.0+ run it once.
+        """
         data = self._load()
-        past = (datetime.now(UTC) - timedelta(minutes=1)).isoformat()
+        past = (datetime.now(UTC) - timedelta(seconds=5)).isoformat()
         wanted = None if job_ids is None else set(job_ids)
         for job in data["jobs"]:
             if wanted is None or job.get("id") in wanted:

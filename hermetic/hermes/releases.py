@@ -41,3 +41,20 @@ def unsupported_reason(version: str) -> str | None:
             f"{FIRST_SUPPORTED} on), so no plugin can record an alert there"
         )
     return None
+
+
+#: From this release on, Hermes honours ``model.context_length`` while it assembles the tool list.
+_CONTEXT_LENGTH_HONOURED = "0.19.0"
+
+
+def tool_search_must_be_off(version: str) -> bool:
+    """Whether the sandbox's config must switch tool search off to keep a tick off openrouter.ai.
+
+    0.16.0-0.18.x call ``get_model_context_length(model_id)`` without the configured
+    ``context_length`` while assembling the tool list (``model_tools.get_tool_definitions`` ->
+    ``_resolve_active_context_length``), which reaches ``fetch_model_metadata``: a GET of
+    openrouter.ai/api/v1/models (0.16.0 has no disk cache that a seeded file could satisfy). The
+    call sits behind ``tools.tool_search.enabled != "off"``. Tool search only defers MCP and
+    plugin *tools*, of which the sandbox has none, so the request Hermes sends is the same.
+    """
+    return release_key(version) < release_key(_CONTEXT_LENGTH_HONOURED)
