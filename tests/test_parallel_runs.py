@@ -98,10 +98,13 @@ def test_listing_has_every_outline_row_and_honours_selection(project: Path) -> N
 
 def test_worker_arguments_drop_paths_and_refuse_report_options() -> None:
     args = ["--tags=@smoke", "features/a.feature", "-D", "plugin=x", "features/b.feature:3"]
-    assert worker_arguments(args) == (["--tags=@smoke", "-D", "plugin=x"], "")
+    assert worker_arguments(args) == (["--tags=@smoke", "-D", "plugin=x"], "", [])
     root = ["-D", "sandbox_root=/a", "--define=sandbox_root=/b"]
-    assert worker_arguments(root) == (root, "/b")  # the last one wins, as in behave
-    for bad in (["-f", "json"], ["--outfile=x"], ["--junit"], ["--junit-directory=j"]):
+    assert worker_arguments(root) == (root, "/b", [])  # the last one wins, as in behave
+    # A console format alone is the console's look, not a report: dropped, and said.
+    console = ["-f", "plain", "--format=progress", "-fnull", "--tags=@x"]
+    assert worker_arguments(console) == (["--tags=@x"], "", ["plain", "progress", "null"])
+    for bad in (["-f", "json", "-o", "x"], ["--outfile=x"], ["--junit"], ["--junit-directory=j"]):
         with pytest.raises(ArgumentsError):
             worker_arguments(bad)
 

@@ -5,7 +5,8 @@
 runs ``behave --dry-run ARGS`` with :class:`ListingFormatter`, which records each scenario
 behave decides to run (outline rows one by one) in run order, and adds what only behave's own
 option parser can tell: ``ARGS`` without their feature paths (each worker is given one
-``file:line`` instead) and the ``-D sandbox_root=`` asked for. It refuses options that write
+``file:line`` instead), the ``-D sandbox_root=`` asked for, and the console formats asked for
+(a parallel run's console is its own: one line per scenario). It refuses options that write
 reports: a parallel run writes the reports itself.
 """
 
@@ -15,7 +16,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from behave.__main__ import main as behave_main
 from behave.configuration import setup_parser
@@ -24,8 +25,8 @@ from behave.reporter.junit import JUnitReporter
 
 FORMATTER = "hermetic.reporting.listing_formatter:ListingFormatter"
 # A parallel run owns the reports; a report option here would make every worker overwrite
-# the same file.
-_REPORT_OPTIONS = ("-f", "--format", "-o", "--outfile", "--junit", "--no-junit")
+# the same file. (A --format without an --outfile only chooses the console's look.)
+_REPORT_OPTIONS = ("-o", "--outfile", "--junit", "--no-junit")
 
 
 class ArgumentsError(ValueError):
@@ -81,11 +82,17 @@ class ListingFormatter(Formatter):
         self.close_stream()
 
 
-def worker_arguments(args: list[str]) -> tuple[list[str], str]:
-    """``args`` without their feature paths, and the ``-D sandbox_root`` they name (or "").
+class WorkerArguments(NamedTuple):
+    """What every worker is given instead of ``ARGS``, and what was dropped from them."""
 
-    Raises ArgumentsError for arguments behave refuses and for options that write reports.
-    """
+    args: list[str]  # ARGS without feature paths and console formats
+    sandbox_root: str  # -D sandbox_root= as given (the last one wins, as in behave), or ""
+    console_formats: list[str]  # -f NAME without an --outfile: the console's, not a report
+
+
+def worker_arguments(args: list[str]) -> WorkerArguments:
+    """Split ``ARGS`` for the workers; raise ArgumentsError for arguments behave refuses and
+    for options that write reports (``--outfile``, ``--junit``: a parallel run owns them)."""
     parser = setup_parser()
     try:
         parsed = parser.parse_intermixed_args(args)
@@ -93,13 +100,31 @@ def worker_arguments(args: list[str]) -> tuple[list[str], str]:
         raise ArgumentsError(f"behave does not accept these arguments: {' '.join(args)}") from None
     if any(arg.startswith(_REPORT_OPTIONS) for arg in args):
         raise ArgumentsError(
-            "a parallel run writes the reports itself: drop --format/--outfile/--junit"
+            "a parallel run writes the reports itself: drop --outfile/--junit (or run with "
+            "--jobs 1)"
         )
-    kept = list(args)
+    kept, formats = _without_formats(args)
     for path in parsed.paths or []:
         del kept[len(kept) - 1 - kept[::-1].index(path)]
     defines = dict(parsed.userdata_defines or [])  # (name, value) pairs; the last one wins
-    return kept, str(defines.get("sandbox_root", "")).strip()
+    return WorkerArguments(kept, str(defines.get("sandbox_root", "")).strip(), formats)
+
+
+def _without_formats(args: list[str]) -> tuple[list[str], list[str]]:
+    """``args`` without ``-f NAME`` / ``--format=NAME`` options, and those names."""
+    kept: list[str] = []
+    formats: list[str] = []
+    items = iter(args)
+    for arg in items:
+        if arg in ("-f", "--format"):
+            formats.append(next(items, ""))
+        elif arg.startswith("--format="):
+            formats.append(arg.removeprefix("--format="))
+        elif arg.startswith("-f") and not arg.startswith("--"):
+            formats.append(arg.removeprefix("-f"))
+        else:
+            kept.append(arg)
+    return kept, formats
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,9 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     args = options.behave_args[1:] if options.behave_args[:1] == ["--"] else options.behave_args
     try:
-        kept, sandbox_root = worker_arguments(args)
+        worker = worker_arguments(args)
     except ArgumentsError as exc:
-        print(str(exc), file=sys.stderr)
+        print(f"hermetic: {exc}", file=sys.stderr)
         return 2
     code = behave_main(
         [
@@ -127,7 +152,11 @@ def main(argv: list[str] | None = None) -> int:
         listing = json.loads(options.out.read_text("utf-8"))
     except (OSError, ValueError):
         return code or 1  # behave said why on stderr; hermetic.runs.listing shows it
-    listing.update(worker_args=kept, sandbox_root=sandbox_root)
+    listing.update(
+        worker_args=worker.args,
+        sandbox_root=worker.sandbox_root,
+        console_formats=worker.console_formats,
+    )
     options.out.write_text(json.dumps(listing), "utf-8")
     return 0
 

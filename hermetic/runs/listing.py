@@ -57,6 +57,7 @@ class Listing:
     scenarios: list[PlannedScenario]
     worker_args: list[str] = field(default_factory=list)
     sandbox_root: str = ""
+    console_formats: list[str] = field(default_factory=list)  # dropped: see parallel.py
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +65,7 @@ class Listing:
             "scenarios": [scenario.element for scenario in self.scenarios],
             "worker_args": self.worker_args,
             "sandbox_root": self.sandbox_root,
+            "console_formats": self.console_formats,
         }
 
     @classmethod
@@ -76,6 +78,7 @@ class Listing:
             ],
             worker_args=list(data.get("worker_args", [])),
             sandbox_root=str(data.get("sandbox_root", "")),
+            console_formats=list(data.get("console_formats", [])),
         )
 
 
@@ -109,5 +112,6 @@ def list_scenarios(
     except (OSError, ValueError, KeyError):
         tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-15:])
         raise ListingError(
-            f"behave could not list the scenarios (exit {result.returncode}):\n{tail}"
+            f"cannot list the scenarios of `behave {' '.join(args)}` (exit "
+            f"{result.returncode}):\n{tail}"
         ) from None

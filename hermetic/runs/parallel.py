@@ -229,6 +229,12 @@ def run_parallel(
         except ListingError as exc:
             say(str(exc))
             return EXIT_SETUP
+        if listing.console_formats:
+            say(
+                f"--format={','.join(listing.console_formats)} is for behave's own console: a "
+                "parallel run prints one line per scenario and a failed one's report "
+                "(--jobs 1 for behave's console)"
+            )
         planned_with = options.durations_file or reports / layout.DURATIONS_JSON
         order, digest = plan(listing, durations.load(planned_with), options.shard)
         jobs = max(1, min(options.jobs, len(order) or 1))
