@@ -106,6 +106,9 @@ def list_scenarios(
         text=True,
         stdin=subprocess.DEVNULL,
         check=False,
+        # Its own process group: a Ctrl-C in the terminal reaches the coordinator, which lets
+        # the listing finish and then starts nothing (every scenario is reported as not run).
+        process_group=0,
     )
     try:
         return Listing.from_json(json.loads(out.read_text("utf-8")))

@@ -228,7 +228,7 @@ def run_parallel(
             )
         except ListingError as exc:
             say(str(exc))
-            return EXIT_SETUP
+            return 128 + cancel.signals[0] if cancel.signals else EXIT_SETUP
         if listing.console_formats:
             say(
                 f"--format={','.join(listing.console_formats)} is for behave's own console: a "
