@@ -296,3 +296,11 @@ def test_run_acceptance_reports_alike_serial_or_parallel_and_records_durations(
     assert len(rows) == 6
     assert len(durations.load(reports / "durations.json")) == 6
     assert (reports / "plan.json").is_file() == (jobs > 1)
+
+
+def test_scenarios_the_hooks_skip_fail_nothing(project: Path) -> None:
+    # A promise the plugin's profile does not claim is skipped, as serially: exit 0.
+    code, summary = _run(project, 2, "--tags=@claims")
+    assert code == 0
+    assert summary["totals"] == {**summary["totals"], "passed": 2, "skipped": 1}
+    assert scenario_counts(project / "reports" / "junit") == (2, 0, 0)

@@ -21,7 +21,7 @@ import pytest
 
 from hermetic.reporting import html_model
 from hermetic.reporting import merge as report_merge
-from hermetic.reporting.summary import scenario_status
+from hermetic.reporting.summary import scenario_status, write_summary
 from hermetic.runs.acceptance import report_arguments
 from hermetic.runs.listing import list_scenarios
 from hermetic.runs.parallel import Missing, Options, run_parallel
@@ -29,7 +29,8 @@ from hermetic.runs.parallel import Missing, Options, run_parallel
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "tests" / "fixtures" / "parallel_demo"
 PYTHON = Path(sys.executable)
-SELECTION = "--tags=@demo"
+# Pass, fail, error, outline rows, Rules; and scenarios the hooks skip (a promise not claimed).
+SELECTION = "--tags=@demo or @claims"
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +48,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
         check=False,
         timeout=120,
     )
+    write_summary(serial)  # as run_acceptance does after behave
     parallel = project / "parallel"
     os.environ["PYTHONPATH"] = str(REPO)  # the workers import hermetic from this checkout
     run_parallel(
@@ -105,6 +107,20 @@ def test_merged_json_has_the_serial_scenarios_statuses_and_order(runs: SimpleNam
 
 def test_merged_junit_has_the_serial_suites_and_cases(runs: SimpleNamespace) -> None:
     assert _cases(runs.parallel) == _cases(runs.serial)
+    # A skipped scenario has no case (--no-skipped), yet the run passed: not a failure.
+    suites, cases = _cases(runs.parallel)
+    assert suites["TESTS-claims.xml"].endswith("tests=2 errors=0 failures=0 skipped=0")
+
+
+def test_merged_summary_has_the_serial_rows(runs: SimpleNamespace) -> None:
+    def rows(reports: Path) -> list[tuple]:
+        summary = json.loads((reports / "summary.json").read_text())
+        return [(r["feature_file"], r["name"], r["status"]) for r in summary["scenarios"]]
+
+    assert rows(runs.parallel) == rows(runs.serial)
+    assert ("features/claims.feature", "A promise the plugin does not claim", "skipped") in rows(
+        runs.parallel
+    )
 
 
 def test_attachments_point_at_the_merged_artefacts(runs: SimpleNamespace) -> None:
@@ -137,7 +153,7 @@ def test_a_scenario_no_set_reports_is_in_every_report(
     runs: SimpleNamespace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(runs.project)  # the page settings come from the project's config
-    listing = list_scenarios(PYTHON, [SELECTION], runs.project, tmp_path / "listing.json")
+    listing = list_scenarios(PYTHON, ["--tags=@demo"], runs.project, tmp_path / "listing.json")
     gone = listing.scenarios[4]  # a Rule's scenario: Backgrounds of feature and Rule
     why = Missing("error", "worker died: killed by SIGKILL")
     dest = tmp_path / "merged"
