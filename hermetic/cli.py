@@ -2,7 +2,8 @@
 plugin repository.
 
     hermetic run [--plugin DIR] [--profile FILE] [--hermes PATH | --hermes-version X]
-                 [--reports DIR] [BEHAVE ARGS...]
+                 [--reports DIR] [--jobs N] [--shard K/N] [--durations FILE] [BEHAVE ARGS...]
+    hermetic merge-reports DIR... [--into DIR]
     hermetic mock [--port N] [--scenario FILE] ...
     hermetic init [DIR]
 
@@ -70,6 +71,19 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--reports", type=Path, default=Path("reports"), help="where reports go (default: reports)"
     )
+    _add_spread_options(run)
+
+    merge = commands.add_parser(
+        "merge-reports",
+        help="merge the reports of CI shards (hermetic run --shard K/N) into one set",
+        description="Merge report folders written by `hermetic run --shard K/N` (all shards "
+        "planned with the same --durations file) into one set, as one run would have written "
+        "it; a shard whose folder is missing is reported as errors naming it.",
+    )
+    merge.add_argument("folders", nargs="+", type=Path, help="the shards' report folders")
+    merge.add_argument(
+        "--into", type=Path, default=Path("reports"), help="the merged set (default: reports)"
+    )
 
     mock = commands.add_parser(
         "mock", help="serve the mock provider", add_help=False, prefix_chars="\0"
@@ -98,7 +112,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "init":
         return init(args.directory)
+    if args.command == "merge-reports":
+        return merge_reports(args.folders, args.into)
     return run(args, rest)
+
+
+def _add_spread_options(run: argparse.ArgumentParser) -> None:
+    from hermetic.runs.parallel import default_jobs
+    from hermetic.runs.shards import parse_shard
+
+    def shard(text: str) -> object:
+        try:
+            return parse_shard(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc).removeprefix("--shard ")) from None
+
+    run.add_argument(
+        "--jobs",
+        type=int,
+        default=default_jobs(),
+        help="behave processes at once, one scenario each (default: cores + 1 = %(default)s; "
+        "1: one plain behave process)",
+    )
+    run.add_argument(
+        "--shard", type=shard, help="K/N: run only CI shard K of N, balanced by durations"
+    )
+    run.add_argument(
+        "--durations",
+        type=Path,
+        help="the durations.json to plan with (default: REPORTS/durations.json); give every "
+        "shard the same one",
+    )
+
+
+def merge_reports(folders: list[Path], into: Path) -> int:
+    from hermetic.runs.acceptance import merge_reports as merge
+
+    outcome = merge(sys.executable, folders, into, env=os.environ)
+    print(outcome.closing_line(), flush=True)
+    if outcome.code == EXIT_USAGE:
+        for problem in outcome.problems:
+            sys.stderr.write(f"hermetic: {problem}\n")
+        return EXIT_USAGE
+    return EXIT_PASSED if outcome.ok else EXIT_FAILED
 
 
 def init(directory: Path) -> int:
@@ -139,25 +195,28 @@ def run(args: argparse.Namespace, behave_args: list[str]) -> int:
         defines.append(f"--define=hermes={args.hermes.resolve()}")
     if args.hermes_version:
         defines.append(f"--define=hermes_version={args.hermes_version}")
+    if args.jobs < 1:
+        return _fail("--jobs: at least 1")
     reports = args.reports.resolve()
     with tempfile.TemporaryDirectory(prefix="hermetic-suite-") as scratch:
         features = scratch_suite(Path(scratch))
         outcome = run_acceptance(
+            sys.executable,
+            reports,
             # What this repo's pyproject says for a plain `behave`: no @wip, no noise.
             [
-                sys.executable,
-                "-m",
-                "behave",
                 str(features),
                 "--tags=not @wip",
                 "--no-skipped",
                 "--no-color",
                 *defines,
+                *behave_args,
             ],
-            reports,
-            behave_args,
             cwd=Path(scratch),
             env=os.environ,
+            jobs=args.jobs,
+            shard=args.shard,
+            durations_file=args.durations.resolve() if args.durations else None,
         )
     for line in report_locations(reports, Path.cwd()):
         print(f"[run] {line}", flush=True)

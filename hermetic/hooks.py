@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -144,7 +145,12 @@ def before_scenario(context: Any, scenario: Scenario) -> None:
         return
     if context.settings.figures is not None:
         # Registered first, so it runs last: after every other cleanup has had its chance.
-        context.figures_entry = {"scenario": scenario.name, "tags": list(scenario.effective_tags)}
+        context.figures_entry = {
+            "scenario": scenario.name,
+            "feature_file": scenario.filename,
+            "tags": list(scenario.effective_tags),
+            "started": time.monotonic(),
+        }
         context.add_cleanup(_write_figures, context.settings.figures, context.figures_entry)
     context.world = use_fixture(world, context, scenario)
 
@@ -196,6 +202,7 @@ def _write_figures(path: Path, entry: dict) -> None:
     try:
         home = entry.pop("hermes_home", None)
         entry["leaked_processes"] = figures.leaked_processes(home) if home else 0
+        entry["seconds"] = round(time.monotonic() - entry.pop("started"), 3)
         figures.append(path, entry)
     except Exception as exc:  # noqa: BLE001 - figures must never hide a test result
         warn(f"could not record figures: {exc}")

@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hermetic.hermes.processes import processes_with_environment
+from hermetic.hermes.processes import (
+    processes_under,
+    processes_with_environment,
+    stop_processes_under,
+)
 from hermetic.netguard.log import GUARD_DIR
 from hermetic.netguard.process_log import read_process_starts
 from hermetic.netguard.site.hermetic_netguard_protocol import PROCESS_LOG_VARIABLE
@@ -28,6 +32,36 @@ def test_a_detached_child_is_found_by_its_environment(tmp_path: Path) -> None:
         child.kill()
         child.wait()
     assert processes_with_environment("HERMES_HOME", marker) == []
+
+
+def test_processes_left_under_a_folder_are_found_and_stopped(tmp_path: Path) -> None:
+    # A behave worker's sandboxes all live under one folder; what a dead worker left behind
+    # (here a detached sleeper, in a session of its own) is found by it and stopped.
+    homes = [tmp_path / "worker" / name / "hermes" for name in ("a", "b")]
+    children = [
+        subprocess.Popen(
+            ["sleep", "60"],
+            env={"PATH": os.environ["PATH"], "HERMES_HOME": str(home)},
+            start_new_session=True,
+        )
+        for home in homes
+    ]
+    elsewhere = subprocess.Popen(
+        ["sleep", "60"],
+        env={"PATH": os.environ["PATH"], "HERMES_HOME": str(tmp_path / "w2")},
+        start_new_session=True,
+    )
+    try:
+        found = processes_under("HERMES_HOME", tmp_path / "worker")
+        assert sorted(info.pid for info in found) == sorted(child.pid for child in children)
+        stopped = stop_processes_under("HERMES_HOME", tmp_path / "worker", grace=5)
+        assert len(stopped) == 2
+        assert [child.wait(timeout=5) for child in children] == [-15, -15]
+        assert elsewhere.poll() is None  # another worker's: untouched
+    finally:
+        for child in [*children, elsewhere]:
+            child.kill()
+            child.wait()
 
 
 def test_process_starts_record_names_not_values(tmp_path: Path) -> None:

@@ -8,7 +8,11 @@ network guard only recording, a stale plugin copy installed). The suite must FAI
 mutant; a mutant that survives names a guarantee no scenario guards. Prints one row per mutant
 with the scenarios that caught it.
 
-    .venv/bin/python tools/check_mutants.py [--tags=@smoke] [--only NAME]
+Each mutant's scenarios run through the parallel runner (hermetic.runs.parallel): one behave
+process per scenario, ``--jobs`` at once, longest first by the last run's
+``reports/durations.json``; its merged reports stay in the scratch folder until the end.
+
+    .venv/bin/python tools/check_mutants.py [--only NAME,NAME] [--jobs N]
 """
 
 from __future__ import annotations
@@ -16,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,7 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from hermetic.reporting.layout import DURATIONS_JSON, JUNIT_DIR  # noqa: E402
+from hermetic.runs.parallel import Options, default_jobs, run_parallel  # noqa: E402
+
 PLUGIN = REPO / "alerts_plugin"
+# The last run's durations (if any): each mutant's longest scenarios start first.
+DURATIONS = REPO / "reports" / DURATIONS_JSON
 
 
 @dataclass(frozen=True)
@@ -333,8 +344,13 @@ def verdict(mutant: Mutant, returncode: int, cases: list[tuple[str, str | None]]
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="run only these mutants (comma-separated names)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=default_jobs(),
+        help="behave processes at once (default: cores + 1 = %(default)s)",
+    )
     args = parser.parse_args()
-    behave = Path(sys.executable).parent / "behave"
     # Fail fast if the code moved under a mutant, before minutes of behave runs.
     for mutant in MUTANTS:
         source = (REPO if mutant.target == "harness" else PLUGIN) / mutant.file
@@ -346,35 +362,31 @@ def main() -> int:
             if args.only and mutant.name not in args.only.split(","):
                 continue
             copy = build(mutant, Path(scratch))
-            junit = Path(scratch) / f"junit-{mutant.name}"
+            reports = Path(scratch) / f"reports-{mutant.name}"
             started = time.monotonic()
-            command = [
-                str(behave),
-                *mutant.where,
-                "--format=null",
-                "--junit",
-                f"--junit-directory={junit}",
-                "-D",
-                "keep_sandbox=never",
-            ]
+            behave_args = [*mutant.where, "-D", "keep_sandbox=never"]
             env = dict(os.environ)
             if mutant.target == "harness":
-                # The copy's own hermetic/ must win over the installed one.
+                # The copy's own hermetic/ must win over the installed one, in every worker.
                 env["PYTHONPATH"] = str(copy)
                 cwd = copy
             else:
-                command += ["-D", f"plugin={copy}"]
+                behave_args += ["-D", f"plugin={copy}"]
                 cwd = REPO
-            result = subprocess.run(
-                command,
+            options = Options(
+                python=Path(sys.executable),
+                reports=reports,
+                jobs=args.jobs,
+                behave_args=behave_args,
+                durations_file=DURATIONS,
                 cwd=cwd,
                 env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                check=False,
             )
-            cases = outcomes(junit)
-            found = verdict(mutant, result.returncode, cases)
+            returncode = run_parallel(options, say=lambda line: None, show_failures=False)
+            if returncode > 128:
+                raise SystemExit(returncode)  # interrupted: no verdict on the rest
+            cases = outcomes(reports / JUNIT_DIR)
+            found = verdict(mutant, returncode, cases)
             if found != "caught":
                 survivors.append(mutant.name)
             caught = [name for name, message in cases if message is not None]

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from hermetic import figures  # noqa: E402
+from hermetic.reporting import figures  # noqa: E402
 
 FEATURE_TAGS = "@reliability or @faults or @hostile or @gateway or @isolation"
 UNIT_TESTS = (

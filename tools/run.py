@@ -2,6 +2,9 @@
 """Set up everything and run the suite, on a machine that has only python3 and pip.
 
     python3 tools/run.py acceptance [BEHAVE ARGS...]   # the behave acceptance suite
+    python3 tools/run.py acceptance --jobs 1 [...]     # ... in one behave process (serial)
+    python3 tools/run.py acceptance --shard 1/3 [...]  # ... CI shard 1 of 3 (balanced by time)
+    python3 tools/run.py merge-reports DIR...          # the shards' reports, merged in reports/
     python3 tools/run.py all                           # lint + unit tests + acceptance suite
 
 It creates ``.venv`` beside the repo (once) and installs the project into it (again only when
@@ -11,8 +14,11 @@ tests, and ends with one plain line ``N passed, N failed`` counting the behave s
 code 0 only if everything passed and at least one scenario ran.
 
 Every acceptance run writes its reports under ``reports/`` (see hermetic.runs.acceptance).
-Ctrl-C or SIGTERM (how CI cancels) is passed on to the running step, and this script waits for
-it: behave then stops its ``hermes`` processes and keeps the interrupted scenario's sandbox.
+By default the scenarios run in cores + 1 behave processes at once, longest first (see
+hermetic.runs.parallel), and their reports are merged into one set shaped as a serial run's.
+Ctrl-C or SIGTERM (how CI cancels) is passed on to the running step or every running behave
+worker, and this script waits for them: behave then stops its ``hermes`` processes and keeps the
+interrupted scenario's sandbox.
 """
 
 from __future__ import annotations
@@ -29,7 +35,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 # The run library is standard library only, so this script can use it before .venv exists.
 sys.path.insert(0, str(REPO))
-from hermetic.runs.acceptance import report_locations, run_acceptance  # noqa: E402
+from hermetic.runs.acceptance import (  # noqa: E402
+    Outcome,
+    merge_reports,
+    report_locations,
+    run_acceptance,
+)
+from hermetic.runs.parallel import default_jobs  # noqa: E402
+from hermetic.runs.shards import parse_shard  # noqa: E402
 from hermetic.runs.steps import INTERRUPTS, run_step, say, with_path  # noqa: E402
 
 VENV = REPO / ".venv"
@@ -129,15 +142,37 @@ def ensure_chromium() -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(
         description="Set up .venv and run hermetic's tests.",
-        epilog="Extra arguments after 'acceptance' go to behave, e.g. --tags=@smoke.",
+        epilog="Extra arguments after 'acceptance' go to behave, e.g. --tags=@smoke; after "
+        "'merge-reports', the shards' report folders.",
     )
-    parser.add_argument("what", choices=("acceptance", "all"))
+    parser.add_argument("what", choices=("acceptance", "all", "merge-reports"))
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=default_jobs(),
+        help="behave processes at once, one scenario each (default: cores + 1 = %(default)s; "
+        "1: one plain behave process)",
+    )
+    parser.add_argument(
+        "--shard", type=parse_shard, help="K/N: run only CI shard K of N (balanced by durations)"
+    )
+    parser.add_argument(
+        "--durations",
+        type=Path,
+        help="the durations.json to plan with (default: reports/durations.json); give every "
+        "shard of a CI run the same one",
+    )
     args, extra = parser.parse_known_args()
     if args.what == "all" and extra:
         parser.error("extra behave arguments are only accepted with 'acceptance'")
+    if args.jobs < 1:
+        parser.error("--jobs: at least 1")
     ensure_environment()
-    ensure_hermes()
     env = with_path(os.environ, BIN)
+    if args.what == "merge-reports":
+        outcome = merge_reports(BIN / "python", [Path(f) for f in extra], REPORTS, REPO, env)
+        return close(outcome.problems, outcome)
+    ensure_hermes()
     failures = []
     if args.what == "all":
         ensure_chromium()
@@ -165,10 +200,25 @@ def main() -> int:
                 failures.append(failure)
     outcome = None
     if not INTERRUPTS:
-        outcome = run_acceptance([str(BIN / "behave")], REPORTS, extra, cwd=REPO, env=env)
+        outcome = run_acceptance(
+            BIN / "python",
+            REPORTS,
+            extra,
+            cwd=REPO,
+            env=env,
+            jobs=args.jobs,
+            shard=args.shard,
+            durations_file=args.durations,
+        )
+        failures += outcome.problems
+    return close(failures, outcome)
+
+
+def close(failures: list[str], outcome: Outcome | None) -> int:
+    """Where the reports are, what failed, the plain closing line; the exit code."""
+    if outcome is not None:
         for line in report_locations(REPORTS, REPO):
             say(line)
-        failures += outcome.problems
     if INTERRUPTS and "interrupted" not in failures:
         failures.append("interrupted")
     if failures:

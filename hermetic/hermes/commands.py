@@ -31,6 +31,8 @@ class CommandResult:
     stderr_path: Path
     # The ``hermes`` process itself (the console script execs Python in place).
     pid: int = 0
+    # When it started (time.monotonic()), to tell how much of a scenario Hermes ran in.
+    started: float = 0.0
 
     @property
     def stdout(self) -> str:
@@ -178,6 +180,7 @@ class RunningCommand:
                 stdout_path=self.stdout_path,
                 stderr_path=self.stderr_path,
                 pid=self.process.pid,
+                started=self._started,
             )
             self._history.append(self.result)
         return self.result

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from hermetic.reporting import html as html_report
-from hermetic.reporting.layout import SETUP_ERROR, artefact_dir
+from hermetic.reporting.layout import SETUP_ERROR, SETUP_JUNIT, artefact_dir
 
 if TYPE_CHECKING:
     from behave.formatter.base import Formatter
@@ -301,7 +301,7 @@ def record_setup_error(config: Any, formatters: Iterable[Formatter], message: st
             error = ElementTree.SubElement(case, "error", type="ConfigError", message=message)
             error.text = message
             ElementTree.ElementTree(suite).write(
-                junit / "TESTS-hermetic-setup.xml", encoding="utf-8", xml_declaration=True
+                junit / SETUP_JUNIT, encoding="utf-8", xml_declaration=True
             )
     except Exception as exc:  # noqa: BLE001 - the message itself is already on stderr
         warn(f"could not record the setup error in the reports: {exc!r}")

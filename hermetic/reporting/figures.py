@@ -4,6 +4,10 @@ For every scenario: how many capture lines the plugin logged, how many alerts th
 holds (the sum of ``occurrences``), and how many processes of its sandbox were still alive after
 every cleanup had run. ``tools/reliability_figures.py`` adds them up: alerts lost is the sum of
 captures not stored, processes leaked the sum of survivors; both must be 0.
+
+And where its time went (``tools/bench.py``): its feature file, its whole time (``seconds``,
+from before_scenario to its last cleanup) and the time a ``hermes`` command of its world was
+running (``hermes_seconds``; overlapping commands count once).
 """
 
 from __future__ import annotations
@@ -14,18 +18,36 @@ from typing import Any
 
 from hermetic.contract.records import AlertRecords
 from hermetic.errors import HarnessError
+from hermetic.hermes.commands import CommandResult
 from hermetic.hermes.processes import processes_with_environment
 from hermetic.world import World
 
 
 def scenario_figures(world: World) -> dict[str, Any]:
-    """Captures logged and alerts stored in this scenario's sandbox (None if unreadable)."""
+    """Captures logged and alerts stored in this scenario's sandbox (None if unreadable), and
+    the time its ``hermes`` commands ran."""
     records = world.use(AlertRecords)
     try:
         stored: int | None = sum(alert.occurrences for alert in records.alerts())
     except (HarnessError, AssertionError):
         stored = None
-    return {"captures": len(records.captures()), "stored": stored}
+    history = world.hermes.history
+    return {
+        "captures": len(records.captures()),
+        "stored": stored,
+        "hermes_commands": len(history),
+        "hermes_seconds": round(busy_seconds(history), 3),
+    }
+
+
+def busy_seconds(commands: list[CommandResult]) -> float:
+    """Seconds during which at least one of ``commands`` ran (concurrent ones count once)."""
+    busy, until = 0.0, float("-inf")
+    for start, end in sorted((c.started, c.started + c.duration) for c in commands):
+        if end > until:
+            busy += end - max(start, until)
+            until = end
+    return busy
 
 
 def leaked_processes(hermes_home: Path) -> int:

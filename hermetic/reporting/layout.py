@@ -47,3 +47,15 @@ def artefact_dir(reports: Path, feature_file: str, scenario_name: str) -> Path:
 RUN_INFO = "run-info.json"
 #: Written instead of any scenario when the run could not start (a wrong option, say).
 SETUP_ERROR = "setup-error.txt"
+#: JUnit file of that setup error (one errored test case).
+SETUP_JUNIT = "TESTS-hermetic-setup.xml"
+
+# Written by parallel runs and shards (hermetic.runs.parallel), read by merge-reports.
+#: What was planned: every selected scenario, this set's share, the shard, the plan's digest.
+PLAN_JSON = "plan.json"
+#: The model report.html was rendered from, so that a merged set can be merged again.
+HTML_MODEL = "html-model.json"
+#: Seconds per scenario, kept across runs: the next run starts the longest first.
+DURATIONS_JSON = "durations.json"
+#: The workers' own report sets while a parallel run lasts (removed once merged).
+PARALLEL_DIR = ".parallel"

@@ -46,9 +46,9 @@ def build_summary(
 ) -> dict[str, Any]:
     """Totals and per-scenario rows from behave's JSON (a list of features)."""
     rows = [
-        _scenario_row(feature, element, reports)
+        _scenario_row(feature, element, reports, reported_status(feature["elements"], index))
         for feature in features
-        for element in feature.get("elements", [])
+        for index, element in enumerate(feature.get("elements", []))
         if element.get("type") == "scenario"
     ]
     setup_error = reports / SETUP_ERROR
@@ -125,10 +125,40 @@ def scenario_status(element: dict[str, Any]) -> str:
     return "skipped" if "passed" in statuses else "untested"
 
 
-def _scenario_row(feature: dict[str, Any], element: dict[str, Any], reports: Path) -> dict:
+def reported_status(elements: list[dict[str, Any]], index: int) -> str:
+    """The status of the scenario ``elements[index]``, wherever behave's JSON put it.
+
+    behave 1.3's json formatter writes a scenario's status when the next element starts; when
+    that element is the Background of the next ``Rule``, the status lands on the Background
+    (hook errors included) and the scenario is left with ``null``. Else it is derived from the
+    scenario's steps (:func:`scenario_status`).
+    """
+    element = elements[index]
+    if element.get("status"):
+        return element["status"]
+    for later in elements[index + 1 :]:
+        if later.get("type") == "scenario":
+            break
+        if later.get("status"):
+            return later["status"]
+    return scenario_status(element)
+
+
+def scenario_results(features: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every scenario element of behave's JSON by location, each with its status filled in."""
+    return {
+        element["location"]: {**element, "status": reported_status(feature["elements"], index)}
+        for feature in features
+        for index, element in enumerate(feature.get("elements", []))
+        if element.get("type") == "scenario"
+    }
+
+
+def _scenario_row(
+    feature: dict[str, Any], element: dict[str, Any], reports: Path, behave_status: str
+) -> dict:
     feature_file = str(feature.get("location", "")).rsplit(":", 1)[0]
     steps = element.setdefault("steps", [])
-    behave_status = scenario_status(element)
     status = verdict(behave_status)
     failing = status in ("failed", "errored")
     folder = artefact_dir(reports, feature_file, element.get("name", ""))

@@ -1,13 +1,16 @@
 """One acceptance run: behave with every report, the summary, and the closing line.
 
 Every run writes, in its reports folder: ``junit/*.xml``, ``behave.json``, ``report.html``,
-``summary.json``, ``run-info.json`` and, per failed scenario, ``artefacts/<feature>/<scenario>/``.
-The closing line is ``N passed, N failed`` (CI reads it as pytest's), and a run passes only if
-behave passed and at least one scenario ran.
+``summary.json``, ``run-info.json``, ``durations.json`` and, per failed scenario,
+``artefacts/<feature>/<scenario>/``; a parallel run (``jobs`` > 1) or a CI shard also
+``plan.json`` and ``html-model.json``, which ``merge-reports`` needs. The closing line is
+``N passed, N failed`` (CI reads it as pytest's), and a run passes only if behave passed and at
+least one scenario ran.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 import xml.etree.ElementTree as ElementTree
@@ -16,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermetic.reporting import layout, summary
+from hermetic.runs import durations
+from hermetic.runs.shards import Shard
 from hermetic.runs.steps import INTERRUPTS, run_step, say
 
 
@@ -68,7 +73,10 @@ def report_arguments(reports: Path) -> list[str]:
 
 
 def clear_reports(reports: Path) -> None:
-    """Remove the previous run's reports, so nothing stale is read as this run's."""
+    """Remove the previous run's reports, so nothing stale is read as this run's.
+
+    ``durations.json`` stays: it is the record the next parallel run plans with.
+    """
     for old in (reports / layout.JUNIT_DIR).glob("*.xml"):
         old.unlink()
     for name in (
@@ -77,9 +85,12 @@ def clear_reports(reports: Path) -> None:
         layout.SUMMARY_JSON,
         layout.RUN_INFO,
         layout.SETUP_ERROR,
+        layout.PLAN_JSON,
+        layout.HTML_MODEL,
     ):
         (reports / name).unlink(missing_ok=True)
-    shutil.rmtree(reports / layout.ARTEFACTS_DIR, ignore_errors=True)
+    for folder in (layout.ARTEFACTS_DIR, layout.PARALLEL_DIR):
+        shutil.rmtree(reports / folder, ignore_errors=True)
 
 
 def scenario_counts(junit_dir: Path) -> tuple[int, int, int]:
@@ -102,30 +113,99 @@ def scenario_counts(junit_dir: Path) -> tuple[int, int, int]:
 
 
 def run_acceptance(
-    behave: Sequence[str],
+    python: str | Path,
     reports: Path,
-    extra: Sequence[str] = (),
+    args: Sequence[str] = (),
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
+    *,
+    jobs: int = 1,
+    shard: Shard | None = None,
+    durations_file: Path | None = None,
 ) -> Outcome:
-    """Run ``behave`` (a command) with every report into ``reports``; summarise and count."""
+    """Run behave (``python -m behave ARGS``) with every report into ``reports``; count.
+
+    ``jobs`` > 1 or a ``shard`` spread the scenarios over that many behave processes
+    (:mod:`hermetic.runs.parallel`, planned with ``durations_file``, default
+    ``<reports>/durations.json``) and merge their reports into the same shape; ``jobs`` 1
+    without a shard is one plain behave process.
+    """
     reports.mkdir(parents=True, exist_ok=True)
     clear_reports(reports)
     started = time.monotonic()
-    code = run_step("acceptance", [*behave, *report_arguments(reports), *extra], cwd=cwd, env=env)
+    serial = jobs <= 1 and shard is None
+    if serial:
+        command = [str(python), "-m", "behave", *report_arguments(reports), *args]
+        code = run_step("acceptance", command, cwd=cwd, env=env)
+    else:
+        # Imported here: the parallel runner builds its workers' options from this module.
+        from hermetic.runs.parallel import Options, run_parallel
+
+        where = f", shard {shard}" if shard else ""
+        say(f"acceptance: {jobs} behave workers{where}: behave {' '.join(args)}")
+        code = run_parallel(
+            Options(
+                python=Path(python),
+                reports=reports,
+                jobs=jobs,
+                behave_args=list(args),
+                shard=shard,
+                durations_file=durations_file,
+                cwd=cwd or Path.cwd(),
+                env=env,
+            )
+        )
     outcome = Outcome(code, *scenario_counts(reports / layout.JUNIT_DIR))
     try:
-        summary.write_summary(reports, wall_seconds=time.monotonic() - started)
+        if serial:
+            written = summary.write_summary(reports, wall_seconds=time.monotonic() - started)
+            # Step time, not the whole scenario's as a parallel run records; enough to order.
+            durations.record(
+                reports / layout.DURATIONS_JSON, durations.measured_in_summary(written)
+            )
+        else:
+            json.loads((reports / layout.SUMMARY_JSON).read_text("utf-8"))  # the merge's
     except (OSError, ValueError) as exc:
         say(f"summary not written: cannot read {reports / layout.BEHAVE_JSON}: {exc}")
         outcome.problems.append("no summary.json")  # a green run must come with its reports
     if code != 0:
         outcome.problems.append(f"behave (exit {code})")
+    _check_ran(outcome)
+    return outcome
+
+
+def merge_reports(
+    python: str | Path,
+    folders: Sequence[Path],
+    into: Path,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Outcome:
+    """Merge the report sets of CI shards (``--shard K/N`` runs) into ``into``; count.
+
+    ``into`` is cleared first, so it must not be one of ``folders``.
+    """
+    if not folders:
+        return Outcome(2, problems=["merge-reports: no report folders given"])
+    into, folders = into.resolve(), [folder.resolve() for folder in folders]
+    if into in folders:
+        return Outcome(2, problems=[f"merge-reports: {into} is cleared first; merge into another"])
+    into.mkdir(parents=True, exist_ok=True)
+    clear_reports(into)
+    command = [str(python), "-m", "hermetic.reporting.merge", f"--into={into}"]
+    code = run_step("merge-reports", [*command, *map(str, folders)], cwd=cwd, env=env)
+    outcome = Outcome(code, *scenario_counts(into / layout.JUNIT_DIR))
+    if code != 0:
+        outcome.problems.append(f"merge-reports (exit {code})")
+    _check_ran(outcome)
+    return outcome
+
+
+def _check_ran(outcome: Outcome) -> None:
     if outcome.passed + outcome.failed == 0:
         outcome.problems.append("behave ran no scenario")
     if INTERRUPTS:
         outcome.problems.append("interrupted")
-    return outcome
 
 
 def report_locations(reports: Path, base: Path | None = None) -> list[str]:

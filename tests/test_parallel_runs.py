@@ -1,0 +1,306 @@
+"""Parallel runs: listing, planning, shards, a dying worker, cancellation (no Hermes needed).
+
+A throwaway behave project (tests/fixtures/parallel_demo: steps that pass, fail, raise, kill
+their own process, or wait) runs through hermetic.runs.parallel exactly as the suite would.
+Its "hermes" processes are ``sleep`` children carrying a sandbox's HERMES_HOME.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hermetic.reporting import merge as report_merge
+from hermetic.reporting.listing_formatter import ArgumentsError, worker_arguments
+from hermetic.runs import durations, shards
+from hermetic.runs.acceptance import report_arguments, run_acceptance, scenario_counts
+from hermetic.runs.listing import list_scenarios
+from hermetic.runs.parallel import Options, run_parallel, worker_report_arguments
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO = REPO / "tests" / "fixtures" / "parallel_demo"
+PYTHON = Path(sys.executable)
+ENV = dict(os.environ, PYTHONPATH=str(REPO))
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the demo project; its workers import hermetic from this checkout."""
+    copy = tmp_path / "project"
+    shutil.copytree(DEMO, copy)
+    (tmp_path / "sandboxes").mkdir()
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    return copy
+
+
+def _run(
+    project: Path, jobs: int, *args: str, reports: str = "reports", **plan: object
+) -> tuple[int, dict]:
+    """run_parallel on the demo project; its sandboxes go to <tmp>/sandboxes."""
+    folder = project / reports
+    sandboxes = project.parent / "sandboxes"
+    options = Options(
+        python=PYTHON,
+        reports=folder,
+        jobs=jobs,
+        behave_args=[*args, "-D", f"sandbox_root={sandboxes}"],
+        cwd=project,
+        **plan,  # type: ignore[arg-type]
+    )
+    code = run_parallel(options, say=lambda message: None)
+    return code, json.loads((folder / "summary.json").read_text())
+
+
+def _rows(summary: dict) -> dict[str, dict]:
+    return {row["name"]: row for row in summary["scenarios"]}
+
+
+def _leftovers(root: Path) -> list[str]:
+    """Live processes whose HERMES_HOME is under root (the demo's stand-ins for hermes)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            environ = (entry / "environ").read_bytes()
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if f"HERMES_HOME={root}/".encode() in environ and ") Z " not in stat:
+            found.append(entry.name)
+    return found
+
+
+def test_listing_has_every_outline_row_and_honours_selection(project: Path) -> None:
+    listing = list_scenarios(PYTHON, ["--tags=@demo"], project, project / "listing.json")
+    names = [scenario.name for scenario in listing.scenarios]
+    assert names == [
+        "A check that holds",
+        "A check that fails",
+        "An answer 404 is reported -- @1.1 ",
+        "An answer 500 is reported -- @1.2 ",
+        "A harness that breaks",
+        "The last scenario of a Rule",
+    ]
+    rule_scenario = listing.scenarios[4]
+    # The feature's and the Rule's Background steps come with it, as in behave's JSON.
+    assert len(rule_scenario.element["steps"]) == 3
+    assert listing.features["features/demo.feature"]["junit"] == "TESTS-demo.xml"
+    rows = list_scenarios(PYTHON, ["-n", "500", "--tags=@demo"], project, project / "l.json")
+    assert [s.location for s in rows.scenarios] == ["features/demo.feature:21"]
+
+
+def test_worker_arguments_drop_paths_and_refuse_report_options() -> None:
+    args = ["--tags=@smoke", "features/a.feature", "-D", "plugin=x", "features/b.feature:3"]
+    assert worker_arguments(args) == (["--tags=@smoke", "-D", "plugin=x"], "", [])
+    root = ["-D", "sandbox_root=/a", "--define=sandbox_root=/b"]
+    assert worker_arguments(root) == (root, "/b", [])  # the last one wins, as in behave
+    # A console format alone is the console's look, not a report: dropped, and said.
+    console = ["-f", "plain", "--format=progress", "-fnull", "--tags=@x"]
+    assert worker_arguments(console) == (["--tags=@x"], "", ["plain", "progress", "null"])
+    for bad in (["-f", "json", "-o", "x"], ["--outfile=x"], ["--junit"], ["--junit-directory=j"]):
+        with pytest.raises(ArgumentsError):
+            worker_arguments(bad)
+
+
+def test_a_worker_gets_the_report_options_of_a_serial_run(tmp_path: Path) -> None:
+    serial, worker = report_arguments(tmp_path), worker_report_arguments(tmp_path)
+    changed = {(a, b) for a, b in zip(serial, worker, strict=True) if a != b}
+    assert changed == {
+        ("--outfile=-", f"--outfile={tmp_path / 'console.txt'}"),
+        (
+            "--format=behave_html_pretty_formatter:PrettyHTMLFormatter",
+            "--format=hermetic.reporting.html_model:HtmlModelFormatter",
+        ),
+        (f"--outfile={tmp_path / 'report.html'}", f"--outfile={tmp_path / 'html-model.json'}"),
+    }
+
+
+def test_shards_are_disjoint_complete_deterministic_and_balanced() -> None:
+    keys = [f"features/f{n % 3}.feature::s{n}" for n in range(20)]
+    seconds = {key: float(1 + (n * 7) % 11) for n, key in enumerate(keys)}
+    parts = shards.partition(keys, seconds, 3)
+    assert sorted(i for part in parts for i in part) == list(range(20))
+    assert parts == shards.partition(list(keys), dict(seconds), 3)
+    loads = [sum(seconds[keys[i]] for i in part) for part in parts]
+    assert max(loads) - min(loads) <= max(seconds.values())
+    # No durations: every estimate equal, so the split is by count, features spread out.
+    flat = durations.estimates(keys, {})
+    counts = [len(part) for part in shards.partition(keys, flat, 3)]
+    assert sorted(counts) == [6, 7, 7]
+    assert shards.parse_shard("2/3") == shards.Shard(2, 3)
+    for bad in ("0/3", "4/3", "1-3"):
+        with pytest.raises(ValueError):
+            shards.parse_shard(bad)
+
+
+def test_unmeasured_scenarios_are_estimated_from_their_feature_then_the_suite() -> None:
+    recorded = {"a.feature::x": 10.0, "a.feature::y": 20.0, "b.feature::z": 3.0}
+    guess = durations.estimates(["a.feature::new", "c.feature::new", "b.feature::z"], recorded)
+    assert guess == {"a.feature::new": 15.0, "c.feature::new": 10.0, "b.feature::z": 3.0}
+
+
+def test_a_parallel_run_records_durations_and_runs_the_longest_first(project: Path) -> None:
+    code, summary = _run(project, 2, "--tags=@demo")
+    assert code == 1  # one failure, one error
+    recorded = durations.load(project / "reports" / "durations.json")
+    assert len(recorded) == 6 and all(seconds > 0 for seconds in recorded.values())
+    plan = json.loads((project / "reports" / "plan.json").read_text())
+    assert plan["shard"] is None
+    assert len(plan["expected"]) == 6
+    assert not (project / "reports" / ".parallel").exists()
+
+
+def test_a_worker_that_dies_costs_its_scenario_only_and_leaves_no_process(
+    project: Path,
+) -> None:
+    code, summary = _run(project, 2, "--tags=@demo or @dies")
+    rows = _rows(summary)
+    dead = rows["A worker dies and leaves a process behind"]
+    assert dead["status"] == "errored"
+    assert dead["message"].startswith("worker died: its behave process exited with status 3")
+    artefacts = project / "reports" / dead["artefacts"]
+    assert (artefacts / "failure.txt").is_file() and (artefacts / "worker-output.txt").is_file()
+    assert rows["A check that holds"]["status"] == "passed"
+    assert summary["totals"]["scenarios"] == 7
+    assert _leftovers(project.parent / "sandboxes") == []
+    junit = (project / "reports" / "junit" / "TESTS-workers.xml").read_text()
+    assert 'status="error"' in junit and "[[ATTACHMENT|" in junit
+    assert (
+        "A worker dies and leaves a process behind"
+        in (project / "reports" / "report.html").read_text()
+    )
+
+
+def test_sigterm_stops_every_worker_cleans_up_and_reports_every_scenario(
+    project: Path,
+) -> None:
+    reports = project / "reports"
+    sandboxes = project.parent / "sandboxes"
+    command = [
+        sys.executable,
+        "-m",
+        "hermetic.runs.parallel",
+        f"--reports={reports}",
+        "--jobs=2",
+        "--",
+        "--tags=@slow",
+        "-D",
+        f"sandbox_root={sandboxes}",
+    ]
+    coordinator = subprocess.Popen(command, cwd=project, env=ENV, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(sandboxes.glob("*/*/waiting"))) < 2:
+            assert time.monotonic() < deadline, "the workers never started waiting"
+            time.sleep(0.2)
+        coordinator.send_signal(signal.SIGTERM)
+        assert coordinator.wait(timeout=60) == 128 + signal.SIGTERM
+    finally:
+        if coordinator.poll() is None:
+            coordinator.kill()
+    assert _leftovers(sandboxes) == []
+    # The workers' own cleanups ran (the suite's hooks stop hermes the same way).
+    assert len(list(sandboxes.glob("*/*/*/cleaned-up"))) == 2
+    rows = _rows(json.loads((reports / "summary.json").read_text()))
+    statuses = sorted(row["status"] for row in rows.values())
+    assert statuses == ["errored", "errored", "skipped"]
+    interrupted = [row for row in rows.values() if row["status"] == "errored"]
+    assert all(row["message"].startswith("interrupted") for row in interrupted)
+    junit = (reports / "junit" / "TESTS-workers.xml").read_text()
+    assert junit.count("<testcase") == 3 and 'status="untested"' in junit
+
+
+def test_shards_run_the_suite_once_and_merge_into_one_report(project: Path) -> None:
+    listing = list_scenarios(PYTHON, ["--tags=@demo"], project, project / "listing.json")
+    record = project / "durations.json"
+    # One scenario as long as the five others together: LPT gives it a shard of its own.
+    durations.save(
+        record, {s.key: 30.0 if n == 0 else 6.0 for n, s in enumerate(listing.scenarios)}
+    )
+    parts = []
+    for index in (1, 2):
+        shard = shards.Shard(index, 2)
+        _run(
+            project, 2, "--tags=@demo", reports=f"shard-{index}", shard=shard, durations_file=record
+        )
+        parts.append(project / f"shard-{index}")
+    ran = [json.loads((p / "plan.json").read_text())["expected"] for p in parts]
+    assert not set(ran[0]) & set(ran[1]) and len(ran[0]) + len(ran[1]) == 6
+    assert sorted(len(r) for r in ran) == [1, 5]
+    # What the hooks write: what was tested. Shards on different CI machines differ in paths.
+    about = {"plugin": {"name": "p", "path": "/a", "revision": "1"}, "promises": "all"}
+    for n, part in enumerate(parts):
+        info = {**about, "hermes": {"version": "0.19.0", "path": f"/ci/{n}/hermes"}}
+        (part / "run-info.json").write_text(json.dumps(info))
+    merged = project / "merged"
+    summary = report_merge.merge_shards(parts, merged)
+    assert summary["totals"] == {**summary["totals"], "scenarios": 6, "passed": 4}
+    assert summary["run"]["hermes"]["version"] == "0.19.0"
+    assert durations.load(merged / "durations.json").keys() == {s.key for s in listing.scenarios}
+    # Source order, as a serial run reports them.
+    assert [row["name"] for row in summary["scenarios"]] == [s.name for s in listing.scenarios]
+    for case in (merged / "junit" / "TESTS-demo.xml").read_text().split("[[ATTACHMENT|")[1:]:
+        assert Path(case.split("]]")[0]).is_file()  # attachments point into merged/
+
+    alone = report_merge.merge_shards(parts[:1], project / "half")
+    missing = [row for row in alone["scenarios"] if row["status"] == "errored"]
+    assert any("shard(s) 2/2 are missing" in (row["message"] or "") for row in missing)
+    other_hermes = {**about, "hermes": {"version": "0.20.0", "path": "/ci/1/hermes"}}
+    (parts[1] / "run-info.json").write_text(json.dumps(other_hermes))
+    with pytest.raises(report_merge.MergeError, match="tested different things"):
+        report_merge.merge_shards(parts, project / "bad")
+    other = json.loads((parts[1] / "plan.json").read_text())
+    other["digest"] = "different"
+    (parts[1] / "plan.json").write_text(json.dumps(other))
+    with pytest.raises(report_merge.MergeError, match="planned differently"):
+        report_merge.merge_shards(parts, project / "bad")
+
+
+def test_a_run_that_cannot_start_is_reported_once_with_exit_status_2(project: Path) -> None:
+    code, summary = _run(project, 3, "--tags=@demo", "-D", "setup_problem=-D plugin=x: no such")
+    assert code == 2
+    # As a serial run of the same options reports it: one errored row, one errored case.
+    assert summary["totals"] == {**summary["totals"], "scenarios": 1, "errored": 1}
+    (row,) = summary["scenarios"]
+    assert (row["name"], row["message"]) == ("the run could not start", "-D plugin=x: no such")
+    reports = project / "reports"
+    assert sorted(p.name for p in (reports / "junit").iterdir()) == ["TESTS-hermetic-setup.xml"]
+    assert (reports / "setup-error.txt").read_text().strip() == "-D plugin=x: no such"
+    assert scenario_counts(reports / "junit") == (0, 1, 0)
+
+
+@pytest.mark.parametrize("jobs", [1, 2], ids=["serial", "parallel"])
+def test_run_acceptance_reports_alike_serial_or_parallel_and_records_durations(
+    project: Path, jobs: int
+) -> None:
+    reports = project / "reports"
+    (reports / "artefacts" / "stale").mkdir(parents=True)  # an earlier run's
+    outcome = run_acceptance(
+        PYTHON,
+        reports,
+        ["--tags=@demo", "-D", f"sandbox_root={project.parent / 'sandboxes'}"],
+        cwd=project,
+        jobs=jobs,
+    )
+    assert (outcome.passed, outcome.failed, outcome.skipped) == (4, 2, 0)
+    assert outcome.problems == ["behave (exit 1)"]
+    assert not (reports / "artefacts" / "stale").exists()
+    rows = json.loads((reports / "summary.json").read_text())["scenarios"]
+    assert len(rows) == 6
+    assert len(durations.load(reports / "durations.json")) == 6
+    assert (reports / "plan.json").is_file() == (jobs > 1)
+
+
+def test_scenarios_the_hooks_skip_fail_nothing(project: Path) -> None:
+    # A promise the plugin's profile does not claim is skipped, as serially: exit 0.
+    code, summary = _run(project, 2, "--tags=@claims")
+    assert code == 0
+    assert summary["totals"] == {**summary["totals"], "passed": 2, "skipped": 1}
+    assert scenario_counts(project / "reports" / "junit") == (2, 0, 0)
