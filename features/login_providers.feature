@@ -73,12 +73,16 @@ Feature: Providers that need a login raise the same alerts, with no account and 
       And the alert recorded for "scheduled-model" is "<alert recorded>" with error code "<error code>"
       And the job is marked as <job outcome>
 
-      Examples: The final answer decides, as in the failure table
+      Examples: The model is gone, or it answers after all
         | final answer                | alert recorded | error code | job outcome |
         | model does not exist (404)  | yes            | 404        | failed      |
+        | a normal answer             | no             | -          | successful  |
+
+      @promise.failure-table
+      Examples: Other final answers decide as the failure table says
+        | final answer                | alert recorded | error code | job outcome |
         | internal server error (500) | yes            | 500        | failed      |
         | rate limited (429)          | no             | -          | failed      |
-        | a normal answer             | no             | -          | successful  |
 
     Scenario: A login the portal refuses to renew fails the job with Hermes' message
       Given Hermes is logged into Nous Portal with a login about to expire

@@ -111,13 +111,18 @@ def world(context: Any, scenario: Scenario):
 
 
 def promise_skip_reason(scenario: Scenario, settings: Settings) -> str | None:
-    """Why the scenario is not run: it checks only promises the plugin's profile does not make."""
+    """Why the scenario is not run: it checks a promise the plugin's profile does not make.
+
+    A scenario tagged with several promises (a login row whose alert decision comes from the
+    failure table) needs them all.
+    """
     promises = [
         tag[len(PROMISE_TAG) :] for tag in scenario.effective_tags if tag.startswith(PROMISE_TAG)
     ]
-    if not promises or any(settings.profile.keeps(promise) for promise in promises):
+    missing = [promise for promise in promises if not settings.profile.keeps(promise)]
+    if not missing:
         return None
-    return f"not claimed by the plugin's profile ({settings.profile.path}): " + ", ".join(promises)
+    return f"not claimed by the plugin's profile ({settings.profile.path}): " + ", ".join(missing)
 
 
 def release_skip_reason(scenario: Scenario, settings: Settings) -> str | None:
