@@ -55,23 +55,33 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run hermetic's features against a Hermes directory plugin. Arguments "
         "hermetic does not know go to behave (e.g. --tags=@smoke).",
     )
-    run.add_argument(
-        "--plugin",
-        type=Path,
-        default=Path("."),
-        help="the plugin's folder, with plugin.yaml (default: the current directory)",
-    )
-    run.add_argument("--profile", type=Path, help="a hermetic.toml (default: beside plugin.yaml)")
+    _add_plugin_options(run)
     hermes = run.add_mutually_exclusive_group()
     hermes.add_argument("--hermes", type=Path, help="a `hermes` installed elsewhere")
     hermes.add_argument(
         "--hermes-version",
         help="the Hermes release to install in its own environment (default: 0.19.0)",
     )
-    run.add_argument(
-        "--reports", type=Path, default=Path("reports"), help="where reports go (default: reports)"
-    )
     _add_spread_options(run)
+
+    matrix = commands.add_parser(
+        "matrix",
+        help="run the bundled features on several Hermes releases: which ones does it work on?",
+        description="Run hermetic's features against a plugin on every Hermes release named, "
+        "each in its own environment, and write the answer as one table (matrix.md, "
+        "matrix.json, report.html) with each release's reports under matrix/<release>/. "
+        "Arguments hermetic does not know go to behave (e.g. --tags=@smoke).",
+    )
+    _add_plugin_options(matrix)
+    matrix.add_argument(
+        "--versions",
+        type=_versions,
+        default=None,
+        help="Hermes releases, comma-separated (default: 0.16.0,0.17.0,0.18.2,0.19.0)",
+    )
+    matrix.add_argument(
+        "--jobs", type=int, default=None, help="behave processes at once over all releases"
+    )
 
     merge = commands.add_parser(
         "merge-reports",
@@ -108,13 +118,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hermetic.mock.cli import main as mock_main
 
         return mock_main(argv[argv.index("mock") + 1 :])
-    if rest and args.command != "run":
+    if rest and args.command not in ("run", "matrix"):
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "init":
         return init(args.directory)
     if args.command == "merge-reports":
         return merge_reports(args.folders, args.into)
+    if args.command == "matrix":
+        return matrix(args, rest)
     return run(args, rest)
+
+
+def _add_plugin_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--plugin",
+        type=Path,
+        default=Path("."),
+        help="the plugin's folder, with plugin.yaml (default: the current directory)",
+    )
+    command.add_argument(
+        "--profile", type=Path, help="a hermetic.toml (default: beside plugin.yaml)"
+    )
+    command.add_argument(
+        "--reports", type=Path, default=Path("reports"), help="where reports go (default: reports)"
+    )
+
+
+def _versions(text: str) -> list[str]:
+    from hermetic.runs.matrix import parse_versions
+
+    try:
+        return parse_versions(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _add_spread_options(run: argparse.ArgumentParser) -> None:
@@ -173,24 +209,69 @@ def init(directory: Path) -> int:
     return EXIT_PASSED
 
 
+def _plugin_defines(args: argparse.Namespace) -> list[str]:
+    """``--define``s naming the plugin (and profile); a ConfigError if either is wrong.
+
+    Checked here, before behave starts, so that a wrong folder is one line and exit status 2.
+    """
+    from hermetic.settings import choose_profile, load_plugin
+
+    plugin = load_plugin(str(args.plugin))
+    choose_profile(plugin, str(args.profile) if args.profile else "")
+    defines = [f"--define=plugin={plugin.source}"]
+    if args.profile:
+        defines.append(f"--define=profile={args.profile.resolve()}")
+    return defines
+
+
+def _option_error(exc: Exception) -> int:
+    return _fail(str(exc).replace("-D plugin=", "--plugin ").replace("-D profile=", "--profile "))
+
+
+def _suite_arguments(features: Path, defines: list[str], behave_args: list[str]) -> list[str]:
+    # What this repo's pyproject says for a plain `behave`: no @wip, no noise.
+    return [str(features), "--tags=not @wip", "--no-skipped", "--no-color", *defines, *behave_args]
+
+
+def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
+    from hermetic.errors import ConfigError
+    from hermetic.hermes.releases import MATRIX_RELEASES
+    from hermetic.runs.matrix import closing, run_matrix
+    from hermetic.runs.parallel import default_jobs
+    from hermetic.suite import scratch_suite
+
+    try:
+        defines = _plugin_defines(args)
+    except ConfigError as exc:
+        return _option_error(exc)
+    reports = args.reports.resolve()
+    with tempfile.TemporaryDirectory(prefix="hermetic-suite-") as scratch:
+        features = scratch_suite(Path(scratch))
+        runs = run_matrix(
+            sys.executable,
+            args.versions or list(MATRIX_RELEASES),
+            reports,
+            _suite_arguments(features, defines, behave_args),
+            Path(scratch),
+            os.environ,
+            args.jobs or default_jobs(),
+        )
+    print((reports / "matrix.md").read_text("utf-8"), flush=True)
+    passed, failed = closing(runs)
+    print(f"{passed} passed, {failed} failed", flush=True)
+    return EXIT_PASSED if all(run.ok for run in runs) else EXIT_FAILED
+
+
 def run(args: argparse.Namespace, behave_args: list[str]) -> int:
     from hermetic.errors import ConfigError
     from hermetic.reporting.layout import SETUP_ERROR
     from hermetic.runs.acceptance import report_locations, run_acceptance
-    from hermetic.settings import choose_profile, load_plugin
     from hermetic.suite import scratch_suite
 
-    # Checked here too, so that a wrong folder is one line before anything starts.
     try:
-        plugin = load_plugin(str(args.plugin))
-        choose_profile(plugin, str(args.profile) if args.profile else "")
+        defines = _plugin_defines(args)
     except ConfigError as exc:
-        return _fail(
-            str(exc).replace("-D plugin=", "--plugin ").replace("-D profile=", "--profile ")
-        )
-    defines = [f"--define=plugin={plugin.source}"]
-    if args.profile:
-        defines.append(f"--define=profile={args.profile.resolve()}")
+        return _option_error(exc)
     if args.hermes:
         defines.append(f"--define=hermes={args.hermes.resolve()}")
     if args.hermes_version:
@@ -203,15 +284,7 @@ def run(args: argparse.Namespace, behave_args: list[str]) -> int:
         outcome = run_acceptance(
             sys.executable,
             reports,
-            # What this repo's pyproject says for a plain `behave`: no @wip, no noise.
-            [
-                str(features),
-                "--tags=not @wip",
-                "--no-skipped",
-                "--no-color",
-                *defines,
-                *behave_args,
-            ],
+            _suite_arguments(features, defines, behave_args),
             cwd=Path(scratch),
             env=os.environ,
             jobs=args.jobs,

@@ -35,12 +35,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 # The run library is standard library only, so this script can use it before .venv exists.
 sys.path.insert(0, str(REPO))
+from hermetic.hermes.releases import DEFAULT_RELEASE, MATRIX_RELEASES  # noqa: E402
 from hermetic.runs.acceptance import (  # noqa: E402
     Outcome,
     merge_reports,
     report_locations,
     run_acceptance,
 )
+from hermetic.runs.matrix import closing, parse_versions, run_matrix  # noqa: E402
 from hermetic.runs.parallel import default_jobs  # noqa: E402
 from hermetic.runs.shards import parse_shard  # noqa: E402
 from hermetic.runs.steps import INTERRUPTS, run_step, say, with_path  # noqa: E402
@@ -145,7 +147,13 @@ def main() -> int:
         epilog="Extra arguments after 'acceptance' go to behave, e.g. --tags=@smoke; after "
         "'merge-reports', the shards' report folders.",
     )
-    parser.add_argument("what", choices=("acceptance", "all", "merge-reports"))
+    parser.add_argument("what", choices=("acceptance", "all", "matrix", "merge-reports"))
+    parser.add_argument(
+        "--versions",
+        type=parse_versions,
+        default=list(MATRIX_RELEASES),
+        help="with 'matrix': the Hermes releases, comma-separated (default: %(default)s)",
+    )
     parser.add_argument(
         "--jobs",
         type=int,
@@ -173,7 +181,11 @@ def main() -> int:
         outcome = merge_reports(BIN / "python", [Path(f) for f in extra], REPORTS, REPO, env)
         return close(outcome.problems, outcome)
     ensure_hermes()
+    if args.what == "matrix":
+        runs = run_matrix(BIN / "python", args.versions, REPORTS, extra, REPO, env, args.jobs)
+        return close_matrix(runs, REPORTS)
     failures = []
+    matrix_runs: list = []
     if args.what == "all":
         ensure_chromium()
         checks = (
@@ -198,6 +210,16 @@ def main() -> int:
         for step, command, failure in checks:
             if not INTERRUPTS and run_step(step, command, cwd=REPO, env=env) != 0:
                 failures.append(failure)
+        if not INTERRUPTS:
+            # The other releases run the seed path; the full suite below runs on the default.
+            others = [version for version in MATRIX_RELEASES if version != DEFAULT_RELEASE]
+            folder = REPORTS / "release-matrix"
+            matrix_runs = run_matrix(
+                BIN / "python", others, folder, ["--tags=@smoke"], REPO, env, args.jobs
+            )
+            say(f"release matrix (@smoke): {folder / 'matrix.md'}")
+            if not all(run.ok for run in matrix_runs):
+                failures.append("the release matrix")
     outcome = None
     if not INTERRUPTS:
         outcome = run_acceptance(
@@ -211,7 +233,22 @@ def main() -> int:
             durations_file=args.durations,
         )
         failures += outcome.problems
+        if matrix_runs:
+            # The closing line counts every behave scenario this run ran.
+            passed, failed = closing(matrix_runs)
+            outcome.passed += passed
+            outcome.failed += failed
     return close(failures, outcome)
+
+
+def close_matrix(runs: list, reports: Path) -> int:
+    """The matrix's table, the closing line over all releases; 0 only if every supported
+    release passed."""
+    say(f"release matrix: {reports / 'matrix.md'}, {reports / 'report.html'}")
+    print((reports / "matrix.md").read_text(), flush=True)
+    passed, failed = closing(runs)
+    print(f"{passed} passed, {failed} failed", flush=True)
+    return 0 if all(run.ok for run in runs) and not INTERRUPTS else 1
 
 
 def close(failures: list[str], outcome: Outcome | None) -> int:

@@ -1,0 +1,317 @@
+"""Which Hermes releases does a plugin work with: the same features, run on each release.
+
+For every release the run creates (once, then reuses) Hermes' own environment for it, runs the
+selected features against it (``-D hermes_version=X``) into ``<reports>/matrix/<X>/`` with every
+report, and then writes the answer as one table: ``matrix.md``, ``matrix.json`` and a
+``report.html`` linking each release's own report. One row per release, one column per feature
+(per promise, when the plugin's profile declares promises); a cell is passed, failed (with the
+first failing scenario and its message) or, for a release without the hook, one line saying so.
+
+Releases run side by side (each in its own process, with its share of the workers), so the
+machine stays busy while one release waits on a slow scenario. Standard library only.
+
+    python -m hermetic.runs.matrix one --version X --reports DIR --jobs N -- BEHAVE ARGS
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import math
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from hermetic.hermes.releases import release_key, unsupported_reason
+from hermetic.reporting import layout
+from hermetic.runs.steps import INTERRUPTS, say
+
+MATRIX_DIR = "matrix"
+MATRIX_JSON = "matrix.json"
+MATRIX_MD = "matrix.md"
+CONSOLE = "console.txt"
+
+
+@dataclass
+class Cell:
+    """One release's verdict on one feature or promise."""
+
+    status: str  # passed, failed, not claimed, not run, unsupported
+    detail: str = ""
+
+
+@dataclass
+class ReleaseRun:
+    """How one release fared."""
+
+    version: str
+    unsupported: str | None = None
+    code: int | None = None
+    passed: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+    cells: dict[str, Cell] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.unsupported is not None or (
+            self.code == 0 and self.failed == 0 and self.passed > 0
+        )
+
+
+def parse_versions(text: str) -> list[str]:
+    """``0.16.0,0.19.0`` → releases in order; a malformed number is a usage error."""
+    versions = [part.strip() for part in text.split(",") if part.strip()]
+    for version in versions:
+        release_key(version)  # raises ValueError with the reason
+    return sorted(dict.fromkeys(versions), key=release_key)
+
+
+def cells_of(summary: Mapping) -> dict[str, Cell]:
+    """The cells of one release from its summary.json: per promise if the plugin declared
+    promises, else per feature file."""
+    rows = summary.get("scenarios", [])
+    declared = summary.get("run", {}).get("promises", "all") != "all"
+    if declared:
+        verdicts = summary.get("promises", {})
+        cells = {name: Cell(status) for name, status in verdicts.items()}
+        isolation = [row for row in rows if "isolation" in row.get("tags", [])]
+        if isolation:
+            cells["isolation"] = _verdict(isolation)
+        for name, cell in cells.items():
+            if cell.status == "failed":
+                tag = f"promise.{name}" if name != "isolation" else "isolation"
+                cell.detail = _verdict([r for r in rows if tag in r.get("tags", [])]).detail
+        return cells
+    by_feature: dict[str, list[Mapping]] = {}
+    for row in rows:
+        if row.get("feature_file"):
+            by_feature.setdefault(Path(row["feature_file"]).stem, []).append(row)
+    return {name: _verdict(feature_rows) for name, feature_rows in sorted(by_feature.items())}
+
+
+def _verdict(rows: Sequence[Mapping]) -> Cell:
+    failing = [row for row in rows if row.get("status") in ("failed", "errored")]
+    if failing:
+        first = failing[0]
+        return Cell("failed", f"{first['name']}: {first.get('message') or first['status']}")
+    passed = sum(row.get("status") == "passed" for row in rows)
+    if passed:
+        return Cell("passed", f"{passed} passed")
+    return Cell("not run")
+
+
+def run_matrix(
+    python: str | Path,
+    versions: Sequence[str],
+    reports: Path,
+    behave_args: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str] | None,
+    jobs: int,
+    at_once: int = 2,
+) -> list[ReleaseRun]:
+    """Run every supported release (``at_once`` side by side, ``jobs`` workers shared), then
+    write the matrix into ``reports``; return each release's run."""
+    root = reports / MATRIX_DIR
+    runs = [ReleaseRun(version, unsupported_reason(version)) for version in versions]
+    for run in runs:
+        if run.unsupported:
+            say(f"matrix: {run.version}: unsupported: {run.unsupported}")
+    waiting = [run for run in runs if run.unsupported is None]
+    at_once = max(1, min(at_once, len(waiting) or 1))
+    per_release = max(1, math.ceil(jobs / at_once))
+    running: dict[subprocess.Popen[bytes], tuple[ReleaseRun, float]] = {}
+
+    def forward(signum: int, frame: object) -> None:
+        INTERRUPTS.append(signum)
+        say(f"{signal.Signals(signum).name}: passed on to every release; waiting for cleanup")
+        for process in running:
+            try:
+                process.send_signal(signum)
+            except ProcessLookupError:
+                pass
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        while waiting or running:
+            while waiting and len(running) < at_once and not INTERRUPTS:
+                run = waiting.pop(0)
+                folder = root / run.version
+                folder.mkdir(parents=True, exist_ok=True)
+                say(f"matrix: {run.version}: running with {per_release} worker(s) into {folder}")
+                with (folder / CONSOLE).open("wb") as console:
+                    process = subprocess.Popen(
+                        [
+                            str(python),
+                            "-m",
+                            "hermetic.runs.matrix",
+                            "one",
+                            "--version",
+                            run.version,
+                            "--reports",
+                            str(folder),
+                            "--jobs",
+                            str(per_release),
+                            "--",
+                            *behave_args,
+                        ],
+                        cwd=cwd,
+                        env=dict(env) if env is not None else None,
+                        stdin=subprocess.DEVNULL,
+                        stdout=console,
+                        stderr=subprocess.STDOUT,
+                        process_group=0,
+                    )
+                running[process] = (run, time.monotonic())
+            if INTERRUPTS:
+                waiting.clear()
+            for process in [p for p in running if p.poll() is not None]:
+                run, started = running.pop(process)
+                run.code = process.returncode
+                run.seconds = round(time.monotonic() - started, 1)
+                _read_release(run, root / run.version)
+                say(
+                    f"matrix: {run.version}: {run.passed} passed, {run.failed} failed "
+                    f"in {run.seconds:.0f}s (console: {root / run.version / CONSOLE})"
+                )
+            time.sleep(0.2)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    write_matrix(runs, reports)
+    return runs
+
+
+def _read_release(run: ReleaseRun, folder: Path) -> None:
+    try:
+        summary = json.loads((folder / layout.SUMMARY_JSON).read_text("utf-8"))
+    except (OSError, ValueError):
+        run.cells = {"(run)": Cell("failed", f"no summary.json in {folder}; see {CONSOLE}")}
+        run.failed = max(run.failed, 1)
+        return
+    totals = summary.get("totals", {})
+    run.passed = int(totals.get("passed", 0))
+    run.failed = int(totals.get("failed", 0)) + int(totals.get("errored", 0))
+    run.cells = cells_of(summary)
+
+
+def write_matrix(runs: Sequence[ReleaseRun], reports: Path) -> None:
+    """matrix.json, matrix.md and report.html (the table, linking each release's report)."""
+    columns = sorted({name for run in runs for name in run.cells})
+    reports.mkdir(parents=True, exist_ok=True)
+    (reports / MATRIX_JSON).write_text(
+        json.dumps({"columns": columns, "releases": [asdict(run) for run in runs]}, indent=2)
+        + "\n",
+        "utf-8",
+    )
+    (reports / MATRIX_MD).write_text(render_markdown(runs, columns), "utf-8")
+    (reports / layout.HTML_REPORT).write_text(render_html(runs, columns), "utf-8")
+
+
+def _mark(cell: Cell | None) -> str:
+    if cell is None:
+        return "–"
+    if cell.status == "passed":
+        return f"passed ({cell.detail})" if cell.detail else "passed"
+    if cell.status == "failed":
+        return f"**failed**: {cell.detail}"
+    return cell.status
+
+
+def render_markdown(runs: Sequence[ReleaseRun], columns: Sequence[str]) -> str:
+    lines = [
+        "# Hermes release matrix",
+        "",
+        "| release | " + " | ".join(columns) + " | time |",
+        "|---|" + "---|" * len(columns) + "---:|",
+    ]
+    for run in runs:
+        if run.unsupported:
+            lines.append(f"| {run.version} | unsupported: {run.unsupported} |")
+            continue
+        cells = " | ".join(_mark(run.cells.get(column)).replace("|", "\\|") for column in columns)
+        lines.append(f"| {run.version} | {cells} | {run.seconds:.0f} s |")
+    lines += ["", f"Each release's own reports: `{MATRIX_DIR}/<release>/report.html`.", ""]
+    return "\n".join(lines)
+
+
+def render_html(runs: Sequence[ReleaseRun], columns: Sequence[str]) -> str:
+    head = "".join(f"<th>{html.escape(column)}</th>" for column in columns)
+    rows = []
+    for run in runs:
+        link = f'<a href="{MATRIX_DIR}/{run.version}/{layout.HTML_REPORT}">{run.version}</a>'
+        if run.unsupported:
+            rows.append(
+                f'<tr><th>{run.version}</th><td class="unsupported" colspan="{len(columns) + 1}">'
+                f"unsupported: {html.escape(run.unsupported)}</td></tr>"
+            )
+            continue
+        cells = []
+        for column in columns:
+            cell = run.cells.get(column)
+            status = cell.status if cell else "not run"
+            detail = html.escape(cell.detail) if cell else ""
+            cells.append(
+                f'<td class="{status.replace(" ", "-")}" title="{detail}">{status}'
+                f"{'<br><small>' + detail + '</small>' if status == 'failed' else ''}</td>"
+            )
+        rows.append(f"<tr><th>{link}</th>{''.join(cells)}<td>{run.seconds:.0f} s</td></tr>")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>hermetic — Hermes release matrix</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em; }}
+table {{ border-collapse: collapse; }} th, td {{ border: 1px solid #ccc; padding: .4em .6em; }}
+.passed {{ background: #dff0d8; }} .failed {{ background: #f2dede; }}
+.unsupported, .not-claimed, .not-run {{ background: #eee; color: #555; }}
+</style></head><body>
+<h1>On which Hermes releases does the plugin work?</h1>
+<p>Each release ran the same features in Hermes' own environment; follow a release to its
+report.</p>
+<table><tr><th>release</th>{head}<th>time</th></tr>
+{chr(10).join(rows)}
+</table></body></html>
+"""
+
+
+def closing(runs: Sequence[ReleaseRun]) -> tuple[int, int]:
+    """(passed, failed) over every release."""
+    return sum(run.passed for run in runs), sum(run.failed for run in runs)
+
+
+def _one(argv: Sequence[str]) -> int:
+    """One release's run, in its own process (so its signals and workers are its own)."""
+    from hermetic.runs.acceptance import run_acceptance
+
+    parser = argparse.ArgumentParser(prog="hermetic.runs.matrix one")
+    parser.add_argument("--version", required=True)
+    parser.add_argument("--reports", type=Path, required=True)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("behave_args", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    behave_args = args.behave_args[1:] if args.behave_args[:1] == ["--"] else args.behave_args
+    outcome = run_acceptance(
+        sys.executable,
+        args.reports,
+        [*behave_args, f"--define=hermes_version={args.version}"],
+        jobs=args.jobs,
+    )
+    print(outcome.closing_line(), flush=True)
+    return 0 if outcome.ok else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["one"]:
+        return _one(argv[1:])
+    sys.stderr.write("usage: python -m hermetic.runs.matrix one --version X --reports DIR ...\n")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

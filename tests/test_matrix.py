@@ -1,0 +1,68 @@
+"""The release matrix: a row per release, a cell per feature or promise, unsupported in a line."""
+
+from __future__ import annotations
+
+import pytest
+
+from hermetic.runs.matrix import Cell, ReleaseRun, cells_of, parse_versions, render_markdown
+
+
+def _row(feature: str, name: str, status: str, tags=(), message=None) -> dict:
+    return {
+        "feature_file": f"features/{feature}.feature",
+        "name": name,
+        "status": status,
+        "tags": list(tags),
+        "message": message,
+    }
+
+
+def test_cells_per_feature_name_the_first_failure() -> None:
+    summary = {
+        "scenarios": [
+            _row("smoke", "a", "passed"),
+            _row("smoke", "b", "passed"),
+            _row("failures", "c", "failed", message="ASSERT FAILED: expected an alert"),
+            _row("failures", "d", "skipped"),
+        ]
+    }
+    cells = cells_of(summary)
+    assert cells["smoke"] == Cell("passed", "2 passed")
+    assert cells["failures"] == Cell("failed", "c: ASSERT FAILED: expected an alert")
+
+
+def test_cells_per_promise_when_the_profile_declares_promises() -> None:
+    summary = {
+        "run": {"promises": ["removed-model"]},
+        "promises": {"removed-model": "failed", "gateway": "not claimed"},
+        "scenarios": [
+            _row("smoke", "a", "failed", ["promise.removed-model"], "ASSERT FAILED: found 0"),
+            _row("isolation", "i", "passed", ["isolation"]),
+        ],
+    }
+    cells = cells_of(summary)
+    assert cells["removed-model"] == Cell("failed", "a: ASSERT FAILED: found 0")
+    assert cells["gateway"] == Cell("not claimed")
+    assert cells["isolation"] == Cell("passed", "1 passed")
+
+
+def test_an_unsupported_release_is_one_line_and_one_cell() -> None:
+    runs = [
+        ReleaseRun("0.15.2", unsupported="Hermes 0.15.2 never calls api_request_error (…)"),
+        ReleaseRun("0.19.0", code=0, passed=3, seconds=12, cells={"smoke": Cell("passed", "3")}),
+    ]
+    table = render_markdown(runs, ["smoke"])
+    assert "| 0.15.2 | unsupported: Hermes 0.15.2 never calls api_request_error (…) |" in table
+    assert "| 0.19.0 | passed (3) | 12 s |" in table
+    assert runs[0].ok and runs[1].ok
+
+
+def test_a_release_that_ran_nothing_did_not_pass() -> None:
+    assert not ReleaseRun("0.19.0", code=0, passed=0).ok
+    assert not ReleaseRun("0.19.0", code=1, passed=3, failed=1).ok
+
+
+def test_versions_are_sorted_and_checked() -> None:
+    assert parse_versions("0.19.0, 0.16.0,0.19.0") == ["0.16.0", "0.19.0"]
+    with pytest.raises(ValueError, match="not a Hermes release number"):
+        parse_versions("latest")
