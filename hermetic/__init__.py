@@ -31,6 +31,8 @@ _EXPORTS = {
     "HermesInstall": "hermetic.hermes.installs",
     "MockProvider": "hermetic.mock",
     "HttpSink": "hermetic.mock",
+    "MockPortal": "hermetic.mock",
+    "LoginProviders": "hermetic.login",
     "AlertRecords": "hermetic.contract.records",
     "Alert": "hermetic.contract.alerts",
     "ContractViolation": "hermetic.contract.alerts",
