@@ -69,10 +69,10 @@ MUTANTS = (
         "            tx.upsert(sighting)\n",
         "            pass\n",
     ),
-    Mutant("skips-the-log-line", "__init__.py", "log.info(_capture_line(alert))", "pass"),
+    Mutant("skips-the-log-line", "hook.py", "log.info(_capture_line(alert))", "pass"),
     Mutant(
         "stores-an-empty-message",
-        "__init__.py",
+        "hook.py",
         "            error_message=alert.message,",
         '            error_message="",',
     ),
@@ -196,8 +196,8 @@ MUTANTS = (
     Mutant(
         "imports-a-package-hermes-lacks",
         "__init__.py",
-        "from . import telemetry_log\n",
-        "import sqlalchemy  # noqa: F401\nfrom . import telemetry_log\n",
+        "import logging\n",
+        "import logging\nimport sqlalchemy  # noqa: F401\n",
         headline="Failed to load plugin 'hermetic-alerts': No module named 'sqlalchemy'",
     ),
     Mutant(
