@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from hermetic import __version__
+from hermetic.runs.parallel import add_spread_options
 
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -62,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--hermes-version",
         help="the Hermes release to install in its own environment (default: 0.19.0)",
     )
-    _add_spread_options(run)
+    add_spread_options(run)
 
     matrix = commands.add_parser(
         "matrix",
@@ -151,34 +152,6 @@ def _versions(text: str) -> list[str]:
         return parse_versions(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _add_spread_options(run: argparse.ArgumentParser) -> None:
-    from hermetic.runs.parallel import default_jobs
-    from hermetic.runs.shards import parse_shard
-
-    def shard(text: str) -> object:
-        try:
-            return parse_shard(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc).removeprefix("--shard ")) from None
-
-    run.add_argument(
-        "--jobs",
-        type=int,
-        default=default_jobs(),
-        help="behave processes at once, one scenario each (default: cores + 1 = %(default)s; "
-        "1: one plain behave process)",
-    )
-    run.add_argument(
-        "--shard", type=shard, help="K/N: run only CI shard K of N, balanced by durations"
-    )
-    run.add_argument(
-        "--durations",
-        type=Path,
-        help="the durations.json to plan with (default: REPORTS/durations.json); give every "
-        "shard the same one",
-    )
 
 
 def merge_reports(folders: list[Path], into: Path) -> int:

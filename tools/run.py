@@ -43,8 +43,7 @@ from hermetic.runs.acceptance import (  # noqa: E402
     run_acceptance,
 )
 from hermetic.runs.matrix import closing, parse_versions, run_matrix  # noqa: E402
-from hermetic.runs.parallel import default_jobs  # noqa: E402
-from hermetic.runs.shards import parse_shard  # noqa: E402
+from hermetic.runs.parallel import add_spread_options  # noqa: E402
 from hermetic.runs.steps import INTERRUPTS, run_step, say, with_path  # noqa: E402
 
 VENV = REPO / ".venv"
@@ -154,22 +153,7 @@ def main() -> int:
         default=list(MATRIX_RELEASES),
         help="with 'matrix': the Hermes releases, comma-separated (default: %(default)s)",
     )
-    parser.add_argument(
-        "--jobs",
-        type=int,
-        default=default_jobs(),
-        help="behave processes at once, one scenario each (default: cores + 1 = %(default)s; "
-        "1: one plain behave process)",
-    )
-    parser.add_argument(
-        "--shard", type=parse_shard, help="K/N: run only CI shard K of N (balanced by durations)"
-    )
-    parser.add_argument(
-        "--durations",
-        type=Path,
-        help="the durations.json to plan with (default: reports/durations.json); give every "
-        "shard of a CI run the same one",
-    )
+    add_spread_options(parser)
     args, extra = parser.parse_known_args()
     if args.what == "all" and extra:
         parser.error("extra behave arguments are only accepted with 'acceptance'")

@@ -19,7 +19,6 @@ import argparse
 import html
 import json
 import math
-import signal
 import subprocess
 import sys
 import time
@@ -29,7 +28,7 @@ from pathlib import Path
 
 from hermetic.hermes.releases import release_key, unsupported_reason
 from hermetic.reporting import layout
-from hermetic.runs.steps import INTERRUPTS, say
+from hermetic.runs.steps import INTERRUPTS, forwarding_signals, say
 
 MATRIX_DIR = "matrix"
 MATRIX_JSON = "matrix.json"
@@ -128,17 +127,7 @@ def run_matrix(
     per_release = max(1, math.ceil(jobs / at_once))
     running: dict[subprocess.Popen[bytes], tuple[ReleaseRun, float]] = {}
 
-    def forward(signum: int, frame: object) -> None:
-        INTERRUPTS.append(signum)
-        say(f"{signal.Signals(signum).name}: passed on to every release; waiting for cleanup")
-        for process in running:
-            try:
-                process.send_signal(signum)
-            except ProcessLookupError:
-                pass
-
-    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
+    with forwarding_signals(lambda: running, "every release"):
         while waiting or running:
             while waiting and len(running) < at_once and not INTERRUPTS:
                 run = waiting.pop(0)
@@ -181,9 +170,6 @@ def run_matrix(
                     f"in {run.seconds:.0f}s (console: {root / run.version / CONSOLE})"
                 )
             time.sleep(0.2)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     write_matrix(runs, reports)
     return runs
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 #: Signals received while a step ran; once set, callers start no further step.
@@ -35,18 +36,29 @@ def run_step(
         stdin=subprocess.DEVNULL,
         process_group=0,
     )
+    with forwarding_signals(lambda: [process], step):
+        return process.wait()
+
+
+@contextmanager
+def forwarding_signals(
+    processes: Callable[[], Iterable[subprocess.Popen[bytes]]], what: str
+) -> Iterator[None]:
+    """While inside, Ctrl-C and SIGTERM are recorded in :data:`INTERRUPTS` and passed on to
+    each of ``processes()`` (children in process groups of their own), which clean up first."""
 
     def forward(signum: int, frame: object) -> None:
         INTERRUPTS.append(signum)
-        say(f"{signal.Signals(signum).name}: passed on to {step}; waiting for its cleanup")
-        try:
-            process.send_signal(signum)
-        except ProcessLookupError:
-            pass
+        say(f"{signal.Signals(signum).name}: passed on to {what}; waiting for its cleanup")
+        for process in list(processes()):
+            try:
+                process.send_signal(signum)
+            except ProcessLookupError:
+                pass
 
     previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        return process.wait()
+        yield
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
