@@ -5,13 +5,16 @@
 1. behave lists what ``BEHAVE ARGS`` select, outline rows one by one (hermetic.runs.listing).
 2. The longest scenarios (recorded in ``<reports>/durations.json``) go first; with ``--shard``
    only this shard's duration-balanced share is kept (hermetic.runs.shards).
-3. N slots each run ONE behave process per scenario (``behave ARGS features/x.feature:17``)
-   with exactly the report options of a serial run (hermetic.runs.acceptance), in its own
-   process group, writing a complete report set into ``<reports>/.parallel/<n>/`` and
-   creating its sandboxes under a folder of its own. A scenario per process costs ~0.7 s of
-   CPU for behave's start, and buys the guarantees: a worker that dies costs exactly its
-   scenario, reported as an error with the worker's last output; any ``hermes`` process it
-   left is found by its sandbox folder and stopped.
+3. N slots each run behave processes (``behave ARGS features/x.feature:17 …``) with exactly the
+   report options of a serial run (hermetic.runs.acceptance), in their own process group,
+   writing a complete report set into ``<reports>/.parallel/<n>/`` and creating their
+   sandboxes under a folder of their own. A process takes a batch of scenarios, sized by
+   guided self-scheduling (a share of the estimated time left, smaller as the run nears its
+   end, one scenario when few are left): behave's start and hermetic's imports cost ~1 s of CPU
+   a process, which one process per scenario paid 57 times over. A worker that dies costs
+   exactly its scenario: the scenarios its batch did not report are run again one per process,
+   and the one that kills its worker is reported as an error with the worker's last output;
+   any ``hermes`` process a worker left is found by its sandbox folder and stopped.
 4. The sets are merged into ``<reports>/`` (``python -m hermetic.reporting.merge``), shaped as
    a serial run's, plus ``plan.json`` (for ``merge-reports``) and an updated
    ``durations.json``. A run whose workers could not start (a wrong ``-D`` option) is
@@ -125,18 +128,56 @@ class Options:
 
 @dataclass
 class _Unit:
-    """One scenario in one behave process."""
+    """A batch of scenarios in one behave process."""
 
     number: int
-    scenario: PlannedScenario
+    scenarios: list[PlannedScenario]
     folder: Path
     sandbox_root: Path
     process: subprocess.Popen[bytes] | None = None
     log: IO[bytes] | None = None
     started: float = 0.0
     seconds: float = 0.0
-    status: str | None = None  # what its worker reported; None: no report
+    # What its worker reported, by location; a scenario missing here has no report.
+    statuses: dict[str, str] = field(default_factory=dict)
+    # Step time per scenario (as a serial run measures it), from the worker's behave.json.
+    measured: dict[str, float] = field(default_factory=dict)
     setup_error: str | None = None  # first line of setup-error.txt: the worker never started
+
+    @property
+    def locations(self) -> list[str]:
+        return [scenario.location for scenario in self.scenarios]
+
+
+@dataclass
+class _Queue:
+    """The scenarios still to run, longest first, and how batches are cut from them."""
+
+    pending: deque[PlannedScenario]
+    seconds: Mapping[str, float]
+    jobs: int
+    # Scenarios of a dead batch, run again one per process (a second death is final).
+    retry: deque[PlannedScenario] = field(default_factory=deque)
+    retried: set[str] = field(default_factory=set)
+    # For the progress lines: scenarios with a verdict so far, of how many.
+    finished: int = 0
+    total: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.pending or self.retry)
+
+    def next_batch(self) -> list[PlannedScenario]:
+        """Guided self-scheduling: a batch worth ``1/(2*jobs)`` of the time left."""
+        if self.retry:
+            return [self.retry.popleft()]
+        left = sum(self.seconds[scenario.key] for scenario in self.pending)
+        target = left / (2 * self.jobs)
+        batch = [self.pending.popleft()]
+        estimate = self.seconds[batch[0].key]
+        while self.pending and estimate + self.seconds[self.pending[0].key] <= target:
+            estimate += self.seconds[self.pending[0].key]
+            batch.append(self.pending.popleft())
+        return batch
 
 
 class _Cancellation:
@@ -263,28 +304,39 @@ def run_parallel(
                 "(--jobs 1 for behave's console)"
             )
         planned_with = options.durations_file or reports / layout.DURATIONS_JSON
-        order, digest = plan(listing, durations.load(planned_with), options.shard)
+        recorded = durations.load(planned_with)
+        order, digest = plan(listing, recorded, options.shard)
         jobs = max(1, min(options.jobs, len(order) or 1))
         share = f" (shard {options.shard} of {len(listing.scenarios)})" if options.shard else ""
         say(f"{len(order)} scenarios{share} on {jobs} workers, longest first; work in {work}")
         parent = _sandbox_parent(listing, options)
         sandboxes = Path(tempfile.mkdtemp(prefix="hermetic-parallel-", dir=parent))
-        units = [
-            _Unit(n, scenario, work / f"{n:04d}", sandboxes / f"{n:04d}")
-            for n, scenario in enumerate(order, start=1)
-        ]
+        seconds = durations.estimates([scenario.key for scenario in order], recorded)
+        queue = _Queue(deque(order), seconds, jobs, total=len(order))
+        units: list[_Unit] = []
         finish = functools.partial(_finish, cancel=cancel, say=say, show=show_failures)
-        missing = _dispatch(units, jobs, options, listing, running, cancel, finish, say)
-        expected = [unit.scenario.location for unit in units]
+        missing = _dispatch(
+            queue,
+            work,
+            sandboxes,
+            options,
+            listing,
+            running,
+            units,
+            cancel,
+            finish,
+            say,
+        )
+        expected = [scenario.location for scenario in order]
         setup_errors = [unit for unit in units if unit.setup_error]
-        if setup_errors and not any(unit.status for unit in units):
+        if setup_errors and not any(unit.statuses for unit in units):
             # No scenario ran: reported once, as a serial run reports a run that cannot start.
             expected, missing = [], {}
         code = _merge(
             MergeRequest(
                 listing=listing,
                 expected=expected,
-                sets=[(str(u.folder), [u.scenario.location]) for u in units if u.folder.is_dir()],
+                sets=_owners(units),
                 missing=missing,
                 dest=reports,
                 wall_seconds=time.monotonic() - started,
@@ -296,12 +348,12 @@ def run_parallel(
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    measured = {u.scenario.key: u.seconds for u in units if u.status}
+    measured = {key: value for unit in units for key, value in unit.measured.items()}
     shards.PlanRecord(
         digest=digest,
         shard=options.shard,
         listing=listing,
-        expected=[unit.scenario.location for unit in units],
+        expected=[scenario.location for scenario in order],
         seconds=measured,
         written_at=reports,
     ).write(reports)
@@ -351,11 +403,13 @@ def _merge(request: MergeRequest, work: Path, options: Options, say: Callable[[s
 
 
 def _dispatch(
-    units: list[_Unit],
-    jobs: int,
+    queue: _Queue,
+    work: Path,
+    sandboxes: Path,
     options: Options,
     listing: Listing,
     running: list[_Unit],
+    units: list[_Unit],
     cancel: _Cancellation,
     finish: Callable[..., None],
     say: Callable[[str], None],
@@ -363,16 +417,18 @@ def _dispatch(
     """Keep ``jobs`` workers busy, longest first, until done, cancelled or unable to start;
     return why the scenarios without a report of their own have none."""
     missing: dict[str, Missing] = {}
-    pending = deque(units)
-    done = 0
     setup_error: str | None = None
 
     def may_start() -> bool:
-        return bool(pending) and not cancel.signals and setup_error is None
+        return bool(queue) and not cancel.signals and setup_error is None
 
     while running or may_start():
-        while may_start() and len(running) < jobs:
-            unit = pending.popleft()
+        while may_start() and len(running) < queue.jobs:
+            number = len(units) + 1
+            unit = _Unit(
+                number, queue.next_batch(), work / f"{number:04d}", sandboxes / f"{number:04d}"
+            )
+            units.append(unit)
             _start(unit, options, listing)
             running.append(unit)
             if cancel.signals:  # the signal came while it started
@@ -380,17 +436,16 @@ def _dispatch(
         time.sleep(POLL_SECONDS)
         for unit in [u for u in running if u.process and u.process.poll() is not None]:
             running.remove(unit)
-            done += 1
-            finish(unit, missing=missing, progress=f"{done}/{len(units)}")
+            finish(unit, queue=queue, missing=missing)
             if unit.setup_error and setup_error is None:
                 setup_error = unit.setup_error
                 say(f"the run could not start: {setup_error}")
-    for unit in pending:
+    for scenario in [*queue.retry, *queue.pending]:
         if setup_error is not None:
             why = Missing("error", f"not run: the run could not start ({setup_error})")
         else:
             why = Missing("untested", f"not run: the run was interrupted ({cancel.reason()}) first")
-        missing[unit.scenario.location] = why
+        missing[scenario.location] = why
     return missing
 
 
@@ -406,7 +461,7 @@ def _start(unit: _Unit, options: Options, listing: Listing) -> None:
         *worker_report_arguments(unit.folder),
         # Its own sandbox folder: how leftover processes are traced back to this worker.
         f"--define=sandbox_root={unit.sandbox_root}",
-        unit.scenario.location,
+        *_grouped_by_file(unit.locations),
     ]
     unit.log = (unit.folder / OUTPUT).open("wb")
     unit.started = time.monotonic()
@@ -421,11 +476,25 @@ def _start(unit: _Unit, options: Options, listing: Listing) -> None:
     )
 
 
+def _grouped_by_file(locations: Sequence[str]) -> list[str]:
+    """``locations`` with each feature file's together, in line order: behave runs a file named
+    twice apart (``a:1 b:2 a:9``) twice, and its JUnit report of the second run overwrites
+    the first."""
+    files = {location.rpartition(":")[0]: None for location in locations}
+    rank = {file: index for index, file in enumerate(files)}
+
+    def position(location: str) -> tuple[int, int]:
+        file, _, line = location.rpartition(":")
+        return rank[file], int(line) if line.isdigit() else 0
+
+    return sorted(locations, key=position)
+
+
 def _finish(
     unit: _Unit,
     *,
+    queue: _Queue,
     missing: dict[str, Missing],
-    progress: str,
     cancel: _Cancellation,
     say: Callable[[str], None],
     show: bool,
@@ -436,33 +505,58 @@ def _finish(
     leftovers = stop_processes_under("HERMES_HOME", unit.sandbox_root)
     if leftovers:
         say(
-            f"stopped {len(leftovers)} process(es) left by {unit.scenario.location}: "
+            f"stopped {len(leftovers)} process(es) left by {' '.join(unit.locations)}: "
             + "; ".join(info.command for info in leftovers)
         )
-    scenario = unit.scenario
     setup_error = unit.folder / layout.SETUP_ERROR
     if setup_error.is_file():
         text = setup_error.read_text("utf-8", errors="replace").strip()
         unit.setup_error = (text.splitlines() or ["setup error"])[0]
-        missing[scenario.location] = Missing(
-            "error", f"not run: the run could not start ({unit.setup_error})"
-        )
+        for location in unit.locations:
+            missing[location] = Missing(
+                "error", f"not run: the run could not start ({unit.setup_error})"
+            )
         _remove_if_empty(unit.sandbox_root)
         return
-    unit.status = _reported_status(unit)
-    if unit.status is None:
-        if cancel.signals:
-            why = Missing("untested", f"not finished: the run was interrupted ({cancel.reason()})")
+    _read_results(unit)
+    unreported = [s for s in unit.scenarios if s.location not in unit.statuses]
+    if unreported and not cancel.signals and len(unit.scenarios) > 1:
+        # The worker died part-way through its batch: run those again, one per process, so
+        # that the death costs exactly the scenario that caused it.
+        say(
+            f"worker {unit.number} {_describe_exit(unit.process.returncode)} before reporting "
+            f"{len(unreported)} of its {len(unit.scenarios)} scenarios: running them one by one"
+        )
+        for scenario in unreported:
+            if scenario.location not in queue.retried:
+                queue.retried.add(scenario.location)
+                queue.retry.append(scenario)
+    failed = False
+    for scenario in unit.scenarios:
+        status = unit.statuses.get(scenario.location)
+        if status is None:
+            if scenario.location in queue.retried and scenario in queue.retry:
+                continue  # it runs again
+            if cancel.signals:
+                why = Missing(
+                    "untested", f"not finished: the run was interrupted ({cancel.reason()})"
+                )
+            else:
+                exit_text = _describe_exit(unit.process.returncode)
+                why = Missing(
+                    "error", f"worker died: its behave process {exit_text} before reporting"
+                )
+            _save_death_artefacts(unit, scenario, why.message)
+            missing[scenario.location] = why
+            verdict = "errored" if why.status == "error" else "skipped"
         else:
-            exit_text = _describe_exit(unit.process.returncode)
-            why = Missing("error", f"worker died: its behave process {exit_text} before reporting")
-        _save_death_artefacts(unit, why.message)
-        missing[scenario.location] = why
-        verdict = "errored" if why.status == "error" else "skipped"
-    else:
-        verdict = summary.verdict(unit.status)
-    say(f"{progress} {verdict:<7} {unit.seconds:6.1f}s  {scenario.location}  {scenario.name}")
-    if show and verdict in ("failed", "errored"):
+            verdict = summary.verdict(status)
+        failed = failed or verdict in ("failed", "errored")
+        seconds = unit.measured.get(scenario.key, unit.seconds)
+        queue.finished += 1
+        progress = f"{queue.finished}/{queue.total}"
+        say(f"{progress} {verdict:<7} {seconds:6.1f}s  {scenario.location}  {scenario.name}")
+    if show and failed:
         # What a serial run shows of a failure: behave's report of it, and hermetic's own
         # lines (which sandbox was kept, where the artefacts are) from the worker's stderr.
         console = unit.folder / CONSOLE
@@ -473,19 +567,44 @@ def _finish(
     _remove_if_empty(unit.sandbox_root)
 
 
-def _reported_status(unit: _Unit) -> str | None:
-    """The scenario's status in the worker's behave.json; None if the worker left no report."""
+def _read_results(unit: _Unit) -> None:
+    """Each scenario's status and step time in the worker's behave.json (none if it left no
+    report: killed before behave wrote it, or mid-write)."""
     try:
         features = json.loads((unit.folder / layout.BEHAVE_JSON).read_text("utf-8"))
     except (OSError, ValueError):
-        return None  # killed before behave wrote it, or mid-write
-    element = summary.scenario_results(features).get(unit.scenario.location)
-    return element["status"] if element else None
+        return
+    results = summary.scenario_results(features)
+    for scenario in unit.scenarios:
+        element = results.get(scenario.location)
+        if element is None:
+            continue
+        unit.statuses[scenario.location] = element["status"]
+        unit.measured[scenario.key] = round(
+            sum(
+                float(step.get("result", {}).get("duration") or 0)
+                for step in element.get("steps", [])
+            ),
+            3,
+        )
 
 
-def _save_death_artefacts(unit: _Unit, headline: str) -> None:
+def _owners(units: Sequence[_Unit]) -> list[tuple[str, list[str]]]:
+    """Which worker folder stands for which scenarios in the merge: the last one that ran it
+    (a scenario of a dead batch is run again by a later, one-scenario worker)."""
+    owner: dict[str, str] = {}
+    for unit in units:
+        if unit.folder.is_dir():
+            for location in unit.locations:
+                owner[location] = str(unit.folder)
+    folders: dict[str, list[str]] = {}
+    for location, folder in owner.items():
+        folders.setdefault(folder, []).append(location)
+    return list(folders.items())
+
+
+def _save_death_artefacts(unit: _Unit, scenario: PlannedScenario, headline: str) -> None:
     """failure.txt and the worker's output, where a failed scenario's artefacts go."""
-    scenario = unit.scenario
     folder = layout.artefact_dir(unit.folder, scenario.feature_file, scenario.name)
     folder.mkdir(parents=True, exist_ok=True)
     kept = sorted(str(p) for p in unit.sandbox_root.glob("*")) if unit.sandbox_root.is_dir() else []
