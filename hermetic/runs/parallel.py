@@ -167,11 +167,12 @@ class _Queue:
         return bool(self.pending or self.retry)
 
     def next_batch(self) -> list[PlannedScenario]:
-        """Guided self-scheduling: a batch worth ``1/(2*jobs)`` of the time left."""
+        """Guided self-scheduling: a batch worth ``1/jobs`` of the estimated time left (tried
+        against ``1/(2*jobs)``: 113 s against 117-124 s for the full suite on 2 cores)."""
         if self.retry:
             return [self.retry.popleft()]
         left = sum(self.seconds[scenario.key] for scenario in self.pending)
-        target = left / (2 * self.jobs)
+        target = left / self.jobs
         batch = [self.pending.popleft()]
         estimate = self.seconds[batch[0].key]
         while self.pending and estimate + self.seconds[self.pending[0].key] <= target:
