@@ -60,8 +60,8 @@ HELP = {
     "--hermes-reports": "where a failed test's artefacts go (default: beside --junitxml, else "
     "reports/ under the rootdir)",
 }
-_SETTINGS = pytest.StashKey["Settings"]()
-_REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
+_SETTINGS: pytest.StashKey[Settings] = pytest.StashKey()
+_REPORTS: pytest.StashKey[dict[str, pytest.TestReport]] = pytest.StashKey()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -14,8 +14,8 @@ from hermetic.suite import Written, write_new
 
 TEST_FILE = Path("tests") / "test_hermetic.py"
 
-TEST_MODULE = '''"""Real-path tests: the real Hermes runs a scheduled job against a local stand-in provider, and
-this plugin turns the provider's failures into alerts. No credentials, no network.
+TEST_MODULE = '''"""Real-path tests: the real Hermes runs scheduled jobs against a local stand-in
+provider, and this plugin turns the provider's failures into alerts. No credentials, no network.
 
     pytest tests/test_hermetic.py [--hermes-version 0.18.2] [-n 2]
 

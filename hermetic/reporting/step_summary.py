@@ -49,9 +49,8 @@ def markdown(summary: dict[str, Any]) -> str:
     promises = summary.get("promises") or {}
     if promises:
         lines += ["", "| promise | verdict |", "| --- | --- |"]
-        lines += [
-            f"| {name} | {_MARK.get(state, '')} {state} |" for name, state in sorted(promises.items())
-        ]
+        for name, state in sorted(promises.items()):
+            lines.append(f"| {name} | {_MARK.get(state, '')} {state} |")
     failures = [
         row for row in summary.get("scenarios", []) if row.get("status") in ("failed", "errored")
     ]
