@@ -142,3 +142,9 @@ def test_the_step_summary_shows_the_verdicts_and_the_failures():
 
 def test_a_run_that_ran_nothing_is_not_green():
     assert markdown({"totals": {"scenarios": 0}}).startswith("## hermetic: ❌ failed")
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_docs_show_the_workflow_init_writes(kind):
+    shown = (Path(__file__).resolve().parent.parent / "docs" / "ci.md").read_text("utf-8")
+    assert KINDS[kind].render(__version__) in shown, "docs/ci.md: show the file `hermetic init --ci` writes now"
