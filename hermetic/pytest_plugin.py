@@ -78,6 +78,21 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A Hermes plugin's folder whose name Python cannot import (a checkout named
+    ``hermes-foo-plugin``) is collected as a plain directory.
+
+    As a package, pytest would import its ``__init__.py`` before the tests under it, under no
+    parent package, and the plugin's first relative import would error every test. pytest's own
+    handling is kept for every other folder.
+    """
+    if path.name.isidentifier() or not (path / "plugin.yaml").is_file():
+        return None
+    if not (path / "__init__.py").is_file():
+        return None
+    return pytest.Dir.from_parent(parent, path=path)
+
+
 def userdata(config: pytest.Config) -> dict[str, str]:
     """The session's options as the userdata :class:`~hermetic.settings.Settings` reads."""
     values = {key: config.getoption(option) for option, key in OPTIONS.items()}

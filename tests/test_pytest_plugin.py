@@ -147,4 +147,15 @@ def test_a_run_that_ran_nothing_is_not_green():
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_docs_show_the_workflow_init_writes(kind):
     shown = (Path(__file__).resolve().parent.parent / "docs" / "ci.md").read_text("utf-8")
-    assert KINDS[kind].render(__version__) in shown, "docs/ci.md: show the file `hermetic init --ci` writes now"
+    assert KINDS[kind].render(__version__) in shown, "docs/ci.md: show what `init --ci` writes now"
+
+
+def test_a_repository_whose_root_is_the_plugin_under_an_unimportable_name(tmp_path):
+    root = tmp_path / "hermes-foo-plugin"  # as a checkout names it; no Python name
+    (root / "tests").mkdir(parents=True)
+    (root / "plugin.yaml").write_text("name: foo\n")
+    (root / "__init__.py").write_text("from .hooks import register  # noqa: F401\n")
+    (root / "hooks.py").write_text("def register(ctx):\n    pass\n")
+    (root / "tests" / "test_unit.py").write_text("def test_unit():\n    pass\n")
+    result = run_pytest(root)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -7,7 +7,10 @@ upstream plugin's is), with the tests ``hermetic init --pytest`` writes in its o
 1. the correct plugin (alerts_plugin/), under ``pytest -n 2`` (pytest-xdist): all three pass;
 2. a plugin that skips its write, one that alerts on a healthy model, one that fails to load
    (check_mutants.py's mutants): the test that guards the behaviour fails, each with its
-   headline as the first line of the failure, and leaves ``failure.txt`` starting with it.
+   headline as the first line of the failure, and leaves ``failure.txt`` starting with it;
+3. pricewatch (tests/fixtures/plugins/) without its profile: its start-up reaches beyond
+   loopback, so the healthy-model test fails on the suite's network verdict, given after the
+   test's own asserts passed.
 
     .venv/bin/python tools/check_pytest_plugin.py
 """
@@ -43,6 +46,7 @@ class Case:
     tests: tuple[str, ...]
     headline: str | None  # None: every test passes; else each fails with this headline
     options: tuple[str, ...] = ()
+    plugin: Path = PLUGIN  # copied when ``mutant`` is None
 
 
 CASES = (
@@ -66,6 +70,13 @@ CASES = (
         "Failed to load plugin 'hermetic-alerts': cannot register",
         ("-n", "2"),
     ),
+    Case(
+        "reaches-beyond-loopback",
+        None,
+        (HEALTHY,),
+        "Hermes tried to reach beyond loopback",
+        plugin=REPO / "tests" / "fixtures" / "plugins" / "pricewatch",
+    ),
 )
 
 
@@ -73,7 +84,9 @@ def scratch_repository(case: Case, parent: Path) -> Path:
     """The plugin (correct or mutated) as a repository root, with ``hermetic init --pytest``."""
     if case.mutant is None:
         root = parent / case.name
-        shutil.copytree(PLUGIN, root, ignore=shutil.ignore_patterns("__pycache__"))
+        # Without a profile: pricewatch's is what keeps its start-up off the network.
+        ignore = shutil.ignore_patterns("__pycache__", "hermetic.toml", "features", "steps")
+        shutil.copytree(case.plugin, root, ignore=ignore)
     else:
         root = build(next(m for m in MUTANTS if m.name == case.mutant), parent)
     init = [str(BIN / "hermetic"), "init", "--pytest", str(root)]
