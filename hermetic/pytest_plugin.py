@@ -61,6 +61,7 @@ HELP = {
     "reports/ under the rootdir)",
 }
 _SETTINGS: pytest.StashKey[Settings] = pytest.StashKey()
+_SETUP_ERROR: pytest.StashKey[str] = pytest.StashKey()
 _REPORTS: pytest.StashKey[dict[str, pytest.TestReport]] = pytest.StashKey()
 
 
@@ -115,6 +116,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         message = str(exc)
         for option, key in OPTIONS.items():
             message = message.replace(f"-D {key}=", f"{option} ")
+        if hasattr(session.config, "workerinput"):
+            # A pytest-xdist worker cannot stop the run with a usage error (its controller
+            # would show a crash): every test using the fixture errors with the line instead.
+            session.config.stash[_SETUP_ERROR] = f"hermetic: {message}"
+            return
         raise pytest.UsageError(f"hermetic: {message}") from None
     session.config.stash[_SETTINGS] = settings
 
@@ -154,6 +160,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
     """After a test that used the world: the suite's own deferred verdicts (network, plugin
     identity). They fail a test whose asserts passed, as its headline; beside a test that
     failed on its own, they are shown in a section of its report."""
+    __tracebackhide__ = True  # the verdict is the failure, not this hook
     try:
         result = yield
     except BaseException:
@@ -182,9 +189,11 @@ def hermes(request: pytest.FixtureRequest) -> Iterator[World]:
     installed and enabled, its scheduler; stopped and removed after the test (kept if it
     failed)."""
     config = request.config
-    if _SETTINGS not in config.stash:
+    if _SETTINGS not in config.stash and _SETUP_ERROR not in config.stash:
         # A fixture reached some other way than a collected test's arguments.
         pytest_collection_finish(request.session)
+    if _SETUP_ERROR in config.stash:
+        pytest.fail(config.stash[_SETUP_ERROR], pytrace=False)
     settings = config.stash[_SETTINGS]
     item = request.node
     reason = release_skip_reason(item, settings.hermes_version)

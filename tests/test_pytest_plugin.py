@@ -52,6 +52,15 @@ def test_a_wrong_plugin_folder_stops_the_run_with_one_line(tmp_path):
     assert "Traceback" not in result.stdout + result.stderr
 
 
+def test_a_wrong_plugin_folder_under_xdist_errors_each_test_with_one_line(tmp_path):
+    (tmp_path / "test_real.py").write_text("def test_real(hermes):\n    pass\n")
+    missing = tmp_path / "nowhere"
+    result = run_pytest(tmp_path, "-n", "2", f"--hermes-plugin={missing}")
+    assert result.returncode == pytest.ExitCode.TESTS_FAILED
+    assert f"hermetic: --hermes-plugin {missing}: not a directory" in result.stdout
+    assert "INTERNALERROR" not in result.stdout + result.stderr
+
+
 def test_the_options_are_listed_in_pytest_help(tmp_path):
     result = run_pytest(tmp_path, "--help")
     for option in ("--hermes-plugin", "--hermes-version", "--hermes-package", "--hermes-reports"):
