@@ -209,17 +209,13 @@ def init_extras(root: Path, pytest: bool, ci: str | None) -> int:
     """``init --pytest`` and ``init --ci KIND``: the first test file, a CI workflow."""
     from hermetic.ci import write_workflow
     from hermetic.pytest_starter import write_starter
-    from hermetic.suite import Written
 
-    written = Written()
-    for part in (write_starter(root) if pytest else None, write_workflow(root, ci) if ci else None):
-        if part is not None:
-            written.created += part.created
-            written.kept += part.kept
-    for path in written.created:
-        print(f"created {path}")
-    for path in written.kept:
-        print(f"kept    {path} (exists; not overwritten)")
+    parts = ([write_starter(root)] if pytest else []) + ([write_workflow(root, ci)] if ci else [])
+    for written in parts:
+        for path in written.created:
+            print(f"created {path}")
+        for path in written.kept:
+            print(f"kept    {path} (exists; not overwritten)")
     if pytest:
         print("next: `pytest tests/test_hermetic.py` in", root)
     return EXIT_PASSED
