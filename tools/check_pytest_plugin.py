@@ -120,6 +120,8 @@ def check(case: Case, parent: Path) -> list[str]:
         "-p",
         "no:cacheprovider",
         "-q",
+        # One line per failure here; the verdicts are read from JUnit, the rest is in artefacts.
+        "--tb=line",
         "-k",
         selection,
         f"--junitxml={reports / 'junit.xml'}",
