@@ -43,6 +43,7 @@ class Written:
 
 
 def write_new(path: Path, text: str, written: Written) -> None:
+    """Write ``text`` to ``path`` unless it exists (then it is only listed as kept)."""
     if path.exists():
         written.kept.append(path)
         return
