@@ -5,7 +5,8 @@ plugin repository.
                  [--reports DIR] [--jobs N] [--shard K/N] [--durations FILE] [BEHAVE ARGS...]
     hermetic merge-reports DIR... [--into DIR]
     hermetic mock [--port N] [--scenario FILE] ...
-    hermetic init [DIR]
+    hermetic init [DIR] [--pytest] [--ci github|gitlab]
+    hermetic summary [REPORTS]
 
 Exit status: 0 all passed, 1 a scenario failed, 2 a usage or setup problem (one line saying what
 to do, never a traceback).
@@ -108,6 +109,24 @@ def build_parser() -> argparse.ArgumentParser:
         "into DIR; existing files are never overwritten. Then run `behave` there.",
     )
     init.add_argument("directory", nargs="?", type=Path, default=Path("."))
+    init.add_argument(
+        "--pytest",
+        action="store_true",
+        help="instead: write tests/test_hermetic.py, real-path tests through the `hermes` fixture",
+    )
+    init.add_argument(
+        "--ci",
+        choices=("github", "gitlab"),
+        help="instead: write a CI workflow running the promises (sharded) and the release matrix",
+    )
+
+    summary = commands.add_parser(
+        "summary",
+        help="the verdicts of a report folder as Markdown (for $GITHUB_STEP_SUMMARY)",
+        description="Print the verdicts in REPORTS/summary.json as Markdown: totals, what was "
+        "tested, each promise, every failed scenario.",
+    )
+    summary.add_argument("reports", nargs="?", type=Path, default=Path("reports"))
     return parser
 
 
@@ -122,7 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if rest and args.command not in ("run", "matrix"):
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "init":
-        return init(args.directory)
+        return init(args.directory, pytest=args.pytest, ci=args.ci)
+    if args.command == "summary":
+        return summary(args.reports)
     if args.command == "merge-reports":
         return merge_reports(args.folders, args.into)
     if args.command == "matrix":
@@ -166,11 +187,13 @@ def merge_reports(folders: list[Path], into: Path) -> int:
     return EXIT_PASSED if outcome.ok else EXIT_FAILED
 
 
-def init(directory: Path) -> int:
+def init(directory: Path, pytest: bool = False, ci: str | None = None) -> int:
     from hermetic.suite import init_repository
 
     if not directory.is_dir():
         return _fail(f"{directory}: not a directory")
+    if pytest or ci:
+        return init_extras(directory.resolve(), pytest, ci)
     written = init_repository(directory.resolve())
     for path in written.created:
         print(f"created {path}")
@@ -179,6 +202,33 @@ def init(directory: Path) -> int:
     if not (directory / "plugin.yaml").is_file():
         print("note: no plugin.yaml here; run behave with -D plugin=DIR (your plugin's folder)")
     print("next: `behave --tags=@smoke` in", directory.resolve())
+    return EXIT_PASSED
+
+
+def init_extras(root: Path, pytest: bool, ci: str | None) -> int:
+    """``init --pytest`` and ``init --ci KIND``: the first test file, a CI workflow."""
+    from hermetic.ci import write_workflow
+    from hermetic.pytest_starter import write_starter
+
+    parts = ([write_starter(root)] if pytest else []) + ([write_workflow(root, ci)] if ci else [])
+    for written in parts:
+        for path in written.created:
+            print(f"created {path}")
+        for path in written.kept:
+            print(f"kept    {path} (exists; not overwritten)")
+    if pytest:
+        print("next: `pytest tests/test_hermetic.py` in", root)
+    return EXIT_PASSED
+
+
+def summary(reports: Path) -> int:
+    from hermetic.reporting.step_summary import load_summary, markdown
+
+    try:
+        data = load_summary(reports)
+    except (OSError, ValueError) as exc:
+        return _fail(f"{reports}: no readable summary.json ({exc.__class__.__name__})")
+    print(markdown(data), end="", flush=True)
     return EXIT_PASSED
 
 

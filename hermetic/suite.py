@@ -42,7 +42,8 @@ class Written:
     kept: list[Path] = field(default_factory=list)
 
 
-def _write(path: Path, text: str, written: Written) -> None:
+def write_new(path: Path, text: str, written: Written) -> None:
+    """Write ``text`` to ``path`` unless it exists (then it is only listed as kept)."""
     if path.exists():
         written.kept.append(path)
         return
@@ -55,10 +56,10 @@ def init_repository(root: Path) -> Written:
     """Write the steps module, the hooks module and a copy of the contract features into a
     plugin repository at ``root``; an existing file is never overwritten."""
     written = Written()
-    _write(root / "steps" / "hermetic_steps.py", STEPS_MODULE, written)
-    _write(root / "environment.py", ENVIRONMENT_MODULE, written)
+    write_new(root / "steps" / "hermetic_steps.py", STEPS_MODULE, written)
+    write_new(root / "environment.py", ENVIRONMENT_MODULE, written)
     for feature in sorted(bundled_features().glob("*.feature")):
-        _write(root / "features" / feature.name, feature.read_text("utf-8"), written)
+        write_new(root / "features" / feature.name, feature.read_text("utf-8"), written)
     return written
 
 

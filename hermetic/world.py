@@ -170,6 +170,7 @@ class World:
 
     def check(self, condition: object, message: str) -> None:
         """Assert ``condition``; the failure carries ``message`` and the full failure report."""
+        __tracebackhide__ = True  # pytest shows the test's own line, not this one
         if not condition:
             raise AssertionError(f"{message}\n\n{self.report()}")
 

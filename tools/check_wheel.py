@@ -5,7 +5,8 @@ outside this repository, run from folders that know nothing about it.
 1. builds the wheel (``pip wheel``) and installs it into a fresh venv in a temporary folder;
 2. from an empty folder: ``hermetic run --plugin <the alerts plugin> --tags=@smoke``;
 3. in a scratch plugin repository (a copy of the alerts plugin, nothing else):
-   ``hermetic init`` then ``behave --tags=@smoke``.
+   ``hermetic init`` then ``behave --tags=@smoke``; ``hermetic init --pytest`` and ``--ci``
+   write their files (templates shipped in the wheel).
 
 Each must pass. Hermes' own environment is shared with this repository's (``HERMETIC_ENVS``) to
 save its 30 s install; everything else is created from nothing.
@@ -104,6 +105,21 @@ def main() -> int:
             repo,
             env,
         )
+        # The templates are package data: the wheel must carry them.
+        for extra in (["--pytest"], ["--ci", "github"], ["--ci", "gitlab"]):
+            check(
+                f"hermetic init {' '.join(extra)}",
+                [str(bin_dir / "hermetic"), "init", *extra],
+                repo,
+                env,
+            )
+        for written in (
+            "tests/test_hermetic.py",
+            ".github/workflows/hermetic.yml",
+            ".gitlab-ci.yml",
+        ):
+            if not (repo / written).is_file():
+                raise SystemExit(f"check_wheel: hermetic init wrote no {written}")
     say("check_wheel: the wheel works from anywhere: hermetic run, hermetic init + behave")
     return 0
 

@@ -190,6 +190,16 @@ def main() -> int:
                 [str(BIN / "python"), "tools/check_examples.py"],
                 "the example plugins",
             ),
+            (
+                "the pytest plugin, in a plugin repository",
+                [str(BIN / "python"), "tools/check_pytest_plugin.py"],
+                "the pytest plugin",
+            ),
+            (
+                "the CI workflows hermetic init writes",
+                [str(BIN / "python"), "tools/check_ci_workflows.py"],
+                "the CI workflows",
+            ),
         )
         for step, command, failure in checks:
             if not INTERRUPTS and run_step(step, command, cwd=REPO, env=env) != 0:
