@@ -222,7 +222,7 @@ def choose_hermes(
             )
             if not wanted and install.pinned_version:
                 wanted, asked = install.pinned_version, f"the {install.pinned_version} it pins"
-            build = inspect_build(install.python, install.hermes)
+            build = install.build()
         except (HermesInstallError, HermesBuildError) as exc:
             raise ConfigError(
                 f"{where}: {exc}\n(or pass -D hermes=PATH to use another Hermes)"

