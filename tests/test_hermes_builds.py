@@ -181,8 +181,8 @@ def test_the_0_22_skip_and_refusal_are_load_failures() -> None:
 
     output = (
         "[plugins] WARNING Plugin 'my-alerts' skipped: requires hermes >=0.23, running 0.22.2\n"
-        "[plugins] WARNING Refusing to load plugin 'my-alerts' — removed from the Hermes plugin catalog: "
-        "malware; run `hermes plugins remove`\n"
+        "[plugins] WARNING Refusing to load plugin 'my-alerts' — removed from the Hermes plugin "
+        "catalog: malware; run `hermes plugins remove`\n"
         "[plugins] WARNING Plugin 'other' skipped: requires hermes >=1\n"
     )
     skipped, refused = load_failures(output, "my-alerts")

@@ -92,8 +92,7 @@ class HermesInstall:
     @property
     def pinned_version(self) -> str | None:
         """The version ``package`` asks for (``NAME==VERSION``), if it names one."""
-        match = _PINNED.fullmatch(self.package)
-        return match["version"] if match else None
+        return pinned_version(self.package)
 
 
 #: ``NAME==VERSION``: a requirement pinning one version.
@@ -102,6 +101,12 @@ _PINNED = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*===?\s*(?P<version
 _ARCHIVES = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz")
 # What a source folder holds that is not part of the build.
 _NOT_SOURCE = frozenset({".git", ".hg", ".venv", "venv", "__pycache__", "build", "dist", ".tox"})
+
+
+def pinned_version(package: str) -> str | None:
+    """The version a requirement pins (``NAME==VERSION``), if it pins one."""
+    match = _PINNED.fullmatch(package.strip())
+    return match["version"] if match else None
 
 
 def package_spec(text: str, base: Path | None = None) -> str:
