@@ -12,7 +12,6 @@ def step_plugin_hooks_slow(context, seconds):
 
 
 @given("Hermes waits at most {seconds:d} second for a plugin hook")
-@given("Hermes waits at most {seconds:d} seconds for a plugin hook")
 def step_hook_callback_timeout(context, seconds):
     """Set plugins.hook_callback_timeout (read by 0.22+); the scenario checks what Hermes did."""
     world = context.world
@@ -23,7 +22,6 @@ def step_hook_callback_timeout(context, seconds):
 
 
 @then("Hermes reports that it stopped waiting for the plugin's hook after {seconds:d} second")
-@then("Hermes reports that it stopped waiting for the plugin's hook after {seconds:d} seconds")
 def step_hook_abandoned(context, seconds):
     """Hermes' log says it abandoned the api_request_error hook after that many seconds."""
     world = context.world
