@@ -17,7 +17,7 @@ import re
 import subprocess
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -69,10 +69,13 @@ class HermesBuild:
         return match["version"] if match else self.distribution_version
 
     def describe(self) -> dict[str, Any]:
-        """What every report says about the Hermes that ran."""
-        about = asdict(self)
-        about["command"] = str(self.command)
-        return {"version": self.version, **about}
+        """What every report says about the Hermes that ran (its command is the run's path)."""
+        return {
+            "version": self.version,
+            "distribution": self.distribution,
+            "distribution_version": self.distribution_version,
+            "version_line": self.version_line,
+        }
 
 
 def find_build(python: Path) -> tuple[str, str, Path]:
