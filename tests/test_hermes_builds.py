@@ -190,3 +190,35 @@ def test_the_0_22_skip_and_refusal_are_load_failures() -> None:
     assert "requires_hermes does not include the Hermes that ran" in skipped.describe()
     assert refused.line.startswith("Refusing to load plugin 'my-alerts' — removed from the")
     assert "removed list" in refused.describe()
+
+
+def test_the_sandbox_config_follows_the_release(tmp_path: Path) -> None:
+    from hermetic.hermes.config import HermesConfig
+
+    old = HermesConfig(tmp_path / "c.yaml", release="0.19.0", base_url="u").render()
+    new = HermesConfig(tmp_path / "c.yaml", release="0.22.2.post1", base_url="u")
+    new.tune(hook_callback_timeout=1)
+    rendered = new.render()
+    assert old["security"] == {"tirith_enabled": False, "allow_lazy_installs": False}
+    assert "telemetry" not in old and "hook_callback_timeout" not in old["plugins"]
+    assert rendered["security"] == {"allow_lazy_installs": False}  # tirith_* removed in 0.22
+    assert rendered["telemetry"] == {"shared_metrics": {"enabled": False, "send": False}}
+    assert rendered["plugins"]["hook_callback_timeout"] == 1
+
+
+def test_hermes_timeout_lines_are_read_back() -> None:
+    from hermetic.hermes.hook_timeouts import hook_timeouts
+
+    log = (
+        "2026-12-01 07:40:01,2 WARNING hermes_cli.plugins: Hook 'api_request_error' callback "
+        "on_api_request_error timed out after 1s — skipping\n"
+        "2026-12-01 07:40:09,1 WARNING hermes_cli.plugins: Hook 'api_request_error' callback "
+        "on_api_request_error skipped after previous timeout or while still running\n"
+        "2026-12-01 07:40:09,1 INFO other line\n"
+    )
+    abandoned, skipped = hook_timeouts(log)
+    assert (abandoned.hook, abandoned.seconds) == ("api_request_error", 1.0)
+    assert abandoned.line.startswith("Hook 'api_request_error' callback on_api_request_error")
+    assert "whatever it had not written yet is lost" in abandoned.describe()
+    assert skipped.seconds is None and "did not call the plugin's hook" in skipped.describe()
+    assert hook_timeouts(log, "post_tool_call") == []

@@ -16,6 +16,7 @@ import yaml
 
 from hermetic.hermes.releases import (
     DEFAULT_RELEASE,
+    shared_metrics_exist,
     tirith_setting_exists,
     tool_search_must_be_off,
 )
@@ -95,6 +96,9 @@ class HermesConfig:
             "security": security,
             **lookups_off,
         }
+        if shared_metrics_exist(self.release):
+            # Off by default already; said here so that no run ever sends to nousresearch.com.
+            config["telemetry"] = {"shared_metrics": {"enabled": False, "send": False}}
         if self.fallbacks:
             config["fallback_providers"] = [
                 {

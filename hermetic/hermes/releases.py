@@ -103,3 +103,13 @@ _TIRITH_REMOVED = "0.22.0"
 def tirith_setting_exists(version: str) -> bool:
     """Whether ``security.tirith_enabled: false`` still means something (and is needed)."""
     return release_key(version) < release_key(_TIRITH_REMOVED)
+
+
+#: From this release on (read in 0.22.2's code), Hermes has an opt-in sender of aggregate metrics
+#: to telemetry.nousresearch.com (``telemetry.shared_metrics``), off unless a user opts in.
+_SHARED_METRICS = "0.22.0"
+
+
+def shared_metrics_exist(version: str) -> bool:
+    """Whether the sandbox must say ``telemetry.shared_metrics`` off (older Hermes has none)."""
+    return release_key(version) >= release_key(_SHARED_METRICS)
