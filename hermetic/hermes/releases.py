@@ -113,3 +113,14 @@ _SHARED_METRICS = "0.22.0"
 def shared_metrics_exist(version: str) -> bool:
     """Whether the sandbox must say ``telemetry.shared_metrics`` off (older Hermes has none)."""
     return release_key(version) >= release_key(_SHARED_METRICS)
+
+
+#: 0.22's code does several times the work of 0.19.0 per command (56 plugins discovered, 52 of
+#: them bundled and loaded; streamed requests; helper subprocesses): a tick that takes 3 s on
+#: 0.19.0 took 45-60 s on 0.22.2 with the machine's two cores shared by a dozen test runs.
+_HEAVIER_CODE = "0.22.0"
+
+
+def hang_timeout(version: str) -> float:
+    """Seconds a ``hermes`` command may run before the suite takes it for hung and kills it."""
+    return 180.0 if release_key(version) >= release_key(_HEAVIER_CODE) else 60.0
