@@ -222,3 +222,36 @@ def test_hermes_timeout_lines_are_read_back() -> None:
     assert "whatever it had not written yet is lost" in abandoned.describe()
     assert skipped.seconds is None and "did not call the plugin's hook" in skipped.describe()
     assert hook_timeouts(log, "post_tool_call") == []
+
+
+def test_hermetic_run_passes_the_package_and_the_version_it_must_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hermetic.runs.acceptance as acceptance
+    from hermetic.cli import main
+
+    seen: list[list[str]] = []
+
+    def fake_run(python, reports, args=(), cwd=None, env=None, **kwargs):
+        seen.append(list(args))
+        return acceptance.Outcome(code=0, passed=1)
+
+    monkeypatch.setattr(acceptance, "run_acceptance", fake_run)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hermes_agent-1.0-py3-none-any.whl").write_bytes(b"")
+    code = main(
+        [
+            "run",
+            "--plugin",
+            str(PLUGIN_DIR),
+            "--reports",
+            str(tmp_path / "r"),
+            "--hermes-package",
+            "hermes_agent-1.0-py3-none-any.whl",
+            "--hermes-version",
+            "1.0",
+        ]
+    )
+    assert code == 0
+    assert f"--define=hermes_package={tmp_path / 'hermes_agent-1.0-py3-none-any.whl'}" in seen[0]
+    assert "--define=hermes_version=1.0" in seen[0]
