@@ -204,6 +204,8 @@ def test_the_sandbox_config_follows_the_release(tmp_path: Path) -> None:
     assert rendered["security"] == {"allow_lazy_installs": False}  # tirith_* removed in 0.22
     assert rendered["telemetry"] == {"shared_metrics": {"enabled": False, "send": False}}
     assert rendered["plugins"]["hook_callback_timeout"] == 1
+    assert rendered["agent"] == {"api_max_retries": 1, "auto_recovery_cycles": 0}
+    assert old["agent"] == {"api_max_retries": 1}
 
 
 def test_hermes_timeout_lines_are_read_back() -> None:

@@ -16,6 +16,7 @@ import yaml
 
 from hermetic.hermes.releases import (
     DEFAULT_RELEASE,
+    auto_recovery_exists,
     shared_metrics_exist,
     tirith_setting_exists,
     tool_search_must_be_off,
@@ -75,6 +76,10 @@ class HermesConfig:
             if tool_search_must_be_off(self.release):
                 # 0.16-0.18 look it up anyway while assembling the tool list.
                 lookups_off = {"tools": {"tool_search": {"enabled": "off"}}}
+        agent: dict[str, Any] = {"api_max_retries": self.tuning.api_max_retries}
+        if auto_recovery_exists(self.release):
+            # 0.22+ try a transiently failed request again for minutes after its last retry.
+            agent["auto_recovery_cycles"] = 0
         # Plugins are opt-in: nothing loads unless listed here.
         plugins: dict[str, Any] = {"enabled": [self.plugin_name] if self.plugin_name else []}
         if self.tuning.hook_callback_timeout is not None:
@@ -89,7 +94,7 @@ class HermesConfig:
         config: dict[str, Any] = {
             "model": model,
             "plugins": plugins,
-            "agent": {"api_max_retries": self.tuning.api_max_retries},
+            "agent": agent,
             "providers": {
                 self.provider: {"request_timeout_seconds": self.tuning.request_timeout_seconds},
             },

@@ -124,3 +124,14 @@ _HEAVIER_CODE = "0.22.0"
 def hang_timeout(version: str) -> float:
     """Seconds a ``hermes`` command may run before the suite takes it for hung and kills it."""
     return 180.0 if release_key(version) >= release_key(_HEAVIER_CODE) else 60.0
+
+
+#: From this release on (read in 0.22.2's code, agent/turn_recovery_autorecover.py), a request
+#: that failed for a transient reason (5xx, overloaded, timeout) after its last retry parks and
+#: is tried again up to ``agent.auto_recovery_cycles`` times (default 5, 15/30/60/60/60 s).
+_AUTO_RECOVERY = "0.22.0"
+
+
+def auto_recovery_exists(version: str) -> bool:
+    """Whether ``agent.auto_recovery_cycles`` must be set for one attempt per request."""
+    return release_key(version) >= release_key(_AUTO_RECOVERY)
