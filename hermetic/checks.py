@@ -9,6 +9,9 @@
   They are collected, the scenario's own ``Then`` steps run, and the scenario fails afterwards
   with both in the report. A network attempt to a host the plugin's profile lists as expected is
   still refused, and reported as expected instead of failing.
+* **Hermes waited for the plugin's hooks** (:mod:`hermetic.hermes.hook_timeouts`): 0.22+ abandon
+  a hook that runs over ``plugins.hook_callback_timeout``; its unwritten alert is lost, and the
+  scenario fails afterwards saying so.
 
 A scenario that is *about* one of these guarantees says so with :meth:`RunChecks.expect` and
 reads the findings itself.
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermetic.hermes.commands import CommandResult
+from hermetic.hermes.hook_timeouts import HookTimeout, hook_timeouts
 from hermetic.hermes.plugin_identity import identity_problem
 from hermetic.hermes.plugin_load import LoadFailure, load_failures
 from hermetic.hermes.sandbox import Sandbox
@@ -31,7 +35,8 @@ PLUGIN_LOAD = "plugin load"
 GUARD = "loopback guard"
 NETWORK = "network"
 IDENTITY = "plugin identity"
-KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY)
+HOOK_TIME = "hook time"
+KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY, HOOK_TIME)
 
 
 @dataclass(frozen=True)
@@ -120,6 +125,14 @@ class RunChecks:
             return None
         return identity_problem(result.stderr, self.sandbox.plugin_name, installed)
 
+    def hook_timeouts(self) -> list[HookTimeout]:
+        """The hook calls Hermes' log says it gave up on (0.22+; none before)."""
+        try:
+            text = self.sandbox.agent_log.read_text("utf-8", errors="replace")
+        except FileNotFoundError:
+            return []
+        return hook_timeouts(text)
+
     def network_attempts(self) -> list[NetworkAttempt]:
         return read_attempts(self.sandbox.network_log)
 
@@ -145,6 +158,8 @@ class RunChecks:
                 )
         if IDENTITY not in self.expected_kinds:
             findings.extend(Finding(IDENTITY, problem) for problem in self.identity_problems)
+        if HOOK_TIME not in self.expected_kinds:
+            findings.extend(Finding(HOOK_TIME, late.describe()) for late in self.hook_timeouts())
         return findings
 
     def notes(self) -> str | None:

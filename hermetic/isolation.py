@@ -82,11 +82,17 @@ class Isolation:
     def installed_packages(self) -> frozenset[str]:
         return installed(self.world.sandbox.hermes_executable)
 
+    def hermes_distribution(self) -> str:
+        """The distribution Hermes' code came in (hermes-agent, or a repackaging's own name)."""
+        build = self.world.settings.hermes_build
+        return build.distribution if build is not None else "hermes-agent"
+
     def unexpected_packages(self) -> list[str]:
-        """Packages beside Hermes that neither hermes-agent nor the profile's [requires] need."""
+        """Packages beside Hermes that neither its distribution nor the profile's [requires]
+        need: checked against that distribution's own requirements."""
         profile = self.world.settings.profile
         return unexpected_packages(
-            self.world.sandbox.hermes_executable, ("hermes-agent", *profile.requires)
+            self.world.sandbox.hermes_executable, (self.hermes_distribution(), *profile.requires)
         )
 
     def suite_modules_visible(self) -> dict[str, str]:

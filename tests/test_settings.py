@@ -106,7 +106,16 @@ def test_a_named_hermes_must_be_the_release_asked_for() -> None:
         Settings.from_userdata(
             {"plugin": str(PLUGIN_DIR), "hermes": str(hermes), "hermes_version": "0.18.2"}
         )
-    assert str(caught.value) == f"-D hermes={hermes} is Hermes 0.19.0, not -D hermes_version=0.18.2"
+    assert str(caught.value).startswith(f"-D hermes={hermes} is Hermes 0.19.0 (hermes-agent 0.19.0")
+    assert str(caught.value).endswith("), not -D hermes_version=0.18.2")
+
+
+def test_the_run_names_the_build_that_ran() -> None:
+    settings = Settings.from_userdata({"plugin": str(PLUGIN_DIR), "hermes_version": "0.19.0"})
+    about = settings.describe()["hermes"]
+    assert about["distribution"] == "hermes-agent"
+    assert about["distribution_version"] == "0.19.0"
+    assert about["version_line"].startswith("Hermes Agent v0.19.0 (")
 
 
 def test_unwritable_sandbox_root_is_one_clear_message(tmp_path: Path) -> None:

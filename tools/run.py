@@ -35,7 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 # The run library is standard library only, so this script can use it before .venv exists.
 sys.path.insert(0, str(REPO))
-from hermetic.hermes.releases import DEFAULT_RELEASE, MATRIX_RELEASES  # noqa: E402
+from hermetic.hermes.releases import DEFAULT_RELEASE, MATRIX_RELEASES, NEWEST_CODE  # noqa: E402
 from hermetic.runs.acceptance import (  # noqa: E402
     Outcome,
     merge_reports,
@@ -151,7 +151,8 @@ def main() -> int:
         "--versions",
         type=parse_versions,
         default=list(MATRIX_RELEASES),
-        help="with 'matrix': the Hermes releases, comma-separated (default: %(default)s)",
+        help="with 'matrix': the Hermes releases or packages, comma-separated "
+        "(default: %(default)s)",
     )
     add_spread_options(parser)
     args, extra = parser.parse_known_args()
@@ -205,8 +206,10 @@ def main() -> int:
             if not INTERRUPTS and run_step(step, command, cwd=REPO, env=env) != 0:
                 failures.append(failure)
         if not INTERRUPTS:
-            # The other releases run the seed path; the full suite below runs on the default.
+            # The other releases, and the newest Hermes code (a repackaging), run the seed path;
+            # the full suite below runs on the default.
             others = [version for version in MATRIX_RELEASES if version != DEFAULT_RELEASE]
+            others += NEWEST_CODE
             folder = REPORTS / "release-matrix"
             matrix_runs = run_matrix(
                 BIN / "python", others, folder, ["--tags=@smoke"], REPO, env, args.jobs

@@ -60,7 +60,9 @@ the harness checks every stored alert against; do not edit by hand
 Hermes calls the hook `api_request_error` once **per failed HTTP attempt**, on a worker thread,
 with keyword arguments only. A plugin decides from them whether the failure means the model is
 unavailable (see `features/provider_failures.feature` for the rule our plugin follows) and must
-never raise into Hermes.
+never raise into Hermes. From 0.22 on Hermes waits at most `plugins.hook_callback_timeout`
+seconds (30 by default) for the hook and then abandons it: an alert not written by then is lost
+(`features/bounded_hooks.feature`).
 
 | argument | example | meaning |
 |---|---|---|

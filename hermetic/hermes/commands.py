@@ -53,8 +53,10 @@ class CommandResult:
 class HermesCommands:
     """The ``hermes`` executable bound to one sandbox; every call is logged under ``out/``."""
 
-    def __init__(self, sandbox: Sandbox) -> None:
+    def __init__(self, sandbox: Sandbox, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.sandbox = sandbox
+        # How long a command may run before it counts as hung (per release: see releases.py).
+        self.timeout = timeout
         self.history: list[CommandResult] = []
         self._counter = 0
 
@@ -81,13 +83,15 @@ class HermesCommands:
                 raise HermesCommandError(
                     f"cannot start {command[0]}: {exc.strerror}; pass -D hermes=PATH"
                 ) from exc
-        return RunningCommand(tuple(args), process, stdout_path, stderr_path, self.history)
+        return RunningCommand(
+            tuple(args), process, stdout_path, stderr_path, self.history, self.timeout
+        )
 
-    def run(self, *args: str, timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+    def run(self, *args: str, timeout: float | None = None) -> CommandResult:
         """Run ``hermes ARGS`` in the sandbox; raise on a timeout or a failure to start."""
         return self.start(*args).wait(timeout)
 
-    def run_checked(self, *args: str, timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+    def run_checked(self, *args: str, timeout: float | None = None) -> CommandResult:
         """Like :meth:`run`, but a non-zero exit is an error carrying the command's output."""
         result = self.run(*args, timeout=timeout)
         if result.returncode != 0:
@@ -108,7 +112,7 @@ class HermesCommands:
             )
         return match.group(1)
 
-    def cron_tick(self, timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+    def cron_tick(self, timeout: float | None = None) -> CommandResult:
         """One scheduler pass, ``hermes cron tick``; its exit code is 0 even when jobs fail."""
         return self.run_checked("cron", "tick", timeout=timeout)
 
@@ -127,8 +131,10 @@ class RunningCommand:
         stdout_path: Path,
         stderr_path: Path,
         history: list[CommandResult],
+        default_timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         self.args = args
+        self.default_timeout = default_timeout
         self.process = process
         self.stdout_path = stdout_path
         self.stderr_path = stderr_path
@@ -147,8 +153,9 @@ class RunningCommand:
         if self.running():
             self.process.send_signal(sig)
 
-    def wait(self, timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+    def wait(self, timeout: float | None = None) -> CommandResult:
         """Wait for exit; on timeout kill the process group and raise with the output tails."""
+        timeout = self.default_timeout if timeout is None else timeout
         try:
             returncode = self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -14,7 +14,13 @@ from typing import Any
 
 import yaml
 
-from hermetic.hermes.releases import DEFAULT_RELEASE, tool_search_must_be_off
+from hermetic.hermes.releases import (
+    DEFAULT_RELEASE,
+    auto_recovery_exists,
+    shared_metrics_exist,
+    tirith_setting_exists,
+    tool_search_must_be_off,
+)
 
 # A dummy key, so the request carries a credential-shaped header like a real one would;
 # the mock accepts anything and no real provider ever sees it.
@@ -29,6 +35,8 @@ class HermesTuning:
     request_timeout_seconds: float = 3
     # None leaves it unset, and Hermes then looks the model up on openrouter.ai every tick.
     context_length: int | None = 131072
+    # plugins.hook_callback_timeout: how long 0.22+ wait for a hook (None: Hermes' 30 s).
+    hook_callback_timeout: float | None = None
 
 
 @dataclass
@@ -68,22 +76,34 @@ class HermesConfig:
             if tool_search_must_be_off(self.release):
                 # 0.16-0.18 look it up anyway while assembling the tool list.
                 lookups_off = {"tools": {"tool_search": {"enabled": "off"}}}
+        agent: dict[str, Any] = {"api_max_retries": self.tuning.api_max_retries}
+        if auto_recovery_exists(self.release):
+            # 0.22+ try a transiently failed request again for minutes after its last retry.
+            agent["auto_recovery_cycles"] = 0
+        # Plugins are opt-in: nothing loads unless listed here.
+        plugins: dict[str, Any] = {"enabled": [self.plugin_name] if self.plugin_name else []}
+        if self.tuning.hook_callback_timeout is not None:
+            plugins["hook_callback_timeout"] = self.tuning.hook_callback_timeout
+        security: dict[str, Any] = {
+            # Stops Hermes pip-installing optional packages into the venv at run time.
+            "allow_lazy_installs": False,
+        }
+        if tirith_setting_exists(self.release):
+            # Stops a download from github.com when the gateway starts (0.22 has no scanner).
+            security = {"tirith_enabled": False, **security}
         config: dict[str, Any] = {
             "model": model,
-            # Plugins are opt-in: nothing loads unless listed here.
-            "plugins": {"enabled": [self.plugin_name] if self.plugin_name else []},
-            "agent": {"api_max_retries": self.tuning.api_max_retries},
+            "plugins": plugins,
+            "agent": agent,
             "providers": {
                 self.provider: {"request_timeout_seconds": self.tuning.request_timeout_seconds},
             },
-            "security": {
-                # Stops a download from github.com when the gateway starts.
-                "tirith_enabled": False,
-                # Stops Hermes pip-installing optional packages into the venv at run time.
-                "allow_lazy_installs": False,
-            },
+            "security": security,
             **lookups_off,
         }
+        if shared_metrics_exist(self.release):
+            # Off by default already; said here so that no run ever sends to nousresearch.com.
+            config["telemetry"] = {"shared_metrics": {"enabled": False, "send": False}}
         if self.fallbacks:
             config["fallback_providers"] = [
                 {

@@ -12,6 +12,10 @@ from typing import Any
 
 from hermetic.errors import HarnessError
 
+#: ``last_status`` of a run that failed: 0.22 marks a job whose provider has no credentials
+#: ``blocked_config`` (its ``last_error`` still carries Hermes' message); older Hermes ``error``.
+FAILED_STATUSES = ("error", "blocked_config")
+
 
 @dataclass(frozen=True)
 class JobState:
@@ -23,6 +27,11 @@ class JobState:
     last_error: str | None
     last_run_at: str | None
     next_run_at: str | None
+
+    @property
+    def failed(self) -> bool:
+        """Hermes recorded the last run as failed (in any release's words)."""
+        return self.last_status in FAILED_STATUSES
 
     def describe(self) -> str:
         return (

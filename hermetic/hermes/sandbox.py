@@ -49,6 +49,38 @@ _NOT_THE_PLUGIN = frozenset(
 )
 
 
+# Appended to the installed plugin's __init__.py: its register(ctx) gets a ctx whose
+# register_hook wraps each callback in a sleep. Everything else of ctx is Hermes' own.
+_SLOW_HOOKS = '''
+
+# added by hermetic: every hook of this plugin waits {seconds} s before doing its work
+import functools as _hermetic_functools
+import time as _hermetic_time
+
+_hermetic_register = register
+
+
+class _HermeticSlowContext:
+    def __init__(self, ctx):
+        self._ctx = ctx
+
+    def __getattr__(self, name):
+        return getattr(self._ctx, name)
+
+    def register_hook(self, hook_name, callback, *args, **kwargs):
+        @_hermetic_functools.wraps(callback)
+        def slow(*call_args, **call_kwargs):
+            _hermetic_time.sleep({seconds})
+            return callback(*call_args, **call_kwargs)
+
+        return self._ctx.register_hook(hook_name, slow, *args, **kwargs)
+
+
+def register(ctx):
+    return _hermetic_register(_HermeticSlowContext(ctx))
+'''
+
+
 def not_the_plugin(folder: str, names: list[str]) -> set[str]:
     """shutil.copytree ignore function: everything in :data:`_NOT_THE_PLUGIN`, compiled files,
     egg-info folders, and any folder that is a virtual environment under another name."""
@@ -162,6 +194,19 @@ class Sandbox:
         init = self.installed_plugin / "__init__.py"
         with init.open("a", encoding="utf-8") as handle:
             handle.write(f"\n\nimport {module}  # added by hermetic: a package Hermes lacks\n")
+
+    def slow_down_plugin_hooks(self, seconds: float) -> None:
+        """Make every hook the installed plugin registers wait ``seconds`` before it does its
+        work (a plugin stuck on a slow disk or endpoint); its own code is left as it is.
+
+        The wrapper keeps the callback's signature (``functools.wraps``): 0.20+ pass a callback
+        only the arguments it declares, read from that signature.
+        """
+        if self.installed_plugin is None:
+            raise HarnessError("install the plugin under test before slowing its hooks down")
+        init = self.installed_plugin / "__init__.py"
+        with init.open("a", encoding="utf-8") as handle:
+            handle.write(_SLOW_HOOKS.format(seconds=float(seconds)))
 
     def env(self) -> dict[str, str]:
         """The complete environment for a ``hermes`` process: built from nothing, not filtered.

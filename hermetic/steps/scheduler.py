@@ -92,12 +92,10 @@ def step_two_schedulers(context):
 
 @then("the job is marked as failed")
 def step_job_failed(context):
-    """Hermes recorded the job's last run as an error."""
+    """Hermes recorded the job's last run as failed (error; blocked_config on 0.22+)."""
     world = context.world
     state = world.scheduler.job_state()
-    world.check(
-        state.last_status == "error", f"expected last_status 'error', Hermes recorded {state}"
-    )
+    world.check(state.failed, f"expected a failed last_status, Hermes recorded {state}")
 
 
 @then('the job is marked as failed with Hermes\' message "{message}"')
@@ -106,8 +104,8 @@ def step_job_failed_with(context, message):
     world = context.world
     state = world.scheduler.job_state()
     world.check(
-        state.last_status == "error" and message in (state.last_error or ""),
-        f"expected last_status 'error' with {message!r} in last_error, Hermes recorded {state}",
+        state.failed and message in (state.last_error or ""),
+        f"expected a failed last_status with {message!r} in last_error, Hermes recorded {state}",
     )
 
 

@@ -1,0 +1,42 @@
+"""Steps about how long the plugin's hooks take, and how long Hermes waits for them."""
+
+from behave import given, then
+
+from hermetic.checks import HOOK_TIME
+
+
+@given("the plugin takes {seconds:d} seconds to record an alert")
+def step_plugin_hooks_slow(context, seconds):
+    """Every hook of the installed plugin waits that long before it does its work."""
+    context.world.sandbox.slow_down_plugin_hooks(seconds)
+
+
+@given("Hermes waits at most {seconds:d} second for a plugin hook")
+def step_hook_callback_timeout(context, seconds):
+    """Set plugins.hook_callback_timeout (read by 0.22+); the scenario checks what Hermes did."""
+    world = context.world
+    world.config.tune(hook_callback_timeout=seconds)
+    if world.config.written:
+        world.config.write()
+    world.checks.expect(HOOK_TIME)
+
+
+@then("Hermes reports that it stopped waiting for the plugin's hook after {seconds:d} second")
+def step_hook_abandoned(context, seconds):
+    """Hermes' log says it abandoned the api_request_error hook after that many seconds."""
+    world = context.world
+    late = [t for t in world.checks.hook_timeouts() if t.hook == "api_request_error"]
+    world.check(
+        [t.seconds for t in late] == [float(seconds)],
+        f"expected Hermes to log that it stopped waiting for the api_request_error hook after "
+        f"{seconds} s, once; its log has: {[t.line for t in late] or 'no such line'}",
+    )
+
+
+@then("Hermes reports no plugin hook that ran over its time")
+def step_no_hook_abandoned(context):
+    """Hermes' log has no hook call it gave up on or skipped."""
+    world = context.world
+    late = world.checks.hook_timeouts()
+    lines = "\n".join(t.line for t in late)
+    world.check(not late, f"Hermes gave up on the plugin's hook:\n{lines}")
