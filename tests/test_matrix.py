@@ -64,5 +64,5 @@ def test_a_release_that_ran_nothing_did_not_pass() -> None:
 
 def test_versions_are_sorted_and_checked() -> None:
     assert parse_versions("0.19.0, 0.16.0,0.19.0") == ["0.16.0", "0.19.0"]
-    with pytest.raises(ValueError, match="not a Hermes release number"):
+    with pytest.raises(ValueError, match="neither a Hermes release"):
         parse_versions("latest")

@@ -135,6 +135,10 @@ def record(context: Any, scenario: Scenario, explanation: Explanation) -> None:
         formatter = html_formatter(list(getattr(context._runner, "formatters", [])))
         if formatter is not None:
             caption = "Hermes' own defect" if explanation.status == HERMES_DEFECT else "Known"
+            feature = formatter.current_feature
+            if feature is not None and feature.scenarios:
+                # The formatter knows behave's statuses only; the title says which this is.
+                feature.scenarios[-1].name = f"[{caption}] {scenario.name}"
             formatter.embed(
                 mime_type="text/plain",
                 data=f"{explanation.reason}\n\nNot counted as passed, nor as the plugin's failure.",
