@@ -6,6 +6,7 @@ plugin repository.
     hermetic merge-reports DIR... [--into DIR]
     hermetic mock [--port N] [--scenario FILE] ...
     hermetic init [DIR]
+    hermetic baseline [--write] [--plugin DIR] [--profile FILE] [--reports DIR]
 
 Exit status: 0 all passed, 1 a scenario failed, 2 a usage or setup problem (one line saying what
 to do, never a traceback).
@@ -111,6 +112,19 @@ def build_parser() -> argparse.ArgumentParser:
         "into DIR; existing files are never overwritten. Then run `behave` there.",
     )
     init.add_argument("directory", nargs="?", type=Path, default=Path("."))
+
+    record = commands.add_parser(
+        "baseline",
+        help="list a run's failures as [[baseline]] entries of the plugin's profile",
+        description="Read the failures of the last run (summary.json in --reports) and print "
+        "them as [[baseline]] entries, each with a reason for you to edit; with --write, "
+        "append them to the plugin's hermetic.toml (created if missing). Nothing already in "
+        "the profile is changed, and a scenario it lists is not repeated.",
+    )
+    _add_plugin_options(record)
+    record.add_argument(
+        "--write", action="store_true", help="append the entries to the profile (else: print)"
+    )
     return parser
 
 
@@ -130,6 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return merge_reports(args.folders, args.into)
     if args.command == "matrix":
         return matrix(args, rest)
+    if args.command == "baseline":
+        return baseline(args)
     return run(args, rest)
 
 
@@ -236,6 +252,28 @@ def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
     passed, failed = closing(runs)
     print(f"{passed} passed, {failed} failed", flush=True)
     return EXIT_PASSED if all(run.ok for run in runs) else EXIT_FAILED
+
+
+def baseline(args: argparse.Namespace) -> int:
+    from hermetic.errors import ConfigError
+    from hermetic.known.record import record
+    from hermetic.profile import PROFILE_FILENAME
+
+    try:
+        profile = (args.profile or args.plugin / PROFILE_FILENAME).resolve()
+        recorded = record(args.reports.resolve(), profile, write=args.write)
+    except ConfigError as exc:
+        return _option_error(exc)
+    if not recorded.entries:
+        print(f"no failure to record that {profile} does not already list")
+        return EXIT_PASSED
+    if not args.write:
+        print(recorded.text, end="", flush=True)
+        print(f"# {recorded.entries} entries; --write appends them to {profile}", flush=True)
+        return EXIT_PASSED
+    done = "created" if recorded.created else "appended to (its existing lines are unchanged)"
+    print(f"{recorded.entries} [[baseline]] entries {done} {profile}; edit each reason")
+    return EXIT_PASSED
 
 
 def run(args: argparse.Namespace, behave_args: list[str]) -> int:

@@ -457,3 +457,67 @@ def test_a_run_whose_every_failure_is_known_passes(tmp_path: Path) -> None:
     assert outcome.ok, outcome.problems
     assert outcome.closing_line() == "1 passed, 0 failed, 1 known"
     assert written["totals"]["failed"] == 0
+
+
+# -- hermetic baseline --write ----------------------------------------------------------------
+
+
+def _reports_with_failures(tmp_path: Path) -> Path:
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    rows = [
+        {
+            "feature_file": "f.feature",
+            "name": "A removed model",
+            "status": "failed",
+            "message": 'ASSERT FAILED: expected "gone" in error_message',
+        },
+        {
+            "feature_file": "f.feature",
+            "name": "Stops with Ctrl-C -- @1.2 ",
+            "status": "errored",
+            "message": "TimeoutError",
+        },
+        {"feature_file": "f.feature", "name": "Fine", "status": "passed", "message": None},
+        {"feature_file": "f.feature", "name": "Listed", "status": KNOWN, "message": "x"},
+    ]
+    (reports / "summary.json").write_text(json.dumps({"scenarios": rows}), "utf-8")
+    return reports
+
+
+def test_baseline_write_records_failures_and_never_changes_what_the_profile_has(
+    tmp_path: Path,
+) -> None:
+    from hermetic.cli import main
+
+    reports = _reports_with_failures(tmp_path)
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    profile = plugin / "hermetic.toml"
+    profile.write_text('[promises]\nkeep = ["removed-model", "gateway"]\n', "utf-8")
+    args = ["baseline", "--plugin", str(plugin), "--reports", str(reports)]
+    assert main(args) == 0  # a dry run: nothing written
+    assert "[[baseline]]" not in profile.read_text("utf-8")
+    assert main([*args, "--write"]) == 0
+    text = profile.read_text("utf-8")
+    assert text.startswith('[promises]\nkeep = ["removed-model", "gateway"]\n\n[[baseline]]\n')
+    entries = load_profile(profile).baseline
+    assert [entry.scenario for entry in entries] == ["A removed model", "Stops with Ctrl-C"]
+    assert entries[0].reason.startswith("TODO say why this failure is expected (it failed with: ")
+    assert main([*args, "--write"]) == 0  # nothing new: nothing repeated
+    assert profile.read_text("utf-8") == text
+
+
+def test_baseline_write_creates_a_profile_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hermetic.cli import main
+
+    reports = _reports_with_failures(tmp_path)
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    assert main(["baseline", "--write", "--plugin", str(plugin), "--reports", str(reports)]) == 0
+    assert "2 [[baseline]] entries created" in capsys.readouterr().out
+    assert len(load_profile(plugin / "hermetic.toml").baseline) == 2
+    assert main(["baseline", "--plugin", str(plugin), "--reports", str(tmp_path)]) == 2
+    assert "summary.json: cannot be read" in capsys.readouterr().err
