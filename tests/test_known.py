@@ -284,15 +284,18 @@ def test_the_junit_case_of_an_explained_failure_becomes_skipped_with_the_reason(
     tmp_path: Path,
 ) -> None:
     (tmp_path / "TESTS-gateway.xml").write_text(
-        '<testsuite name="gateway.G" tests="2" failures="1" errors="0" skipped="0">'
-        '<testcase classname="gateway.G" name="Stops" status="failed">'
+        '<testsuite name="features.gateway.G" tests="3" failures="1" errors="0" skipped="0">'
+        '<testcase classname="features.gateway.G" name="Stops" status="failed">'
         '<failure message="exit 1">trace</failure><system-out>out</system-out></testcase>'
-        '<testcase classname="gateway.G" name="Runs" status="passed"/></testsuite>',
+        '<testcase classname="features.other_gateway.G" name="Stops" status="failed">'
+        '<failure message="exit 1">trace</failure></testcase>'
+        '<testcase classname="features.gateway.G" name="Runs" status="passed"/></testsuite>',
         "utf-8",
     )
     rows = [
         {
             "feature_file": "features/gateway.feature",
+            "feature": "G",
             "name": "Stops",
             "status": HERMES_DEFECT,
             "explanation": "Hermes 0.19.0's own defect",
@@ -308,7 +311,9 @@ def test_the_junit_case_of_an_explained_failure_becomes_skipped_with_the_reason(
     skipped = case.find("skipped")
     assert skipped is not None and skipped.get("type") == "hermetic.hermes-defect"
     assert skipped.get("message") == "Hermes 0.19.0's own defect"
-    assert (suite.get("failures"), suite.get("skipped")) == ("0", "1")
+    assert (suite.get("failures"), suite.get("skipped")) == ("1", "1")
+    other = suite.findall("testcase")[1]
+    assert other.get("status") == "failed" and other.find("failure") is not None
 
 
 # -- a whole run ------------------------------------------------------------------------------

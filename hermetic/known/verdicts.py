@@ -130,8 +130,12 @@ def rewrite_junit(junit_dir: Path, rows: Sequence[Mapping[str, Any]]) -> int:
     pass nor as a failure; ``status`` and ``type`` say which explanation it is. Returns the
     number of cases rewritten; rewriting twice (a merge of merged shards) changes nothing.
     """
+    # behave's classname is the feature file's path in dots, then the feature's name.
     explained = {
-        (Path(str(row.get("feature_file", ""))).stem, str(row.get("name", ""))): row
+        (
+            f"{Path(str(row.get('feature_file', ''))).stem}.{row.get('feature', '')}",
+            str(row.get("name", "")),
+        ): row
         for row in rows
         if row.get("status") in EXPLAINED
     }
@@ -143,8 +147,15 @@ def rewrite_junit(junit_dir: Path, rows: Sequence[Mapping[str, Any]]) -> int:
         suite = tree.getroot()
         touched = False
         for case in suite.iter("testcase"):
-            stem = str(case.get("classname", "")).split(".", 1)[0]
-            row = explained.get((stem, str(case.get("name", ""))))
+            classname, name = str(case.get("classname", "")), str(case.get("name", ""))
+            row = next(
+                (
+                    row
+                    for (tail, row_name), row in explained.items()
+                    if row_name == name and (classname == tail or classname.endswith("." + tail))
+                ),
+                None,
+            )
             if row is None or case.get("status") == row["status"]:
                 continue
             for child in [c for c in case if c.tag in ("failure", "error")]:
