@@ -120,3 +120,18 @@ def test_the_matrix_names_the_row_where_behaviour_changed_and_writes_manifest_an
 def test_a_row_whose_failures_are_all_explained_passes() -> None:
     run = ReleaseRun("0.19.0", code=0, passed=0, explained=1)
     assert run.ok
+
+
+def test_a_cell_whose_failures_are_explained_says_so_and_is_not_failed() -> None:
+    from hermetic.runs.matrix import cells_of
+
+    row = {
+        "feature_file": "features/gateway.feature",
+        "name": "Stops",
+        "status": "hermes-defect",
+        "tags": [],
+        "explanation": "Hermes 0.19.0's own defect (gateway stop race): …",
+    }
+    passed = {**row, "name": "Runs", "status": "passed"}
+    cell = cells_of({"scenarios": [row, passed]})["gateway"]
+    assert cell == Cell("hermes-defect", "Stops: Hermes 0.19.0's own defect (gateway stop race): …")
