@@ -135,3 +135,16 @@ def test_a_cell_whose_failures_are_explained_says_so_and_is_not_failed() -> None
     passed = {**row, "name": "Runs", "status": "passed"}
     cell = cells_of({"scenarios": [row, passed]})["gateway"]
     assert cell == Cell("hermes-defect", "Stops: Hermes 0.19.0's own defect (gateway stop race): …")
+
+
+def test_a_row_that_could_not_start_says_why(tmp_path: Path) -> None:
+    from hermetic.runs.matrix import _read_release
+
+    setup = {"feature_file": "", "name": "the run could not start", "status": "errored"}
+    setup["message"] = "unknown option -D hermes_package=…"
+    summary = {"totals": {"errored": 1}, "scenarios": [setup]}
+    (tmp_path / "summary.json").write_text(json.dumps(summary), "utf-8")
+    run = ReleaseRun(IOT, code=2)
+    _read_release(run, tmp_path)
+    assert run.cells == {"(run)": Cell("failed", "unknown option -D hermes_package=…")}
+    assert not run.ok

@@ -204,6 +204,10 @@ def _read_release(run: ReleaseRun, folder: Path) -> None:
     run.failed = int(totals.get("failed", 0)) + int(totals.get("errored", 0))
     run.explained = sum(int(totals.get(status, 0)) for status in EXPLAINED)
     run.cells = cells_of(summary)
+    failing = [r for r in summary.get("scenarios", []) if r.get("status") in ("failed", "errored")]
+    if failing and not any(cell.status == "failed" for cell in run.cells.values()):
+        # A run that could not start has no feature to put its failure under: say why.
+        run.cells["(run)"] = Cell("failed", str(failing[0].get("message") or "failed"))
 
 
 def write_matrix(runs: Sequence[ReleaseRun], reports: Path) -> None:
