@@ -176,6 +176,15 @@ def test_the_gateway_stop_race_is_identified_by_the_line_hermes_writes() -> None
     assert found.headline("0.19.0").endswith(", not your plugin")
 
 
+def test_the_race_the_other_way_round_needs_both_of_its_lines() -> None:
+    planned = "INFO gateway.run: Received UNKNOWN as a planned gateway stop — exiting cleanly"
+    unexpected = "INFO gateway.run: Received SIGTERM — initiating shutdown"
+    found = defects.identify("0.19.0", [planned, unexpected])
+    assert found is not None and found.name == "gateway stop race, watcher first"
+    assert defects.identify("0.19.0", [unexpected]) is None  # a plain SIGTERM is no defect
+    assert defects.identify("0.19.0", [planned]) is None  # a clean planned stop
+
+
 def test_a_defect_is_not_claimed_on_other_releases_or_without_its_lines() -> None:
     assert defects.identify("0.18.2", [RACE_LINE]) is None
     assert defects.identify("0.19.0", ["Received SIGINT — initiating shutdown"]) is None

@@ -59,6 +59,24 @@ DEFECTS: tuple[HermesDefect, ...] = (
         source="gateway/run.py: _run_planned_stop_watcher against the SIGTERM handler's "
         "consume_planned_stop_marker_for_self",
     ),
+    # The same race the other way round (read in the code, not yet seen): the watcher consumes
+    # the marker first, and the SIGTERM that follows is taken as unexpected. The handler has
+    # no guard against running twice, so the two lines together mean one stop handled twice.
+    HermesDefect(
+        name="gateway stop race, watcher first",
+        releases="==0.19.0",
+        lines=(
+            r"Received UNKNOWN as a planned gateway stop",
+            r"Received SIGTERM\b.*initiating shutdown",
+        ),
+        explanation=(
+            "on `hermes gateway stop` its planned-stop watcher thread consumes the stop "
+            "marker before the SIGTERM handler runs, which then takes the same stop as "
+            "unexpected and `gateway run` exits 1"
+        ),
+        source="gateway/run.py: _run_planned_stop_watcher, shutdown_signal_handler (no "
+        "re-entrance guard)",
+    ),
 )
 
 
