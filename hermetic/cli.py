@@ -236,12 +236,16 @@ def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
         defines = _plugin_defines(args)
     except ConfigError as exc:
         return _option_error(exc)
+    try:
+        versions = args.versions or declared_rows(requires_hermes(args.plugin.resolve()))
+    except ValueError as exc:
+        return _fail(f"{args.plugin / 'plugin.yaml'}: requires_hermes: {exc}")
     reports = args.reports.resolve()
     with tempfile.TemporaryDirectory(prefix="hermetic-suite-") as scratch:
         features = scratch_suite(Path(scratch))
         runs = run_matrix(
             sys.executable,
-            args.versions or declared_rows(requires_hermes(args.plugin.resolve())),
+            versions,
             reports,
             _suite_arguments(features, defines, behave_args),
             Path(scratch),

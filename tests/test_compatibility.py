@@ -51,6 +51,20 @@ def test_without_versions_the_rows_are_what_the_plugin_declares_plus_the_newest_
     assert declared_rows("<0.19") == ["0.16.0", "0.17.0", "0.18.2"]
 
 
+def test_a_declared_range_that_is_no_specifier_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hermetic.cli import main
+
+    (tmp_path / "plugin.yaml").write_text('name: p\nrequires_hermes: "0.18+"\n', "utf-8")
+    (tmp_path / "__init__.py").write_text("def register(ctx):\n    pass\n", "utf-8")
+    assert main(["matrix", "--plugin", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"hermetic: {tmp_path}/plugin.yaml: requires_hermes: '0.18+' is not a PEP 440 version "
+        "specifier (e.g. >=0.18)\n"
+    )
+
+
 def test_requires_hermes_is_read_from_plugin_yaml(tmp_path: Path) -> None:
     (tmp_path / "plugin.yaml").write_text('name: p\nrequires_hermes: ">=0.18"\n', "utf-8")
     assert requires_hermes(tmp_path) == ">=0.18"

@@ -86,9 +86,14 @@ def declared_rows(specifier: str | None, candidates: Iterable[str] | None = None
     rows = list(candidates) if candidates is not None else [*MATRIX_RELEASES, *NEWEST_CODE]
     if specifier is None or not specifier.strip():
         return rows
-    from packaging.specifiers import SpecifierSet  # the suite's environment has it
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet  # the suite's environment
 
-    admitted = SpecifierSet(specifier)
+    try:
+        admitted = SpecifierSet(specifier)
+    except InvalidSpecifier:
+        raise ValueError(
+            f"{specifier!r} is not a PEP 440 version specifier (e.g. >=0.18)"
+        ) from None
     return [row for row in rows if admitted.contains(version_of(row), prereleases=True)]
 
 
