@@ -116,6 +116,9 @@ def test_the_matrix_names_the_row_where_behaviour_changed_and_writes_manifest_an
     table = (tmp_path / "matrix.md").read_text("utf-8")
     assert "## Where the behaviour changed" in table
     assert f"fails from **{IOT}** on (Stops)" in table
+    page = (tmp_path / "report.html").read_text("utf-8")
+    assert "<h2>Where the behaviour changed</h2>" in page
+    assert "Then it exits cleanly: failed — expected exit 0; got 1" in page
     manifest = json.loads((tmp_path / COMPATIBILITY_JSON).read_text("utf-8"))
     assert manifest["hermetic"] == __version__
     assert manifest["plugin"] == {"name": "p"}

@@ -137,6 +137,20 @@ def render_changes(changes: Sequence[Change]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_changes_html(changes: Sequence[Change]) -> str:
+    """The same section for the matrix's report.html."""
+    if not changes:
+        return ""
+    items = "".join(
+        f"<li><b>{html.escape(c.column)}</b> passed on {html.escape(c.passed_on)} and fails "
+        f"from <b>{html.escape(c.failed_on)}</b> on ({html.escape(c.scenario)}); the first "
+        f"differing line:<br><code>{html.escape(c.passed_on)}: {html.escape(c.passed_line)}"
+        f"</code><br><code>{html.escape(c.failed_on)}: {html.escape(c.failed_line)}</code></li>"
+        for c in changes
+    )
+    return f"<h2>Where the behaviour changed</h2><ul>{items}</ul>\n"
+
+
 def span(runs: Sequence[ReleaseRun]) -> str:
     """``0.16–0.22``: the major.minor span of the rows that ran."""
     ran = [run for run in runs if not run.unsupported]

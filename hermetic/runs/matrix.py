@@ -223,7 +223,7 @@ def write_matrix(runs: Sequence[ReleaseRun], reports: Path) -> None:
     (reports / MATRIX_MD).write_text(
         render_markdown(runs, columns) + compatibility.render_changes(changes), "utf-8"
     )
-    (reports / layout.HTML_REPORT).write_text(render_html(runs, columns), "utf-8")
+    (reports / layout.HTML_REPORT).write_text(render_html(runs, columns, changes), "utf-8")
     compatibility.write(runs, columns, changes, reports)
 
 
@@ -256,7 +256,11 @@ def render_markdown(runs: Sequence[ReleaseRun], columns: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def render_html(runs: Sequence[ReleaseRun], columns: Sequence[str]) -> str:
+def render_html(
+    runs: Sequence[ReleaseRun],
+    columns: Sequence[str],
+    changes: Sequence[compatibility.Change] = (),
+) -> str:
     head = "".join(f"<th>{html.escape(column)}</th>" for column in columns)
     rows = []
     for run in runs:
@@ -295,7 +299,8 @@ report.</p>
 <p><img src="{compatibility.BADGE_SVG}" alt="compatibility badge"></p>
 <table><tr><th>release</th>{head}<th>time</th></tr>
 {chr(10).join(rows)}
-</table></body></html>
+</table>
+{compatibility.render_changes_html(changes)}</body></html>
 """
 
 
