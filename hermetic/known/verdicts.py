@@ -158,7 +158,7 @@ def rewrite_junit(junit_dir: Path, rows: Sequence[Mapping[str, Any]]) -> int:
             )
             if row is None or case.get("status") == row["status"]:
                 continue
-            for child in [c for c in case if c.tag in ("failure", "error")]:
+            for child in [c for c in case if c.tag in ("failure", "error", "skipped")]:
                 case.remove(child)
             skipped = ElementTree.Element(
                 "skipped",
