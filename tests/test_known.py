@@ -395,16 +395,15 @@ def after_scenario(context, scenario):
 """
 
 
-def run_demo(tmp_path: Path, feature: str, entries: list[list[str | None]]) -> tuple:
+def run_demo(tmp_path: Path, feature: str, entries: list[list[str | None]], jobs: int = 1) -> tuple:
     project = tmp_path / "project"
     (project / "features" / "steps").mkdir(parents=True)
     (project / "features" / "baseline.feature").write_text(feature)
     (project / "features" / "steps" / "demo_steps.py").write_text(STEPS)
     (project / "features" / "environment.py").write_text(ENVIRONMENT % json.dumps(entries))
     reports = project / "reports"
-    outcome = run_acceptance(
-        sys.executable, reports, [], cwd=project, env={"PYTHONPATH": str(REPO), "PATH": ""}
-    )
+    env = {"PYTHONPATH": str(REPO), "PATH": str(Path(sys.executable).parent)}
+    outcome = run_acceptance(sys.executable, reports, [], cwd=project, env=env, jobs=jobs)
     written = json.loads((reports / "summary.json").read_text("utf-8"))
     return outcome, written, reports
 
@@ -535,3 +534,29 @@ def test_baseline_write_creates_a_profile_and_says_so(
     assert len(load_profile(plugin / "hermetic.toml").baseline) == 2
     assert main(["baseline", "--plugin", str(plugin), "--reports", str(tmp_path)]) == 2
     assert "summary.json: cannot be read" in capsys.readouterr().err
+
+
+def test_explained_failures_survive_parallel_workers_and_a_shard_merge(tmp_path: Path) -> None:
+    from hermetic.runs.acceptance import merge_reports
+
+    feature = (
+        "Feature: Known\n\n  Scenario: A failure the author knows\n    Given a step that fails\n"
+        "\n  Scenario: A check that holds\n    Given a step that passes\n"
+    )
+    entries = [["A failure the author knows", None, "issue 12", None]]
+    outcome, written, reports = run_demo(tmp_path, feature, entries, jobs=2)
+    assert outcome.ok, outcome.problems
+    assert outcome.closing_line() == "1 passed, 0 failed, 1 known"
+    assert written["totals"][KNOWN] == 1
+    merged = tmp_path / "merged"
+    again = merge_reports(sys.executable, [reports], merged, env={"PATH": ""})
+    assert again.closing_line() == "1 passed, 0 failed, 1 known", again.problems
+    rows = json.loads((merged / "summary.json").read_text("utf-8"))["scenarios"]
+    assert [row["status"] for row in rows] == [KNOWN, "passed"]
+    cases = [
+        case
+        for report in (merged / "junit").glob("*.xml")
+        for case in ElementTree.parse(report).getroot().iter("testcase")
+    ]
+    known = next(case for case in cases if case.get("name") == "A failure the author knows")
+    assert len(known.findall("skipped")) == 1 and known.find("failure") is None
