@@ -536,7 +536,9 @@ def test_baseline_write_creates_a_profile_and_says_so(
     assert "summary.json: cannot be read" in capsys.readouterr().err
 
 
-def test_explained_failures_survive_parallel_workers_and_a_shard_merge(tmp_path: Path) -> None:
+def test_explained_failures_survive_parallel_workers_and_a_shard_merge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from hermetic.runs.acceptance import merge_reports
 
     feature = (
@@ -548,6 +550,8 @@ def test_explained_failures_survive_parallel_workers_and_a_shard_merge(tmp_path:
     assert outcome.ok, outcome.problems
     assert outcome.closing_line() == "1 passed, 0 failed, 1 known"
     assert written["totals"][KNOWN] == 1
+    progress = [line for line in capsys.readouterr().out.splitlines() if "/2 " in line]
+    assert any(" known " in line and "A failure the author knows" in line for line in progress)
     merged = tmp_path / "merged"
     again = merge_reports(sys.executable, [reports], merged, env={"PATH": ""})
     assert again.closing_line() == "1 passed, 0 failed, 1 known", again.problems
