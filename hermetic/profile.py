@@ -10,6 +10,7 @@ before any Hermes process starts, with one line ``FILE: key: what is wrong``.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import ipaddress
 import json
 import re
@@ -23,6 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from hermetic.errors import ConfigError
@@ -50,7 +52,9 @@ PLACEHOLDERS = ("sink", "now")
 _FIXED_KEYS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {"promises": ("keep",), "network": ("expected",), "requires": ("packages",)}
 )
-SECTIONS = ("promises", "env", "files", "config", "network", "requires")
+SECTIONS = ("promises", "env", "files", "config", "network", "requires", "baseline")
+#: The keys of one ``[[baseline]]`` entry (a scenario or a whole promise expected to fail).
+BASELINE_KEYS = ("scenario", "promise", "reason", "hermes")
 
 #: config.yaml keys the sandbox's isolation rests on (sandbox.py writes them): a merge may not
 #: touch them, nor replace a table holding them.
@@ -138,6 +142,17 @@ class RenderedProfile:
 
 
 @dataclass(frozen=True)
+class BaselineEntry:
+    """One ``[[baseline]]`` entry: a scenario (or every scenario of a promise) the plugin is
+    known to fail, why, and optionally the Hermes releases (a PEP 440 specifier) it applies to."""
+
+    scenario: str | None
+    promise: str | None
+    reason: str
+    hermes: str | None = None
+
+
+@dataclass(frozen=True)
 class Profile:
     """A checked ``hermetic.toml``. ``promises`` None means every promise (no ``[promises]``)."""
 
@@ -148,6 +163,7 @@ class Profile:
     network_expected: tuple[str, ...]
     requires: tuple[str, ...]
     promises: frozenset[str] | None
+    baseline: tuple[BaselineEntry, ...] = ()
 
     @classmethod
     def empty(cls) -> Profile:
@@ -279,6 +295,8 @@ class _Checker:
                 raise self.fail(
                     _key(section), f"unknown section; known sections: {', '.join(SECTIONS)}"
                 )
+            if section == "baseline":
+                continue  # an array of tables, checked by baseline()
             if not isinstance(value, dict):
                 raise self.fail(_key(section), f"must be a table ([{section}]), not {_kind(value)}")
             known = _FIXED_KEYS.get(section)
@@ -298,6 +316,14 @@ class _Checker:
             requires=self.packages(requires.get("packages", [])),
             promises=self.promises(data["promises"]) if "promises" in data else None,
         )
+        profile = dataclasses.replace(profile, baseline=self.baseline(data.get("baseline", [])))
+        for index, entry in enumerate(profile.baseline):
+            if entry.promise is not None and not profile.keeps(entry.promise):
+                raise self.fail(
+                    _key("baseline", index, "promise"),
+                    f"{_show(entry.promise)} is not claimed in [promises] keep; a promise the "
+                    "plugin does not make is not run, so it cannot be expected to fail",
+                )
         for key, text in profile._texts():
             self.placeholders(key, text)
         return profile
@@ -431,6 +457,64 @@ class _Checker:
                     f"{_show(name)} is not a known promise; known promises: {known}",
                 )
         return frozenset(keep)
+
+    def baseline(self, value: Any) -> tuple[BaselineEntry, ...]:
+        if not isinstance(value, list):
+            raise self.fail(
+                "baseline", f"must be an array of tables ([[baseline]]), not {_kind(value)}"
+            )
+        entries = []
+        for index, item in enumerate(value):
+            if not isinstance(item, dict):
+                raise self.fail(_key("baseline", index), f"must be a table, not {_kind(item)}")
+            unknown = [key for key in item if key not in BASELINE_KEYS]
+            if unknown:
+                raise self.fail(
+                    _key("baseline", index, unknown[0]),
+                    f"unknown key; known keys: {', '.join(BASELINE_KEYS)}",
+                )
+            for key in BASELINE_KEYS:
+                if key in item and (not isinstance(item[key], str) or not item[key].strip()):
+                    raise self.fail(
+                        _key("baseline", index, key),
+                        f"must be a non-empty string, not {_show(item[key])}",
+                    )
+            if ("scenario" in item) == ("promise" in item):
+                raise self.fail(
+                    _key("baseline", index),
+                    'names exactly one of scenario = "NAME" or promise = "NAME"',
+                )
+            if "reason" not in item:
+                raise self.fail(
+                    _key("baseline", index, "reason"),
+                    "missing; say why the failure is expected (it is shown with the failure)",
+                )
+            promise = item.get("promise")
+            if promise is not None and promise not in PROMISES:
+                raise self.fail(
+                    _key("baseline", index, "promise"),
+                    f"{_show(promise)} is not a known promise; known promises: "
+                    + ", ".join(PROMISES),
+                )
+            hermes = item.get("hermes")
+            if hermes is not None:
+                try:
+                    SpecifierSet(hermes)
+                except InvalidSpecifier:
+                    raise self.fail(
+                        _key("baseline", index, "hermes"),
+                        f"{_show(hermes)} is not a PEP 440 version specifier "
+                        '(e.g. ">=0.19.0" or "==0.16.0")',
+                    ) from None
+            entries.append(
+                BaselineEntry(
+                    scenario=item.get("scenario"),
+                    promise=promise,
+                    reason=item["reason"].strip(),
+                    hermes=hermes,
+                )
+            )
+        return tuple(entries)
 
     def placeholders(self, key: str, text: str) -> None:
         try:

@@ -48,6 +48,7 @@ def capture_of(line: str) -> CaptureLine | None:
     """The contract capture in one of the plugin's INFO records, or None."""
     return parse_capture(line) if _INFO_RECORD.match(line) else None
 
+
 # Loader shared by the fixture and the subprocess test, so both import the
 # plugin exactly like Hermes' PluginManager._load_directory_module does.
 LOADER_SOURCE = f"""

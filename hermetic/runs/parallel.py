@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from hermetic.hermes.processes import stop_processes_under
+from hermetic.known.verdicts import Explanation
 from hermetic.reporting import layout, summary
 from hermetic.runs import durations, shards
 from hermetic.runs.acceptance import HTML_FORMATTER, report_arguments
@@ -552,6 +553,11 @@ def _finish(
             verdict = "errored" if why.status == "error" else "skipped"
         else:
             verdict = summary.verdict(status)
+            if verdict in ("failed", "errored"):
+                # Hermes' defect or the plugin's baseline may explain it (hermetic.known).
+                folder = layout.artefact_dir(unit.folder, scenario.feature_file, scenario.name)
+                explanation = Explanation.read(folder)
+                verdict = explanation.status if explanation is not None else verdict
         failed = failed or verdict in ("failed", "errored")
         seconds = unit.measured.get(scenario.key, unit.seconds)
         queue.finished += 1

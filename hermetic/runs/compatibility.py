@@ -1,0 +1,230 @@
+"""The release matrix's answer, for a plugin's README and CI: a manifest, a badge, and where
+behaviour changed.
+
+* ``compatibility.json``: every row (release or pinned build), its verdict and its verdict per
+  promise (or feature), the plugin, and the hermetic that judged it;
+* ``badge.svg``: ``Hermes 0.16–0.22 | passing``, the span of the rows that ran;
+* when a column fails on a row after passing on an earlier one, the row where the behaviour
+  changed, with the first differing line of the two runs' evidence: the failing scenario's
+  steps as each run's ``behave.json`` reports them (a passing scenario keeps no other evidence).
+
+Standard library only (``tools/run.py matrix`` writes them before any virtualenv exists); the
+badge is a few lines of SVG in shields.io's flat layout, so it needs no badge service.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hermetic import __version__
+from hermetic.reporting import layout
+from hermetic.runs.matrix_releases import folder_name, package_of, release_of, version_of
+
+if TYPE_CHECKING:
+    from hermetic.runs.matrix import ReleaseRun
+
+COMPATIBILITY_JSON = "compatibility.json"
+BADGE_SVG = "badge.svg"
+
+
+@dataclass(frozen=True)
+class Change:
+    """A column that passed on ``passed_on`` and fails from ``failed_on`` on."""
+
+    column: str
+    passed_on: str
+    failed_on: str
+    scenario: str
+    passed_line: str
+    failed_line: str
+
+
+def behaviour_changes(runs: Sequence[ReleaseRun], root: Path) -> list[Change]:
+    """Per column, the first row that fails after one that passed (rows in version order)."""
+    changes = []
+    columns = sorted({name for run in runs for name in run.cells})
+    for column in columns:
+        last_passed: ReleaseRun | None = None
+        for run in runs:
+            cell = run.cells.get(column)
+            if run.unsupported or cell is None:
+                continue
+            if cell.status == "passed":
+                last_passed = run
+            elif cell.status == "failed" and last_passed is not None:
+                changes.append(_change(column, last_passed, run, root))
+                break
+    return changes
+
+
+def _change(column: str, before: ReleaseRun, after: ReleaseRun, root: Path) -> Change:
+    after_folder, before_folder = (
+        root / folder_name(after.version),
+        root / folder_name(before.version),
+    )
+    scenario = _first_failing(_summary(after_folder), column)
+    failed_lines = _evidence(after_folder, scenario)
+    passed_lines = _evidence(before_folder, scenario)
+    for index in range(max(len(failed_lines), len(passed_lines))):
+        was = passed_lines[index] if index < len(passed_lines) else f"(not run on {before.version})"
+        now = failed_lines[index] if index < len(failed_lines) else f"(not run on {after.version})"
+        if was != now:
+            return Change(column, before.version, after.version, scenario, was, now)
+    return Change(column, before.version, after.version, scenario, "(same steps)", "(same steps)")
+
+
+def _summary(folder: Path) -> Mapping[str, Any]:
+    try:
+        return json.loads((folder / layout.SUMMARY_JSON).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _first_failing(summary: Mapping[str, Any], column: str) -> str:
+    for row in summary.get("scenarios", []):
+        in_column = (
+            Path(str(row.get("feature_file", ""))).stem == column
+            or f"promise.{column}" in row.get("tags", [])
+            or (column == "isolation" and "isolation" in row.get("tags", []))
+        )
+        if in_column and row.get("status") in ("failed", "errored"):
+            return str(row.get("name", ""))
+    return ""
+
+
+def _evidence(folder: Path, scenario: str) -> list[str]:
+    """The scenario's steps in one run, one line each: keyword, text, status, first message line."""
+    try:
+        features = json.loads((folder / layout.BEHAVE_JSON).read_text("utf-8") or "[]")
+    except (OSError, ValueError):
+        return []
+    for feature in features:
+        for element in feature.get("elements", []):
+            if element.get("type") != "scenario" or element.get("name") != scenario:
+                continue
+            lines = []
+            for step in element.get("steps", []):
+                result = step.get("result", {})
+                message = result.get("error_message") or ""
+                if isinstance(message, list):
+                    message = "\n".join(message)
+                first = (message.strip().splitlines() or [""])[0]
+                line = f"{step.get('keyword', '')} {step.get('name', '')}: "
+                line += result.get("status", "untested") + (f" — {first}" if first else "")
+                lines.append(line)
+            return lines
+    return []
+
+
+def render_changes(changes: Sequence[Change]) -> str:
+    """The Markdown section under the matrix's table (empty when nothing changed)."""
+    if not changes:
+        return ""
+    lines = ["## Where the behaviour changed", ""]
+    for change in changes:
+        lines += [
+            f"- **{change.column}** passed on {change.passed_on} and fails from "
+            f"**{change.failed_on}** on ({change.scenario or 'no failing scenario found'}); "
+            "the first differing line:",
+            f"  - {change.passed_on}: `{change.passed_line}`",
+            f"  - {change.failed_on}: `{change.failed_line}`",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def render_changes_html(changes: Sequence[Change]) -> str:
+    """The same section for the matrix's report.html."""
+    if not changes:
+        return ""
+    items = "".join(
+        f"<li><b>{html.escape(c.column)}</b> passed on {html.escape(c.passed_on)} and fails "
+        f"from <b>{html.escape(c.failed_on)}</b> on ({html.escape(c.scenario)}); the first "
+        f"differing line:<br><code>{html.escape(c.passed_on)}: {html.escape(c.passed_line)}"
+        f"</code><br><code>{html.escape(c.failed_on)}: {html.escape(c.failed_line)}</code></li>"
+        for c in changes
+    )
+    return f"<h2>Where the behaviour changed</h2><ul>{items}</ul>\n"
+
+
+def span(runs: Sequence[ReleaseRun]) -> str:
+    """``0.16–0.22``: the major.minor span of the rows that ran."""
+    ran = [run for run in runs if not run.unsupported]
+    minors = [".".join(release_of(version_of(run.version)).split(".")[:2]) for run in ran]
+    if not minors:
+        return "none"
+    return minors[0] if minors[0] == minors[-1] else f"{minors[0]}–{minors[-1]}"
+
+
+def verdict(runs: Sequence[ReleaseRun]) -> str:
+    ran = [run for run in runs if not run.unsupported]
+    return "passing" if ran and all(run.ok for run in ran) else "failing"
+
+
+def manifest(
+    runs: Sequence[ReleaseRun], columns: Sequence[str], changes: Sequence[Change], reports: Path
+) -> dict[str, Any]:
+    """compatibility.json: what was tested, on what, and the verdicts."""
+    about: Mapping[str, Any] = {}
+    for run in runs:
+        about = _summary(reports / "matrix" / folder_name(run.version)).get("run", {})
+        if about:
+            break
+    return {
+        "hermetic": __version__,
+        "plugin": about.get("plugin"),
+        "profile": about.get("profile"),
+        "promises": list(columns),
+        "span": span(runs),
+        "verdict": verdict(runs),
+        "releases": [
+            {
+                "release": run.version,
+                "version": version_of(run.version),
+                "package": package_of(run.version) or "hermes-agent",
+                "verdict": "unsupported" if run.unsupported else ("passed" if run.ok else "failed"),
+                "unsupported": run.unsupported,
+                "passed": run.passed,
+                "failed": run.failed,
+                "explained": run.explained,
+                "verdicts": {name: cell.status for name, cell in sorted(run.cells.items())},
+            }
+            for run in runs
+        ],
+        "changes": [asdict(change) for change in changes],
+    }
+
+
+def badge(label: str, message: str, colour: str) -> str:
+    """A flat badge in shields.io's layout (Verdana 11 px, about 7 px a character)."""
+    left, right = 10 + 7 * len(label), 10 + 7 * len(message)
+    width = left + right
+    text = f"{html.escape(label)}: {html.escape(message)}"
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="20" role="img" '
+        f'aria-label="{text}"><title>{text}</title>'
+        '<linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" '
+        'stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient>'
+        f'<clipPath id="r"><rect width="{width}" height="20" rx="3" fill="#fff"/></clipPath>'
+        f'<g clip-path="url(#r)"><rect width="{left}" height="20" fill="#555"/>'
+        f'<rect x="{left}" width="{right}" height="20" fill="{colour}"/>'
+        f'<rect width="{width}" height="20" fill="url(#s)"/></g>'
+        '<g fill="#fff" text-anchor="middle" '
+        'font-family="Verdana,Geneva,DejaVu Sans,sans-serif" font-size="11">'
+        f'<text x="{left / 2:g}" y="14">{html.escape(label)}</text>'
+        f'<text x="{left + right / 2:g}" y="14">{html.escape(message)}</text></g></svg>\n'
+    )
+
+
+def write(
+    runs: Sequence[ReleaseRun], columns: Sequence[str], changes: Sequence[Change], reports: Path
+) -> None:
+    """compatibility.json and badge.svg into ``reports``."""
+    data = manifest(runs, columns, changes, reports)
+    (reports / COMPATIBILITY_JSON).write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+    colour = "#4c1" if data["verdict"] == "passing" else "#e05d44"
+    (reports / BADGE_SVG).write_text(badge(f"Hermes {data['span']}", data["verdict"], colour))

