@@ -28,6 +28,7 @@ from behave.model import Scenario, Step
 
 from hermetic.errors import HarnessError
 from hermetic.hermes.releases import release_key
+from hermetic.plugin_sources import kind_skip_reason
 from hermetic.reporting import figures
 from hermetic.reporting.artefacts import (
     prepare_html_report,
@@ -142,8 +143,10 @@ def release_skip_reason(scenario: Scenario, settings: Settings) -> str | None:
 
 
 def before_scenario(context: Any, scenario: Scenario) -> None:
-    reason = promise_skip_reason(scenario, context.settings) or release_skip_reason(
-        scenario, context.settings
+    reason = (
+        promise_skip_reason(scenario, context.settings)
+        or release_skip_reason(scenario, context.settings)
+        or kind_skip_reason(scenario.effective_tags, context.settings.plugin)
     )
     if reason is not None:
         scenario.skip(reason)

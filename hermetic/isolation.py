@@ -83,10 +83,13 @@ class Isolation:
         return installed(self.world.sandbox.hermes_executable)
 
     def unexpected_packages(self) -> list[str]:
-        """Packages beside Hermes that neither hermes-agent nor the profile's [requires] need."""
+        """Packages beside Hermes that neither hermes-agent, the profile's [requires] nor a pip
+        plugin under test need."""
         profile = self.world.settings.profile
+        plugin = self.world.settings.plugin.distribution
         return unexpected_packages(
-            self.world.sandbox.hermes_executable, ("hermes-agent", *profile.requires)
+            self.world.sandbox.hermes_executable,
+            ("hermes-agent", *profile.requires, *([plugin] if plugin else [])),
         )
 
     def suite_modules_visible(self) -> dict[str, str]:

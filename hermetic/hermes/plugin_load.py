@@ -20,6 +20,9 @@ _FAILED = re.compile(_PREFIX + r"Failed to load plugin '(?P<name>[^']+)': (?P<er
 _NO_REGISTER = re.compile(_PREFIX + r"Plugin '(?P<name>[^']+)' has no register\(\) function$")
 _BAD_MANIFEST = re.compile(_PREFIX + r"Failed to parse (?P<path>.+?): (?P<error>.*)$")
 _MISSING_MODULE = re.compile(r"No module named '(?P<module>[^']+)'")
+# An entry point naming an attribute (``pkg:register``): Hermes looks for register() on what it
+# loads, so it finds none on the function.
+_ATTRIBUTE_ENTRY_POINT = re.compile(r"^\s*(?P<module>[\w.]+)\s*:\s*[\w.]+\s*$")
 _CHAIN = ("The above exception was", "During handling of the above exception")
 
 
@@ -36,9 +39,20 @@ class LoadFailure:
         match = _MISSING_MODULE.search(self.line)
         return match["module"].split(".")[0] if match else None
 
-    def describe(self, plugin_dir: Path | None = None) -> str:
-        """Hermes' line first, then the plugin's part of the traceback, then what it means."""
-        lines = [self.line, *self.plugin_frames(plugin_dir)]
+    def describe(self, plugin_dir: Path | None = None, entry_point: str | None = None) -> str:
+        """Hermes' line first, then the plugin's part of the traceback, then what it means
+        (``entry_point``: the pip plugin's entry point, when it is one)."""
+        lines = [self.line]
+        attribute = _ATTRIBUTE_ENTRY_POINT.match(entry_point or "")
+        if attribute and _NO_REGISTER.match(self.line):
+            module = attribute["module"]
+            lines.append(
+                f"The plugin's entry point names an attribute ({entry_point!r}): Hermes loads "
+                "the entry point and calls register() on what it gets, here the attribute "
+                "itself. Point the entry point at the module: "
+                f'[project.entry-points."hermes_agent.plugins"] <name> = "{module}".'
+            )
+        lines.extend(self.plugin_frames(plugin_dir))
         lines.append(
             "Hermes could not load the plugin under test and carried on without it: its hook "
             "never runs, so no alert can ever be recorded."
