@@ -68,13 +68,13 @@ def ensure_plugin_env(
     requirement: str,
     distribution: str,
     *,
-    build: Callable[[Path], str] | None = None,
+    build: Callable[[Path, Path], str] | None = None,
     root: Path | None = None,
     say: Callable[[str], None] | None = None,
 ) -> PluginEnv:
     """The environment of ``base_hermes`` plus ``requirement`` (a wheel, an sdist or
-    ``name==version``), created on first use; ``build(scratch)`` makes the wheel first when
-    the plugin is a project folder and returns its path."""
+    ``name==version``), created on first use; ``build(scratch, log)`` makes the wheel first
+    when the plugin is a project folder and returns its path."""
     target = env_root(base_hermes, key, root)
     found = _ready(target, key)
     if found is not None:
@@ -117,7 +117,7 @@ def _create(
     key: str,
     requirement: str,
     distribution: str,
-    build: Callable[[Path], str] | None,
+    build: Callable[[Path, Path], str] | None,
 ) -> PluginEnv:
     base = interpreter(base_hermes).parent.parent
     if not (base / "pyvenv.cfg").is_file():
@@ -134,7 +134,7 @@ def _create(
     scratch.mkdir()
     try:
         if build is not None:
-            requirement = build(scratch)
+            requirement = build(scratch, log)
         _run(
             [uv(), "pip", "install", "--python", str(target / "bin" / "python"), requirement],
             log,

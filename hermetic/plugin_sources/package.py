@@ -21,13 +21,11 @@ from typing import TYPE_CHECKING, Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from hermetic.errors import ConfigError
-from hermetic.hermes.installs import HermesInstallError
+from hermetic.errors import ConfigError, HarnessError
 from hermetic.hermes.plugin_envs import (
     ENTRY_POINT_GROUP,
     build_wheel,
     ensure_plugin_env,
-    env_root,
 )
 from hermetic.plugin_sources.directory import git_revision
 
@@ -87,21 +85,20 @@ class PackagePlugin:
         entry point Hermes will load; a ConfigError says what is wrong, in one line."""
         where = f"-D plugin={self.option}"
         key = self.build_key()
-        target = env_root(hermes, key)
         build = None
         if self.form == PROJECT:
             assert self.source is not None
             project = self.source
 
-            def build(scratch: Path) -> str:
-                return str(build_wheel(project, scratch, target / "install.log"))
+            def build(scratch: Path, log: Path) -> str:
+                return str(build_wheel(project, scratch, log))
 
         requirement = self.requirement if self.form == REQUIREMENT else str(self.source)
         try:
             env = ensure_plugin_env(
                 hermes, key, requirement, self.distribution, build=build, say=say
             )
-        except HermesInstallError as exc:
+        except HarnessError as exc:
             raise ConfigError(f"{where}: {exc}") from None
         if not env.entry_points:
             raise ConfigError(
@@ -161,7 +158,11 @@ def claims(option: str) -> bool:
         return path.name.endswith((".whl", *_SDIST_SUFFIXES))
     if path.is_dir():
         return (path / "pyproject.toml").is_file() and not (path / "plugin.yaml").is_file()
-    return "==" in option
+    # A requirement has a version specifier; a bare word is a folder that is not there.
+    try:
+        return bool(Requirement(option).specifier)
+    except InvalidRequirement:
+        return False
 
 
 def load(option: str) -> PackagePlugin:
