@@ -98,7 +98,7 @@ def test_a_project_without_the_entry_point_is_one_line(
 ) -> None:
     folder = _project(tmp_path / "p", entry_points="")
     assert _cli_error(capsys, str(folder)) == (
-        f'hermetic: {folder / "pyproject.toml"}: {GROUP}: missing; add [project.entry-points.'
+        f"hermetic: {folder / 'pyproject.toml'}: {GROUP}: missing; add [project.entry-points."
         '"hermes_agent.plugins"] <name> = "<your_module>"; Hermes finds a pip-installed plugin '
         "only through that group"
     )
@@ -266,3 +266,27 @@ def test_directory_only_scenarios_are_skipped_for_package_plugins(tmp_path: Path
     assert kind_skip_reason(["isolation"], package) is None
     directory = DirectoryPlugin(source=tmp_path, name="x")
     assert kind_skip_reason(["directory-plugin"], directory) is None
+
+
+def test_the_report_shows_the_pins_a_plugin_changed_as_a_row() -> None:
+    from hermetic.reporting.html import run_info_rows
+
+    about = {
+        "plugin": {
+            "name": "otel-sdk-protobuf",
+            "path": "hermes-otel-sdk-protobuf 0.1.0, pip-installed from /p",
+            "revision": None,
+            "pins_changed": ["protobuf 5.29 -> 7.36"],
+        },
+        "hermes": {"version": "0.19.0", "path": "/e/bin/hermes"},
+        "profile": None,
+        "promises": "all",
+    }
+    rows = run_info_rows(about)
+    assert (
+        rows["Plugin"]
+        == "otel-sdk-protobuf (hermes-otel-sdk-protobuf 0.1.0, pip-installed from /p)"
+    )
+    assert rows["Hermes' pins the plugin changed"] == "protobuf 5.29 -> 7.36"
+    about["plugin"]["pins_changed"] = []
+    assert "Hermes' pins the plugin changed" not in run_info_rows(about)
