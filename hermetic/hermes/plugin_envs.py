@@ -84,12 +84,15 @@ def ensure_plugin_env(
         found = _ready(target, key)
         if found is not None:  # another worker made it while we waited
             return found
+        if say is not None:
+            say(f"installing {requirement} beside Hermes in {target} (once per build)")
         started = time.monotonic()
         env = _create(base_hermes, target, key, requirement, distribution, build)
         if say is not None:
             say(
-                f"{env.distribution} {env.version} installed beside Hermes in {target} "
-                f"in {time.monotonic() - started:.1f}s (once per build; later runs reuse it)"
+                f"{env.distribution} {env.version} installed beside Hermes in "
+                f"{time.monotonic() - started:.1f}s; later runs reuse it while the build is "
+                "unchanged"
             )
     return env
 
