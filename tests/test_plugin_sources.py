@@ -290,3 +290,12 @@ def test_the_report_shows_the_pins_a_plugin_changed_as_a_row() -> None:
     assert rows["Hermes' pins the plugin changed"] == "protobuf 5.29 -> 7.36"
     about["plugin"]["pins_changed"] = []
     assert "Hermes' pins the plugin changed" not in run_info_rows(about)
+
+
+def test_a_pip_plugin_missing_a_dependency_is_told_to_declare_it() -> None:
+    output = "[plugins] WARNING Failed to load plugin 'otel': No module named 'opentelemetry'\n"
+    (failure,) = load_failures(output, "otel")
+    text = failure.describe(None, "hermes_otel")
+    assert "declare it in the project's dependencies" in text
+    assert "[requires]" not in text
+    assert "[requires]" in failure.describe(None)  # a directory plugin: as before

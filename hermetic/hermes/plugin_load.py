@@ -57,7 +57,13 @@ class LoadFailure:
             "Hermes could not load the plugin under test and carried on without it: its hook "
             "never runs, so no alert can ever be recorded."
         )
-        if self.missing_module:
+        if self.missing_module and entry_point is not None:
+            lines.append(
+                f"The plugin imports {self.missing_module!r}, which its install did not bring "
+                "into Hermes' environment: declare it in the project's dependencies "
+                "([project] dependencies), so that pip installs it with the plugin."
+            )
+        elif self.missing_module:
             lines.append(
                 f"The plugin imports {self.missing_module!r}, which is not installed where Hermes "
                 "runs. A plugin runs in Hermes' own environment: the standard library and what "
