@@ -299,3 +299,9 @@ def test_a_pip_plugin_missing_a_dependency_is_told_to_declare_it() -> None:
     assert "declare it in the project's dependencies" in text
     assert "[requires]" not in text
     assert "[requires]" in failure.describe(None)  # a directory plugin: as before
+
+
+def test_the_pip_example_is_the_directory_example_packaged() -> None:
+    directory = EXAMPLES / "minimal404" / "__init__.py"
+    packaged = MINIMAL_PIP / "hermes_minimal404" / "__init__.py"
+    assert packaged.read_text("utf-8") == directory.read_text("utf-8")
