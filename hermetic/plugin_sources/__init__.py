@@ -81,10 +81,8 @@ def load_plugin(option: str) -> PluginUnderTest:
     """The plugin ``-D plugin=`` / ``--plugin`` names (default: the current directory), checked
     as far as it can be without installing anything; a ConfigError names what is wrong."""
     option = (option or "").strip()
-    for kind in KINDS:
-        if kind.claims(option):
-            return kind.load(option)
-    return directory.load(option)
+    # The directory kind claims whatever is left, so one kind always answers.
+    return next(kind for kind in KINDS if kind.claims(option)).load(option)
 
 
 __all__ = ["DIRECTORY_ONLY_TAG", "KINDS", "PluginUnderTest", "kind_skip_reason", "load_plugin"]

@@ -174,11 +174,11 @@ def load(option: str) -> PackagePlugin:
     if path.is_file():
         return PackagePlugin(form=SDIST, source=path.resolve(), distribution=_sdist_name(path))
     if path.is_dir():
-        return _project(path.resolve(), where)
+        return _project(path.resolve())
     return _requirement(option, where)
 
 
-def _project(folder: Path, where: str) -> PackagePlugin:
+def _project(folder: Path) -> PackagePlugin:
     pyproject = folder / "pyproject.toml"
     try:
         data = tomllib.loads(pyproject.read_text("utf-8"))
