@@ -305,3 +305,25 @@ def test_the_pip_example_is_the_directory_example_packaged() -> None:
     directory = EXAMPLES / "minimal404" / "__init__.py"
     packaged = MINIMAL_PIP / "hermes_minimal404" / "__init__.py"
     assert packaged.read_text("utf-8") == directory.read_text("utf-8")
+
+
+def test_a_prepared_project_names_its_build_in_every_report(
+    hermes_executable: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox
+) -> None:
+    monkeypatch.setenv("HERMETIC_ENVS", str(tmp_path / "envs"))
+    said: list[str] = []
+    plugin, hermes = load_plugin(str(MINIMAL_PIP)).prepare(hermes_executable, "0.19.0", said.append)
+    assert hermes.is_relative_to(tmp_path / "envs") and hermes.name == "hermes"
+    about = plugin.describe()
+    assert (about["name"], about["distribution"], about["version"]) == (
+        "minimal-404",
+        "hermes-minimal404",
+        "0.0.3",
+    )
+    assert about["entry_point"] == "minimal-404 = hermes_minimal404"
+    assert about["path"].startswith("hermes-minimal404 0.0.3, pip-installed from ")
+    assert any("once per build" in line for line in said)
+    code = plugin.install(sandbox)
+    assert (sandbox.plugin_name, sandbox.entry_point) == ("minimal-404", "hermes_minimal404")
+    assert sandbox.installed_plugin == code and code.name == "hermes_minimal404"
+    assert not sandbox.plugins_dir.exists()  # nothing copied into the Hermes home
