@@ -25,7 +25,7 @@ from pathlib import Path
 
 from hermetic.hermes.commands import CommandResult
 from hermetic.hermes.hook_timeouts import HookTimeout, hook_timeouts
-from hermetic.hermes.plugin_identity import identity_problem
+from hermetic.hermes.plugin_identity import entry_point_problem, identity_problem
 from hermetic.hermes.plugin_load import LoadFailure, load_failures
 from hermetic.hermes.sandbox import Sandbox
 from hermetic.netguard.log import NetworkAttempt, non_loopback, read_attempts
@@ -117,12 +117,17 @@ class RunChecks:
 
     def load_verdict(self, failures: list[LoadFailure]) -> str:
         """Hermes' own line first, then the plugin's traceback, then what it means."""
-        return "\n\n".join(f.describe(self.sandbox.installed_plugin) for f in failures)
+        box = self.sandbox
+        return "\n\n".join(f.describe(box.installed_plugin, box.entry_point) for f in failures)
 
     def identity_problem(self, result: CommandResult) -> str | None:
         installed = self.sandbox.installed_plugin
         if installed is None or self.sandbox.plugin_name is None:
             return None
+        if self.sandbox.entry_point is not None:
+            return entry_point_problem(
+                result.stderr, self.sandbox.plugin_name, self.sandbox.entry_point
+            )
         return identity_problem(result.stderr, self.sandbox.plugin_name, installed)
 
     def hook_timeouts(self) -> list[HookTimeout]:

@@ -183,9 +183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _add_plugin_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--plugin",
-        type=Path,
-        default=Path("."),
-        help="the plugin's folder, with plugin.yaml (default: the current directory)",
+        default=".",
+        help="the plugin: a folder with plugin.yaml, a pip project folder (pyproject.toml with "
+        "a hermes_agent.plugins entry point), a wheel or sdist, or name==version "
+        "(default: the current directory)",
     )
     command.add_argument(
         "--profile", type=Path, help="a hermetic.toml (default: beside plugin.yaml)"
@@ -270,7 +271,7 @@ def _plugin_defines(args: argparse.Namespace) -> list[str]:
 
     plugin = load_plugin(str(args.plugin))
     choose_profile(plugin, str(args.profile) if args.profile else "")
-    defines = [f"--define=plugin={plugin.source}"]
+    defines = [f"--define=plugin={plugin.option}"]
     if args.profile:
         defines.append(f"--define=profile={args.profile.resolve()}")
     return defines

@@ -30,6 +30,7 @@ from hermetic.errors import HarnessError
 from hermetic.hermes.releases import release_key
 from hermetic.known import baseline
 from hermetic.known.settle import settle
+from hermetic.plugin_sources import kind_skip_reason
 from hermetic.reporting import figures
 from hermetic.reporting.artefacts import (
     prepare_html_report,
@@ -151,8 +152,10 @@ def release_skip_reason(scenario: Scenario, settings: Settings) -> str | None:
 
 
 def before_scenario(context: Any, scenario: Scenario) -> None:
-    reason = promise_skip_reason(scenario, context.settings) or release_skip_reason(
-        scenario, context.settings
+    reason = (
+        promise_skip_reason(scenario, context.settings)
+        or release_skip_reason(scenario, context.settings)
+        or kind_skip_reason(scenario.effective_tags, context.settings.plugin)
     )
     if reason is not None:
         scenario.skip(reason)

@@ -88,11 +88,14 @@ class Isolation:
         return build.distribution if build is not None else "hermes-agent"
 
     def unexpected_packages(self) -> list[str]:
-        """Packages beside Hermes that neither its distribution nor the profile's [requires]
-        need: checked against that distribution's own requirements."""
+        """Packages beside Hermes that neither its distribution (checked against that
+        distribution's own requirements), the profile's [requires] nor a pip plugin under test
+        need."""
         profile = self.world.settings.profile
+        plugin = self.world.settings.plugin.distribution
         return unexpected_packages(
-            self.world.sandbox.hermes_executable, (self.hermes_distribution(), *profile.requires)
+            self.world.sandbox.hermes_executable,
+            (self.hermes_distribution(), *profile.requires, *([plugin] if plugin else [])),
         )
 
     def suite_modules_visible(self) -> dict[str, str]:

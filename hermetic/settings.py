@@ -7,19 +7,17 @@ saying which option and what to do.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from hermetic.errors import ConfigError, HarnessError
 from hermetic.hermes.builds import HermesBuild, HermesBuildError, inspect_build, python_of
 from hermetic.hermes.installs import HermesInstallError, ensure_hermes, package_spec
 from hermetic.hermes.releases import DEFAULT_RELEASE, release_key, unsupported_reason
+from hermetic.plugin_sources import PluginUnderTest, load_plugin
 from hermetic.profile import Profile, find_profile, load_profile
 from hermetic.tempdirs import make_temp_dir
 
@@ -34,40 +32,6 @@ KNOWN_KEYS = (
     "sandbox_root",
     "figures",
 )
-
-
-@dataclass(frozen=True)
-class PluginUnderTest:
-    """A Hermes directory plugin: its source folder and the registry name from its manifest."""
-
-    source: Path
-    name: str
-
-    def revision(self) -> str | None:
-        """The VCS revision of the plugin's folder (git), ``+dirty`` when it has changes."""
-        git = shutil.which("git")
-        if git is None:
-            return None
-        try:
-            head = subprocess.run(
-                [git, "-C", str(self.source), "rev-parse", "--short", "HEAD"],
-                capture_output=True,
-                text=True,
-                timeout=10,
-                check=False,
-            )
-            if head.returncode != 0:
-                return None
-            status = subprocess.run(
-                [git, "-C", str(self.source), "status", "--porcelain", "--", "."],
-                capture_output=True,
-                text=True,
-                timeout=10,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return head.stdout.strip() + ("+dirty" if status.stdout.strip() else "")
 
 
 @dataclass(frozen=True)
@@ -111,10 +75,13 @@ class Settings:
             profile,
             userdata.get("hermes_package", ""),
         )
+        # A pip plugin is installed here, before any scenario (and outside any network
+        # namespace a run may enter): into an environment made from Hermes' own.
+        plugin, hermes = plugin.prepare(build.command, build.version, _say)
         return cls(
             plugin=plugin,
             profile=profile,
-            hermes=build.command,
+            hermes=hermes,
             hermes_version=build.version,
             hermes_build=build,
             keep_sandbox=keep,
@@ -127,11 +94,7 @@ class Settings:
         and the promises it keeps, and the Hermes it ran against."""
         promises = self.profile.promises
         return {
-            "plugin": {
-                "name": self.plugin.name,
-                "path": str(self.plugin.source),
-                "revision": self.plugin.revision(),
-            },
+            "plugin": self.plugin.describe(),
             "profile": str(self.profile.path) if self.profile.path else None,
             "promises": sorted(promises) if promises is not None else "all",
             "hermes": {
@@ -142,33 +105,6 @@ class Settings:
         }
 
 
-def load_plugin(option: str) -> PluginUnderTest:
-    """Resolve ``-D plugin=DIR`` against the current directory (default: the current directory
-    itself, as when run from a plugin's own folder) and read its manifest name."""
-    option = (option or "").strip()
-    source = Path(option or ".").expanduser().resolve()
-    where = f"-D plugin={option}" if option else f"the current directory {source}"
-    if not source.is_dir():
-        raise ConfigError(f"{where}: not a directory")
-    manifest = source / "plugin.yaml"
-    if not manifest.is_file():
-        hint = "" if option else "; run from the plugin's folder or pass -D plugin=DIR"
-        raise ConfigError(
-            f"{where}: no plugin.yaml; a Hermes directory plugin needs a manifest and "
-            f"__init__.py{hint}"
-        )
-    if not (source / "__init__.py").is_file():
-        raise ConfigError(f"{where}: no __init__.py with register(ctx)")
-    try:
-        data = yaml.safe_load(manifest.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{manifest}: not valid YAML ({exc.__class__.__name__})") from exc
-    name = data.get("name") if isinstance(data, dict) else None
-    if not isinstance(name, str) or not name.strip() or "/" in name:
-        raise ConfigError(f"{manifest}: needs a 'name:' (a plain plugin name, no '/')")
-    return PluginUnderTest(source=source, name=name.strip())
-
-
 def choose_profile(plugin: PluginUnderTest, option: str) -> Profile:
     """``-D profile=FILE``, else the ``hermetic.toml`` beside the plugin, else none."""
     option = (option or "").strip()
@@ -177,7 +113,7 @@ def choose_profile(plugin: PluginUnderTest, option: str) -> Profile:
         if not path.is_file():
             raise ConfigError(f"-D profile={option}: no such file")
         return load_profile(path)
-    found = find_profile(plugin.source)
+    found = find_profile(plugin.profile_folder) if plugin.profile_folder else None
     return load_profile(found) if found else Profile.empty()
 
 

@@ -108,8 +108,9 @@ class World:
 
     # -- the plugin under test ------------------------------------------------------------
     def install_plugin(self) -> Path:
-        """Copy the plugin under test into the Hermes home and enable it by its manifest name."""
-        target = self.sandbox.install_plugin(self.settings.plugin)
+        """Put the plugin under test where Hermes finds it (a directory plugin is copied into
+        the Hermes home; a pip plugin is already in Hermes' environment) and enable it."""
+        target = self.settings.plugin.install(self.sandbox)
         self.config.plugin_name = self.settings.plugin.name
         return target
 

@@ -59,3 +59,35 @@ def identity_problem(debug_output: str, name: str, installed: Path) -> str | Non
             + ". A stale copy (e.g. a .bak folder) shadows the plugin under test."
         )
     return None
+
+
+_SOURCES = re.compile(
+    r"Loading plugin '(?P<name>[^']+)' \(source=(?P<source>[^,]*), kind=[^,]*, path=(?P<path>.+)\)$"
+)
+
+
+def entry_point_problem(debug_output: str, name: str, entry_point: str) -> str | None:
+    """None if Hermes loaded ``name`` through the installed entry point ``entry_point`` (and
+    only so); else why not. A pip plugin has no folder to compare: the entry point is it."""
+    loads = [
+        (match["source"], match["path"])
+        for match in map(_SOURCES.search, (line.strip() for line in debug_output.splitlines()))
+        if match and match["name"] == name
+    ]
+    if not loads:
+        return (
+            f"Hermes did not load the plugin {name!r} at all (no \"Loading plugin '{name}'\" "
+            "line in its HERMES_PLUGINS_DEBUG output); is its entry point in the group "
+            "hermes_agent.plugins installed where Hermes runs?"
+        )
+    wrong = [
+        (source, path) for source, path in loads if (source, path) != ("entrypoint", entry_point)
+    ]
+    if wrong:
+        source, path = wrong[-1]
+        return (
+            f"Hermes loaded the plugin {name!r} from source={source}, path={path}, not through "
+            f"the entry point of the package under test ({name} = {entry_point}); another "
+            "plugin with the same name shadows it."
+        )
+    return None

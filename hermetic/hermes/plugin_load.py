@@ -25,6 +25,9 @@ _BAD_MANIFEST = re.compile(_PREFIX + r"Failed to parse (?P<path>.+?): (?P<error>
 _SKIPPED = re.compile(_PREFIX + r"Plugin '(?P<name>[^']+)' skipped: (?P<error>.*)$")
 _REFUSED = re.compile(_PREFIX + r"Refusing to load plugin '(?P<name>[^']+)' — (?P<error>.*)$")
 _MISSING_MODULE = re.compile(r"No module named '(?P<module>[^']+)'")
+# An entry point naming an attribute (``pkg:register``): Hermes looks for register() on what it
+# loads, so it finds none on the function.
+_ATTRIBUTE_ENTRY_POINT = re.compile(r"^\s*(?P<module>[\w.]+)\s*:\s*[\w.]+\s*$")
 _CHAIN = ("The above exception was", "During handling of the above exception")
 
 
@@ -41,9 +44,20 @@ class LoadFailure:
         match = _MISSING_MODULE.search(self.line)
         return match["module"].split(".")[0] if match else None
 
-    def describe(self, plugin_dir: Path | None = None) -> str:
-        """Hermes' line first, then the plugin's part of the traceback, then what it means."""
-        lines = [self.line, *self.plugin_frames(plugin_dir)]
+    def describe(self, plugin_dir: Path | None = None, entry_point: str | None = None) -> str:
+        """Hermes' line first, then the plugin's part of the traceback, then what it means
+        (``entry_point``: the pip plugin's entry point, when it is one)."""
+        lines = [self.line]
+        attribute = _ATTRIBUTE_ENTRY_POINT.match(entry_point or "")
+        if attribute and _NO_REGISTER.match(self.line):
+            module = attribute["module"]
+            lines.append(
+                f"The plugin's entry point names an attribute ({entry_point!r}): Hermes loads "
+                "the entry point and calls register() on what it gets, here the attribute "
+                "itself. Point the entry point at the module: "
+                f'[project.entry-points."hermes_agent.plugins"] <name> = "{module}".'
+            )
+        lines.extend(self.plugin_frames(plugin_dir))
         lines.append(
             "Hermes could not load the plugin under test and carried on without it: its hook "
             "never runs, so no alert can ever be recorded."
@@ -58,7 +72,13 @@ class LoadFailure:
                 "Hermes refused it: a plugin of that name is on the Hermes plugin catalogue's "
                 "removed list, so no user of this Hermes can load it under that name."
             )
-        if self.missing_module:
+        if self.missing_module and entry_point is not None:
+            lines.append(
+                f"The plugin imports {self.missing_module!r}, which its install did not bring "
+                "into Hermes' environment: declare it in the project's dependencies "
+                "([project] dependencies), so that pip installs it with the plugin."
+            )
+        elif self.missing_module:
             lines.append(
                 f"The plugin imports {self.missing_module!r}, which is not installed where Hermes "
                 "runs. A plugin runs in Hermes' own environment: the standard library and what "

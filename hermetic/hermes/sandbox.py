@@ -9,11 +9,14 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermetic.errors import HarnessError
 from hermetic.netguard.log import guard_environment
-from hermetic.settings import PluginUnderTest
 from hermetic.tempdirs import make_temp_dir
+
+if TYPE_CHECKING:
+    from hermetic.plugin_sources.directory import DirectoryPlugin
 
 # What a plugin folder may hold that is not the plugin: version control, virtual environments,
 # caches, build output, and a behave suite (`hermetic init` in the plugin's own folder writes
@@ -108,6 +111,10 @@ class Sandbox:
     network_mode: str = "block"
     # Variables a profile ([env]) or a login provider adds; the sandbox's own always win.
     extra_env: dict[str, str] = field(default_factory=dict)
+    # A pip plugin: the entry point Hermes loads it through, and where its code lies in
+    # Hermes' environment (a directory plugin's code is plugins/<name>/).
+    entry_point: str | None = None
+    plugin_code: Path | None = None
 
     @classmethod
     def create(cls, hermes_executable: Path, parent: Path | None = None) -> Sandbox:
@@ -158,6 +165,8 @@ class Sandbox:
 
     @property
     def installed_plugin(self) -> Path | None:
+        if self.plugin_code is not None:
+            return self.plugin_code
         return self.plugins_dir / self.plugin_name if self.plugin_name else None
 
     @property
@@ -169,13 +178,21 @@ class Sandbox:
         return self.out_dir / "processes.jsonl"
 
     # -- setup ------------------------------------------------------------------------------
-    def install_plugin(self, plugin: PluginUnderTest) -> Path:
+    def install_plugin(self, plugin: DirectoryPlugin) -> Path:
         """Copy the plugin under test to ``plugins/<manifest name>/`` and remember its name."""
         target = self.plugins_dir / plugin.name
         shutil.copytree(plugin.source, target, ignore=not_the_plugin)
         self.plugin_name = plugin.name
         self.plugin_source = plugin.source
         return target
+
+    def enable_package_plugin(self, name: str, entry_point: str, code: Path | None) -> Path:
+        """Remember the pip plugin Hermes will load through ``entry_point`` (already installed
+        in Hermes' environment, so nothing is copied)."""
+        self.plugin_name = name
+        self.entry_point = entry_point
+        self.plugin_code = code
+        return code or self.hermes_executable.parent.parent
 
     def add_stale_copy(self, folder_name: str) -> Path:
         """Copy the plugin under test again, as ``plugins/<folder_name>`` with the same name:

@@ -70,9 +70,13 @@ def run_info_rows(about: dict[str, Any]) -> dict[str, str]:
     plugin = about["plugin"]
     revision = f" @ {plugin['revision']}" if plugin.get("revision") else ""
     promises = about["promises"]
-    return {
+    rows = {
         "Plugin": f"{plugin['name']} ({plugin['path']}{revision})",
         "Hermes": _hermes_row(about["hermes"]),
         "Profile": about["profile"] or "none (every promise is checked)",
         "Promises": "all" if promises == "all" else ", ".join(promises) or "none",
     }
+    if plugin.get("pins_changed"):
+        # A finding, not a failure: users who pip-install the plugin get the same versions.
+        rows["Hermes' pins the plugin changed"] = ", ".join(plugin["pins_changed"])
+    return rows

@@ -1,0 +1,313 @@
+"""Hermes' own environment with a pip plugin installed in it, as a user installs one.
+
+One environment per Hermes environment and plugin build (``key``: a digest of the wheel, the
+sdist, the project folder's files or the pinned requirement), reused while the build is
+unchanged. It is made from the cached Hermes environment, never from nothing: the files are
+hard-linked (a copy of Hermes' 200 MB costs seconds, links a fraction of that; measured in
+docs/pip-plugins.md), the few files naming the environment's own path (``bin/`` scripts,
+``pyvenv.cfg``) are rewritten as new files, and ``uv pip install`` adds the plugin with its
+dependencies, non-editable, exactly as ``pip install`` would resolve them against what is
+already there. Nothing writes into a linked file in place: installers and Python's bytecode
+cache replace files (unlink, then create), so Hermes' own environment stays as it was.
+
+What the install changed in Hermes' pins (a dependency the plugin needs in another version)
+is recorded in the stamp and reported; it is what users get too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from hermetic.errors import HarnessError
+from hermetic.hermes.installs import _LOG, _STAMP, HermesInstallError, _locked, default_envs_root
+from hermetic.hermes.packages import installed, interpreter
+
+#: The entry-point group Hermes scans for pip-installed plugins (hermes_cli/plugins.py).
+ENTRY_POINT_GROUP = "hermes_agent.plugins"
+_PLUGIN_STAMP = ".hermetic-plugin.json"
+_TIMEOUT = 900
+
+
+@dataclass(frozen=True)
+class PluginEnv:
+    """A Hermes environment with one plugin distribution installed."""
+
+    root: Path
+    distribution: str
+    version: str
+    #: The distribution's entry points in :data:`ENTRY_POINT_GROUP`: name -> value.
+    entry_points: dict[str, str]
+    #: Where each entry point's module lies (its package folder, or its file): name -> path.
+    code: dict[str, str]
+    #: Hermes' own pins the install changed: ``name old -> new`` (or ``name old -> removed``).
+    pins_changed: tuple[str, ...]
+
+    @property
+    def hermes(self) -> Path:
+        return self.root / "bin" / "hermes"
+
+
+def env_root(base_hermes: Path, key: str, root: Path | None = None) -> Path:
+    """Where the environment for ``key`` on the Hermes beside ``base_hermes`` lives."""
+    base = interpreter(base_hermes).parent.parent
+    digest = hashlib.sha256(f"{base.resolve()}\n{key}".encode()).hexdigest()[:12]
+    return (root or default_envs_root()) / f"{base.name}+plugin-{digest}"
+
+
+def ensure_plugin_env(
+    base_hermes: Path,
+    key: str,
+    requirement: str,
+    distribution: str,
+    *,
+    build: Callable[[Path, Path], str] | None = None,
+    root: Path | None = None,
+    say: Callable[[str], None] | None = None,
+) -> PluginEnv:
+    """The environment of ``base_hermes`` plus ``requirement`` (a wheel, an sdist or
+    ``name==version``), created on first use; ``build(scratch, log)`` makes the wheel first
+    when the plugin is a project folder and returns its path."""
+    target = env_root(base_hermes, key, root)
+    found = _ready(target, key)
+    if found is not None:
+        return found
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(target.with_name(target.name + ".lock")):
+        found = _ready(target, key)
+        if found is not None:  # another worker made it while we waited
+            return found
+        if say is not None:
+            say(f"installing {requirement} beside Hermes in {target} (once per build)")
+        started = time.monotonic()
+        env = _create(base_hermes, target, key, requirement, distribution, build)
+        if say is not None:
+            say(
+                f"{env.distribution} {env.version} installed beside Hermes in "
+                f"{time.monotonic() - started:.1f}s; later runs reuse it while the build is "
+                "unchanged"
+            )
+    return env
+
+
+def _ready(target: Path, key: str) -> PluginEnv | None:
+    try:
+        stamp = json.loads((target / _PLUGIN_STAMP).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if stamp.get("key") != key or not (target / "bin" / "hermes").is_file():
+        return None
+    return PluginEnv(
+        root=target,
+        distribution=stamp["distribution"],
+        version=stamp["version"],
+        entry_points=stamp["entry_points"],
+        code=stamp["code"],
+        pins_changed=tuple(stamp["pins_changed"]),
+    )
+
+
+def _create(
+    base_hermes: Path,
+    target: Path,
+    key: str,
+    requirement: str,
+    distribution: str,
+    build: Callable[[Path, Path], str] | None,
+) -> PluginEnv:
+    base = interpreter(base_hermes).parent.parent
+    if not (base / "pyvenv.cfg").is_file():
+        raise HermesInstallError(
+            f"{base_hermes} is not in a virtual environment, so a pip plugin cannot be "
+            "installed into a copy of it; leave out -D hermes= to use Hermes' own environment"
+        )
+    # A half-made environment (an interrupted install) is never reused: start from nothing.
+    shutil.rmtree(target, ignore_errors=True)
+    clone_environment(base, target)
+    log = target / _LOG
+    scratch = target.with_name(target.name + ".build")
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir()
+    try:
+        if build is not None:
+            requirement = build(scratch, log)
+        _run(
+            [uv(), "pip", "install", "--python", str(target / "bin" / "python"), requirement],
+            log,
+            f"installing {requirement} beside Hermes in {target}",
+        )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    found = read_entry_points(target / "bin" / "hermes", distribution)
+    env = PluginEnv(
+        root=target,
+        distribution=found["name"],
+        version=found["version"],
+        entry_points=found["entry_points"],
+        code=found["code"],
+        pins_changed=pins_changed(installed(base_hermes), installed(target / "bin" / "hermes")),
+    )
+    stamp = {
+        "key": key,
+        "distribution": env.distribution,
+        "version": env.version,
+        "entry_points": env.entry_points,
+        "code": env.code,
+        "pins_changed": list(env.pins_changed),
+    }
+    (target / _PLUGIN_STAMP).write_text(json.dumps(stamp, indent=2), "utf-8")
+    return env
+
+
+def clone_environment(base: Path, target: Path) -> None:
+    """``target`` as a copy of the virtual environment ``base``: files hard-linked (copied where
+    links cannot be made), and the files that name ``base``'s path rewritten as new files."""
+    shutil.copytree(
+        base,
+        target,
+        symlinks=True,
+        copy_function=_link_or_copy,
+        ignore=lambda folder, names: {_STAMP, _LOG, _PLUGIN_STAMP} & set(names),
+    )
+    old, new = str(base).encode(), str(target).encode()
+    for path in [target / "pyvenv.cfg", *(target / "bin").iterdir()]:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 1_000_000:
+            continue
+        content = path.read_bytes()
+        if old in content:
+            # A new file, not an edit: the old one is a link into Hermes' own environment.
+            fresh = path.with_name(path.name + ".hermetic-new")
+            fresh.write_bytes(content.replace(old, new))
+            shutil.copymode(path, fresh)
+            os.replace(fresh, path)
+
+
+def _link_or_copy(source: str, destination: str) -> None:
+    try:
+        os.link(source, destination)
+    except OSError:
+        shutil.copy2(source, destination)
+
+
+def uv() -> str:
+    """The ``uv`` executable hermetic installs with (the ``uv`` package ships it)."""
+    try:
+        from uv import find_uv_bin
+    except ImportError:
+        found = shutil.which("uv")
+        if found is None:
+            raise HermesInstallError(
+                "uv is not installed beside hermetic (pip install uv); it installs pip plugins"
+            ) from None
+        return found
+    return find_uv_bin()
+
+
+def _run(command: Sequence[str], log: Path, what: str) -> None:
+    with log.open("a") as handle:
+        handle.write(f"$ {' '.join(command)}\n")
+        handle.flush()
+        try:
+            result = subprocess.run(
+                list(command),
+                stdout=handle,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                timeout=_TIMEOUT,
+                check=False,
+                env={**os.environ, "NO_COLOR": "1"},
+            )
+            code: int | str = result.returncode
+        except subprocess.TimeoutExpired:
+            code = f"timeout after {_TIMEOUT}s"
+    if code != 0:
+        tail = "\n".join(log.read_text("utf-8", errors="replace").splitlines()[-15:])
+        raise HermesInstallError(f"{what} failed ({code}); full log: {log}\n{tail}")
+
+
+def build_wheel(project: Path, scratch: Path, log: Path) -> Path:
+    """Build ``project``'s wheel (as ``pip install <folder>`` would, in an isolated build
+    environment) from a copy, so that no build output lands in the author's folder."""
+    from hermetic.hermes.sandbox import not_the_plugin
+
+    source = scratch / "source"
+    shutil.copytree(project, source, ignore=not_the_plugin)
+    out = scratch / "dist"
+    _run(
+        [uv(), "build", "--wheel", "--out-dir", str(out), str(source)],
+        log,
+        f"building the wheel of {project}",
+    )
+    wheels = sorted(out.glob("*.whl"))
+    if len(wheels) != 1:
+        raise HermesInstallError(f"building {project} gave {len(wheels)} wheels; see {log}")
+    return wheels[0]
+
+
+_PROBE = """
+import importlib.metadata as md, importlib.util, json, sys
+group, wanted = sys.argv[1], sys.argv[2]
+def norm(name):
+    return name.lower().replace("_", "-").replace(".", "-")
+for dist in md.distributions():
+    if norm(dist.metadata["Name"]) != norm(wanted):
+        continue
+    points = {ep.name: ep.value for ep in dist.entry_points if ep.group == group}
+    code = {}
+    for name, value in points.items():
+        try:
+            spec = importlib.util.find_spec(value.split(":")[0].strip())
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.origin:
+            code[name] = spec.origin
+    print(json.dumps({"name": dist.metadata["Name"], "version": dist.version,
+                      "entry_points": points, "code": code}))
+    break
+else:
+    print("null")
+"""
+
+
+def read_entry_points(hermes: Path, distribution: str) -> dict:
+    """What Hermes' own Python says about ``distribution``: its name, version, its entry
+    points in :data:`ENTRY_POINT_GROUP` and where their modules lie."""
+    python = interpreter(hermes)
+    result = subprocess.run(
+        [str(python), "-I", "-c", _PROBE, ENTRY_POINT_GROUP, distribution],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    if result.returncode != 0:
+        raise HarnessError(f"cannot read {distribution}'s metadata: {result.stderr[-500:]}")
+    found = json.loads(result.stdout)
+    if found is None:
+        raise HermesInstallError(
+            f"{distribution} is not installed where Hermes runs ({python}) after its install"
+        )
+    for name, origin in list(found["code"].items()):
+        path = Path(origin)
+        found["code"][name] = str(path.parent if path.name == "__init__.py" else path)
+    return found
+
+
+def pins_changed(before: frozenset[str], after: frozenset[str]) -> tuple[str, ...]:
+    """Hermes' packages (``name==version`` sets) whose version the install changed or removed."""
+    old = dict(item.split("==", 1) for item in before)
+    new = dict(item.split("==", 1) for item in after)
+    changes = []
+    for name in sorted(old):
+        if name not in new:
+            changes.append(f"{name} {old[name]} -> removed")
+        elif new[name] != old[name]:
+            changes.append(f"{name} {old[name]} -> {new[name]}")
+    return tuple(changes)
