@@ -76,6 +76,13 @@ def scrub(value: Any) -> Any:
     return value
 
 
+def carries_stand_in(value: Any) -> bool:
+    """Whether ``value`` (text, bytes, or JSON-like containers of them) holds a stand-in in
+    use, or the mark a journal redacted one to: for an alert, a leak (alerts reach people)."""
+    text = repr(value)
+    return REDACTED in text or any(credential in text for credential in _in_use)
+
+
 def find_leaks(
     credential: str, roots: Iterable[tuple[str, Path]], allowed: Iterable[Path] = ()
 ) -> list[str]:

@@ -45,6 +45,12 @@ def test_a_stand_in_is_redacted_until_retired(credential: str) -> None:
     assert stand_in.redact(text) == text
 
 
+def test_an_alert_carrying_a_stand_in_is_told(credential: str) -> None:
+    assert stand_in.carries_stand_in({"attributes": {"vendor.key": credential}})
+    assert stand_in.carries_stand_in([stand_in.scrub(f"key={credential}")])
+    assert not stand_in.carries_stand_in({"model": "gone-model", "status": 404})
+
+
 def test_a_journal_keeps_no_stand_in(credential: str) -> None:
     journal: Journal[JournalEntry] = Journal(JournalEntry, "sink")
     entry = journal.append(
