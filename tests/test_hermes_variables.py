@@ -72,6 +72,23 @@ def test_reads_direct_and_through_helpers_and_hermes_literals(tmp_path: Path) ->
     }
 
 
+def test_bundled_plugins_that_run_only_when_enabled_are_left_out(tmp_path: Path) -> None:
+    reads = 'import os\nKEY = os.environ.get("{name}")\n'
+    path = tmp_path / "hermes_agent-0.0.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("plugins/observability/langfuse/plugin.yaml", "name: langfuse\n")
+        archive.writestr(
+            "plugins/observability/langfuse/__init__.py", reads.format(name="LANGFUSE_SECRET_KEY")
+        )
+        archive.writestr("plugins/image_gen/openai/plugin.yaml", "name: x\nkind: backend\n")
+        archive.writestr(
+            "plugins/image_gen/openai/__init__.py", reads.format(name="OPENAI_IMAGE_KEY")
+        )
+        archive.writestr("plugins/memory/honcho/plugin.yaml", "name: honcho\n")
+        archive.writestr("plugins/memory/honcho/client.py", reads.format(name="HONCHO_API_KEY"))
+    assert tool.variables_read(path) == {"OPENAI_IMAGE_KEY", "HONCHO_API_KEY"}
+
+
 def test_the_data_module_is_what_the_tool_writes() -> None:
     read = {name: list(releases) for name, releases in HERMES_VARIABLES.items()}
     assert tool.render(read) == tool.OUTPUT.read_text("utf-8")

@@ -18,6 +18,10 @@ files are parsed (never imported) and a name counts when the code
   by looking for functions whose body reads ``os.environ``/``os.getenv`` with a parameter;
 * spells it as a ``"HERMES_…"`` literal anywhere (Hermes' own namespace, however it is read).
 
+Bundled plugins that load only when ``plugins.enabled`` names them (``kind: standalone``, such
+as the Langfuse exporter) are left out: the sandbox enables the plugin under test alone, so
+their variables (``LANGFUSE_SECRET_KEY``) are free for a vendor plugin of the same kind.
+
 Names built at run time (``f"{platform}_TOKEN"``) cannot be found this way; the credential
 rule of the profile covers the secrets among them.
 """
@@ -161,7 +165,13 @@ def variables_read(wheel: Path) -> set[str]:
     environment or a ``HERMES_`` name, then those calling a helper the first ones define.
     """
     with zipfile.ZipFile(wheel) as archive:
-        sources = {m: archive.read(m) for m in archive.namelist() if m.endswith(".py")}
+        names = archive.namelist()
+        manifests = {m: archive.read(m) for m in names if m.endswith("/plugin.yaml")}
+        sources = {
+            m: archive.read(m)
+            for m in names
+            if m.endswith(".py") and not _opt_in_plugin(m, manifests)
+        }
     first = {m for m, text in sources.items() if any(word in text for word in _READS_HINTS)}
     modules = [_reads_of(member, sources[member]) for member in sorted(first)]
     helpers = {name: pos for module in modules if module for name, pos in module.helpers}
@@ -176,6 +186,28 @@ def variables_read(wheel: Path) -> set[str]:
         names |= module.direct
         names |= {lit for name, pos, lit in module.calls if helpers.get(name) == pos}
     return names
+
+
+def _opt_in_plugin(member: str, manifests: dict[str, bytes]) -> bool:
+    """Whether ``member`` belongs to a bundled plugin that runs only when ``plugins.enabled``
+    names it (``kind: standalone``, the default), which the sandbox never does: its variables
+    are the plugin's, not Hermes'. Backends, platforms and model providers load by themselves,
+    and a category's providers (memory, cron, context engines) when a setting a profile may
+    write names them."""
+    if not member.startswith("plugins/") or member.startswith(_SELECTED_BY_SETTING):
+        return False
+    folder = member.rpartition("/")[0]
+    while folder.startswith("plugins/"):
+        manifest = manifests.get(f"{folder}/plugin.yaml")
+        if manifest is not None:
+            kind = _KIND.search(manifest)
+            return kind is None or kind[1] == b"standalone"
+        folder = folder.rpartition("/")[0]
+    return False
+
+
+_SELECTED_BY_SETTING = ("plugins/memory/", "plugins/cron_providers/", "plugins/context_engine/")
+_KIND = re.compile(rb"^kind:\s*['\"]?([\w-]+)", re.MULTILINE)
 
 
 def download(requirement: str, into: Path) -> Path:
