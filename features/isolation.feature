@@ -87,7 +87,7 @@ Feature: A test run stays inside its sandbox
       And the plugin under test writes its key into a log of its own when Hermes loads it
       And a scheduled job uses the model "gone-model"
       When the scheduler runs once
-      Then the suite reports the stand-in key written into "vendor.log"
+      Then the suite reports the stand-in key written into the plugin's own log, naming the file
 
     Scenario: A plugin that sends its key only to its backend keeps it secret
       Given the plugin is given a stand-in key as "VENDOR_API_KEY"

@@ -69,6 +69,7 @@ class Isolation:
         self.packages_before: frozenset[str] | None = None
         self.stale_copy: str | None = None
         self.key_variable: str | None = None
+        self.key_log: str | None = None
 
     # -- the developer's machine around the sandbox ---------------------------------------
     def set_harness_environment(self, **values: str) -> None:
@@ -130,7 +131,8 @@ class Isolation:
             _LOGS_ITS_KEY.format(folder=folder, log=KEY_LOG, variable=self._key_variable())
         )
         self.world.checks.expect(CREDENTIAL)
-        return f"{folder}/{KEY_LOG}"
+        self.key_log = f"{folder}/{KEY_LOG}"
+        return self.key_log
 
     def make_plugin_send_its_key(self) -> None:
         """The installed plugin sends its stand-in key to its backend (the world's loopback
