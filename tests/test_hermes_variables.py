@@ -96,6 +96,9 @@ def test_the_data_module_is_what_the_tool_writes() -> None:
 
 
 def test_the_data_holds_what_isolation_rests_on_and_no_plugins_own_names() -> None:
-    for name in ("HERMES_HOME", "HERMES_SAFE_MODE", "OPENAI_API_KEY"):
+    for name in ("HERMES_HOME", "HERMES_CRON_MAX_PARALLEL", "OPENAI_API_KEY"):
         assert HERMES_VARIABLES[name] == RELEASES, name
+    assert HERMES_VARIABLES["HERMES_SAFE_MODE"] == RELEASES[1:]  # 0.16.0 has no safe mode
     assert "HERMES_TELEMETRY_NO_SETUP" not in HERMES_VARIABLES
+    # A bundled plugin that runs only when enabled reads these, never Hermes in the sandbox.
+    assert "LANGFUSE_SECRET_KEY" not in HERMES_VARIABLES
