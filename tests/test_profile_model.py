@@ -337,3 +337,14 @@ def test_the_schema_describes_every_section_and_refuses_unknown_ones() -> None:
     assert list(env["patternProperties"].values()) == [{"const": "{credential}"}]
     alerts = document["definitions"]["Alerts"]["properties"]
     assert alerts["channel"]["enum"] == ["sqlite", "otlp", "http"]
+
+
+def test_the_run_checks_plugins_entries_once_it_knows_the_plugin(tmp_path: Path) -> None:
+    from hermetic.settings import PluginUnderTest, choose_profile
+
+    (tmp_path / "hermetic.toml").write_text(
+        "[config.plugins.entries.other]\nx = 1\n", encoding="utf-8"
+    )
+    with pytest.raises(ProfileError, match=r"config\.plugins\.entries\.other: only the plugin"):
+        choose_profile(PluginUnderTest(source=tmp_path, name="vendor-alerts"), "")
+    assert choose_profile(PluginUnderTest(source=tmp_path, name="other"), "").config
