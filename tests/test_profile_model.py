@@ -11,6 +11,7 @@ import pytest
 
 from hermetic.profile import Alerts, Profile, ProfileError, load_profile
 from hermetic.profile_schema import SCHEMA_PATH, render, schema
+from hermetic.settings import PluginUnderTest, choose_profile
 
 NOW = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
 CREDENTIAL = (
@@ -340,8 +341,6 @@ def test_the_schema_describes_every_section_and_refuses_unknown_ones() -> None:
 
 
 def test_the_run_checks_plugins_entries_once_it_knows_the_plugin(tmp_path: Path) -> None:
-    from hermetic.settings import PluginUnderTest, choose_profile
-
     (tmp_path / "hermetic.toml").write_text(
         "[config.plugins.entries.other]\nx = 1\n", encoding="utf-8"
     )
