@@ -78,3 +78,26 @@ Feature: A test run stays inside its sandbox
       And a scheduled job uses the model "gone-model"
       When the scheduler runs once
       Then the suite reports that Hermes loaded the stale copy instead of the plugin under test
+
+  Rule: A stand-in key goes to loopback peers only
+
+    A vendor plugin stays off until it has a key. A profile gives it "{credential}": a fresh
+    random stand-in per scenario, treated as a secret. It may be sent to the scenario's loopback
+    peers; written into a log, a stored alert or a command's output, it is what a real key
+    would leak, and the run fails naming the file.
+
+    Scenario: A plugin that writes its key into its own log is reported, naming the file
+      Given the plugin is given a stand-in key as "VENDOR_API_KEY"
+      And the plugin under test writes its key into a log of its own when Hermes loads it
+      And a scheduled job uses the model "gone-model"
+      When the scheduler runs once
+      Then the suite reports the stand-in key written into the plugin's own log, naming the file
+
+    Scenario: A plugin that sends its key only to its backend keeps it secret
+      Given the plugin is given a stand-in key as "VENDOR_API_KEY"
+      And the plugin under test sends its key to its backend when Hermes loads it
+      And a scheduled job uses the model "gone-model"
+      When the scheduler runs once
+      Then the plugin's backend received the stand-in key, redacted in the suite's records
+      And the stand-in key was written nowhere else
+      And exactly one model-unavailable alert is recorded

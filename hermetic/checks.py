@@ -12,6 +12,10 @@
 * **Hermes waited for the plugin's hooks** (:mod:`hermetic.hermes.hook_timeouts`): 0.22+ abandon
   a hook that runs over ``plugins.hook_callback_timeout``; its unwritten alert is lost, and the
   scenario fails afterwards saying so.
+* **The stand-in credential went to loopback only** (:mod:`hermetic.stand_in`): when the
+  profile gives the plugin ``{credential}``, no file of the sandbox may hold it afterwards
+  (logs, stored alerts, the commands' output, the guard's log of refused attempts) but those
+  the profile wrote it into. Collected like the network verdict, naming each place.
 
 A scenario that is *about* one of these guarantees says so with :meth:`RunChecks.expect` and
 reads the findings itself.
@@ -30,13 +34,15 @@ from hermetic.hermes.plugin_load import LoadFailure, load_failures
 from hermetic.hermes.sandbox import Sandbox
 from hermetic.netguard.log import NetworkAttempt, non_loopback, read_attempts
 from hermetic.netguard.process_log import read_process_starts, unguarded
+from hermetic.stand_in import find_leaks
 
 PLUGIN_LOAD = "plugin load"
 GUARD = "loopback guard"
 NETWORK = "network"
 IDENTITY = "plugin identity"
 HOOK_TIME = "hook time"
-KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY, HOOK_TIME)
+CREDENTIAL = "stand-in credential"
+KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY, HOOK_TIME, CREDENTIAL)
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,11 @@ class RunChecks:
     sandbox: Sandbox
     # Hosts the plugin's profile says it will try ([network] expected): refused, not failing.
     expected_hosts: frozenset[str] = frozenset()
+    # The scenario's stand-in for the profile's {credential}, the keys that carry it, and the
+    # files (relative to HERMES_HOME) the profile wrote it into.
+    credential: str | None = None
+    credential_keys: tuple[str, ...] = ()
+    credential_files: tuple[str, ...] = ()
     expected_kinds: set[str] = field(default_factory=set)
     identity_problems: list[str] = field(default_factory=list)
 
@@ -165,7 +176,33 @@ class RunChecks:
             findings.extend(Finding(IDENTITY, problem) for problem in self.identity_problems)
         if HOOK_TIME not in self.expected_kinds:
             findings.extend(Finding(HOOK_TIME, late.describe()) for late in self.hook_timeouts())
+        if CREDENTIAL not in self.expected_kinds:
+            leak = self.credential_finding()
+            findings.extend([leak] if leak else [])
         return findings
+
+    def credential_finding(self) -> Finding | None:
+        """The stand-in credential written where a real key would leak, naming each place."""
+        leaks = self.credential_leaks()
+        if not leaks:
+            return None
+        return Finding(
+            CREDENTIAL,
+            f"the stand-in credential the plugin is given ({', '.join(self.credential_keys)}) "
+            "was written where a real key would leak (it may only be sent to loopback peers):\n"
+            + "\n".join(f"  {place}" for place in leaks),
+        )
+
+    def credential_leaks(self) -> list[str]:
+        """Every place the stand-in credential was written to but should not have been."""
+        if self.credential is None:
+            return []
+        home = self.sandbox.hermes_home
+        return find_leaks(
+            self.credential,
+            [("HERMES_HOME", home), ("HOME", self.sandbox.home), ("out", self.sandbox.out_dir)],
+            allowed=[home / relative for relative in self.credential_files],
+        )
 
     def notes(self) -> str | None:
         """What the report lists without failing: attempts the profile said to expect."""

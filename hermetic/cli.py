@@ -331,7 +331,7 @@ def baseline(args: argparse.Namespace) -> int:
     from hermetic.profile import PROFILE_FILENAME
 
     try:
-        profile = (args.profile or args.plugin / PROFILE_FILENAME).resolve()
+        profile = (args.profile or Path(args.plugin) / PROFILE_FILENAME).resolve()
         recorded = record(args.reports.resolve(), profile, write=args.write)
     except ConfigError as exc:
         return _option_error(exc)

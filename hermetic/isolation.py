@@ -13,7 +13,9 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from hermetic.checks import IDENTITY, NETWORK, PLUGIN_LOAD
+from hermetic import stand_in
+from hermetic.checks import CREDENTIAL, IDENTITY, NETWORK, PLUGIN_LOAD
+from hermetic.errors import HarnessError
 from hermetic.hermes.packages import installed, suite_modules_visible, unexpected_packages
 from hermetic.hermes.user_home import UserHome
 from hermetic.netguard.process_log import ProcessStart, read_process_starts
@@ -23,6 +25,39 @@ if TYPE_CHECKING:
 
 #: A stale backup of the plugin's folder, as it shadowed the real plugin upstream for a week.
 STALE_SUFFIX = ".bak.2024"
+#: The log file a key-logging copy of the plugin writes, in a folder named after the plugin.
+KEY_LOG = "vendor.log"
+
+# Appended to the installed plugin: at load, it writes the key it was given into its own log.
+_LOGS_ITS_KEY = """
+# added by hermetic: a plugin that writes the key it is given into a log of its own
+import os as _hermetic_os
+from pathlib import Path as _HermeticPath
+
+_hermetic_log = _HermeticPath(_hermetic_os.environ["HERMES_HOME"]) / {folder!r} / {log!r}
+_hermetic_log.parent.mkdir(parents=True, exist_ok=True)
+with _hermetic_log.open("a", encoding="utf-8") as _hermetic_handle:
+    _hermetic_handle.write("connecting with key " + _hermetic_os.environ[{variable!r}] + "\\n")
+"""
+# Appended to the installed plugin: at load, it sends the key to its backend, as it should.
+_SENDS_ITS_KEY = """
+# added by hermetic: a plugin that sends the key it is given to its backend, and nowhere else
+import json as _hermetic_json
+import os as _hermetic_os
+import urllib.request as _hermetic_request
+
+try:
+    _hermetic_request.urlopen(
+        _hermetic_request.Request(
+            _hermetic_os.environ[{url!r}] + "/v1/hello",
+            data=_hermetic_json.dumps({{"api_key": _hermetic_os.environ[{variable!r}]}}).encode(),
+            headers={{"Content-Type": "application/json"}},
+        ),
+        timeout=10,
+    ).close()
+except OSError as _hermetic_error:
+    print("vendor backend unreachable:", type(_hermetic_error).__name__)
+"""
 
 
 class Isolation:
@@ -33,6 +68,8 @@ class Isolation:
         self.user_home: UserHome | None = None
         self.packages_before: frozenset[str] | None = None
         self.stale_copy: str | None = None
+        self.key_variable: str | None = None
+        self.key_log: str | None = None
 
     # -- the developer's machine around the sandbox ---------------------------------------
     def set_harness_environment(self, **values: str) -> None:
@@ -74,6 +111,48 @@ class Isolation:
         """The installed plugin also imports ``module`` (the scenario checks the load report)."""
         self.world.sandbox.add_import_to_plugin(module)
         self.world.checks.expect(PLUGIN_LOAD)
+
+    def give_stand_in_key(self, variable: str) -> str:
+        """A fresh stand-in credential in ``variable`` for every hermes process, as a profile's
+        ``{credential}`` would give it; the run's checks then look for it everywhere."""
+        credential = stand_in.issue()
+        self.world.add_cleanup(lambda: stand_in.retire(credential))
+        self.world.sandbox.extra_env[variable] = credential
+        checks = self.world.checks
+        checks.credential, checks.credential_keys = credential, (f"env.{variable}",)
+        self.key_variable = variable
+        return credential
+
+    def make_plugin_log_its_key(self) -> str:
+        """The installed plugin writes its stand-in key into a log of its own at load (the
+        scenario reads the leak finding itself); return that log's path under HERMES_HOME."""
+        folder = self.world.settings.plugin.name
+        self._append_to_plugin(
+            _LOGS_ITS_KEY.format(folder=folder, log=KEY_LOG, variable=self._key_variable())
+        )
+        self.world.checks.expect(CREDENTIAL)
+        self.key_log = f"{folder}/{KEY_LOG}"
+        return self.key_log
+
+    def make_plugin_send_its_key(self) -> None:
+        """The installed plugin sends its stand-in key to its backend (the world's loopback
+        sink) at load, as a vendor plugin does."""
+        variable = self._key_variable()
+        url = f"{variable.removesuffix('_API_KEY')}_BASE_URL"
+        self.world.sandbox.extra_env[url] = self.world.sink.url
+        self._append_to_plugin(_SENDS_ITS_KEY.format(url=url, variable=variable))
+
+    def _key_variable(self) -> str:
+        if self.key_variable is None:
+            raise HarnessError("give the plugin a stand-in key before changing what it does")
+        return self.key_variable
+
+    def _append_to_plugin(self, code: str) -> None:
+        installed = self.world.sandbox.installed_plugin
+        if installed is None:
+            raise HarnessError("install the plugin under test before changing what it does")
+        with (installed / "__init__.py").open("a", encoding="utf-8") as handle:
+            handle.write(code)
 
     # -- what happened --------------------------------------------------------------------
     def process_starts(self) -> list[ProcessStart]:

@@ -2,32 +2,42 @@
 it promises.
 
 A profile sits beside the plugin's ``plugin.yaml`` (or is named with ``-D profile=FILE``). It is
-checked completely when it is loaded, so a profile that would weaken the sandbox (credentials,
-Hermes' own variables, the config keys isolation rests on, files outside HERMES_HOME) is refused
-before any Hermes process starts, with one line ``FILE: key: what is wrong``.
+checked completely when it is loaded, so a profile that would weaken the sandbox (a real key,
+a variable Hermes itself reads, the config keys isolation rests on, the files the alert
+contract owns, files outside HERMES_HOME) is refused before any Hermes process starts, with one
+line ``FILE: key: what is wrong``.
+
+The file's shape and its rules are one declared model (:class:`ProfileFile`, pydantic): the
+same model checks a profile and writes its JSON Schema (:mod:`hermetic.profile_schema`), so an
+editor completes and checks ``hermetic.toml`` as the suite does.
 """
 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import ipaddress
 import json
 import re
 import string
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
-from typing import Any
+from typing import Annotated, Any, Literal
 
+import jmespath
+import jmespath.exceptions
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from hermetic.errors import ConfigError
+from hermetic.hermes.hermes_variables import HERMES_VARIABLES
+from hermetic.hermes.hermes_variables import RELEASES as READ_RELEASES
 from hermetic.netguard.site.hermetic_netguard_protocol import is_loopback as is_loopback_host
 
 PROFILE_FILENAME = "hermetic.toml"
@@ -42,19 +52,19 @@ PROMISES: Mapping[str, str] = MappingProxyType(
         "store-faults": "a locked, corrupt, foreign or full telemetry store loses no alert",
         "redaction": "secrets a provider echoes are stored and logged redacted",
         "login-providers": "providers that need a login (Nous Portal, OAuth) raise the same alerts",
+        "alert-store": (
+            "repeats counted on one row, first/last seen, store faults, the capture line"
+        ),
     }
 )
 
 #: What ``{name}`` may stand for in [env] values, [files] contents and [config] strings.
-PLACEHOLDERS = ("sink", "now")
+PLACEHOLDERS = ("sink", "now", "collector", "credential")
+#: The one value a credential-named variable or setting may have.
+CREDENTIAL = "{credential}"
 
-# Sections whose keys are fixed; [env], [files] and [config] take the plugin's own names.
-_FIXED_KEYS: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {"promises": ("keep",), "network": ("expected",), "requires": ("packages",)}
-)
-SECTIONS = ("promises", "env", "files", "config", "network", "requires", "baseline")
-#: The keys of one ``[[baseline]]`` entry (a scenario or a whole promise expected to fail).
-BASELINE_KEYS = ("scenario", "promise", "reason", "hermes")
+#: Where ``[alerts]`` reads the plugin's alerts from.
+CHANNELS = ("sqlite", "otlp", "http")
 
 #: config.yaml keys the sandbox's isolation rests on (sandbox.py writes them): a merge may not
 #: touch them, nor replace a table holding them.
@@ -67,6 +77,8 @@ PROTECTED_CONFIG: tuple[tuple[str, ...], ...] = (
     ("security", "tirith_enabled"),
     ("agent", "api_max_retries"),
 )
+# Under plugins, the plugin under test's own settings (Hermes reads plugins.entries.<name>).
+_PLUGIN_ENTRIES = ("plugins", "entries")
 
 # Names that carry secrets. Hermes' own redaction uses the same words (agent/redact.py).
 _CREDENTIAL_NAME = re.compile(
@@ -87,13 +99,24 @@ KNOWN_CREDENTIAL_VARIABLES = frozenset(
 )
 # Set by the sandbox (Sandbox.env) or moving Hermes' traffic (the Nous URLs): never a profile's.
 SANDBOX_VARIABLES = frozenset(
-    {"PATH", "HOME", "LANG", "TMPDIR", "NOUS_INFERENCE_BASE_URL", "NOUS_PORTAL_BASE_URL"}
+    {
+        "PATH",
+        "HOME",
+        "LANG",
+        "TMPDIR",
+        "HERMES_HOME",
+        "HERMES_MANAGED_DIR",
+        "HERMES_PLUGINS_DEBUG",
+        "NOUS_INFERENCE_BASE_URL",
+        "NOUS_PORTAL_BASE_URL",
+    }
 )
 # HERMETIC_*: the network guard's switches; PYTHON*, LD_*: which code the interpreter runs.
 SANDBOX_PREFIXES = ("HERMETIC_", "PYTHON", "LD_")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-#: Top-level entries of HERMES_HOME that [files] may not write, and why.
+#: Entries of HERMES_HOME that [files] may not write, and why: top-level names (and all below
+#: them), or the contract's own files (a plugin's files beside them are its own).
 RESERVED_PATHS: Mapping[str, str] = MappingProxyType(
     {
         "config.yaml": "the sandbox writes it; use [config]",
@@ -102,8 +125,12 @@ RESERVED_PATHS: Mapping[str, str] = MappingProxyType(
         "active_profile": "it moves Hermes to another home",
         "plugins": "the sandbox installs the plugin under test there",
         "cron": "the sandbox creates the jobs there",
-        "telemetry": "the alerts under test are read from there",
         "logs": "the run's evidence is read from there",
+        **{
+            f"telemetry/telemetry.db{suffix}": "the alerts under test are read from there"
+            for suffix in ("", "-wal", "-shm", "-journal")
+        },
+        "telemetry/telemetry.log": "the alert log lines under test are read from there",
     }
 )
 
@@ -123,14 +150,465 @@ class ProfileError(ConfigError):
         self.problem = problem
 
 
+# -- the rules, as validators of the model below ---------------------------------------------
+
+
+def _refuse(problem: str, *at: str | int) -> PydanticCustomError:
+    """A refusal of the value being validated (or of ``at`` inside it), in the profile's words."""
+    return PydanticCustomError("profile", "{problem}", {"problem": problem, "at": at})
+
+
+def _expect(kind: type, problem: str) -> BeforeValidator:
+    """Refuse a value that is not a ``kind`` with ``problem`` (``{kind}``: what it is instead)."""
+
+    def check(value: Any) -> Any:
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            raise _refuse(problem.replace("{kind}", _kind(value)))
+        return value
+
+    return BeforeValidator(check)
+
+
+def _reads(name: str) -> str:
+    """Which releases of Hermes read ``name``, for a refusal."""
+    releases = HERMES_VARIABLES[name]
+    if releases == READ_RELEASES:
+        return f"{releases[0]} to {releases[-1]}"
+    return ", ".join(releases)
+
+
+def _check_env(table: Any) -> Any:
+    if not isinstance(table, dict):
+        return table  # the model's own type check says "must be a table"
+    for name, value in table.items():
+        upper = name.upper()
+        if not _ENV_NAME.fullmatch(name):
+            raise _refuse(
+                "not an environment variable name (letters, digits and _, no leading digit)", name
+            )
+        if upper in SANDBOX_VARIABLES or upper.startswith(SANDBOX_PREFIXES):
+            raise _refuse(
+                "the sandbox sets it (its isolation rests on it); a profile cannot change it", name
+            )
+        if upper in HERMES_VARIABLES:
+            raise _refuse(
+                f"Hermes reads it (in {_reads(upper)}), so it would change Hermes, not the "
+                "plugin; a profile sets only the plugin's own variables",
+                name,
+            )
+        if not isinstance(value, str):
+            raise _refuse(f'must be a string, not {_kind(value)}; e.g. {name} = "1"', name)
+        if _is_credential_name(upper) and value != CREDENTIAL:
+            raise _refuse(_CREDENTIAL_PROBLEM, name)
+    return table
+
+
+_CREDENTIAL_PROBLEM = (
+    f'looks like a credential; set it to "{CREDENTIAL}" (a fresh stand-in per scenario), '
+    "never a real key"
+)
+
+
+def _check_files(table: Any) -> Any:
+    if not isinstance(table, dict):
+        return table
+    files: dict[str, str] = {}
+    for relative, content in table.items():
+        pure = PurePosixPath(relative)
+        if pure.is_absolute():
+            raise _refuse("must be relative to HERMES_HOME, not absolute", relative)
+        if ".." in pure.parts:
+            raise _refuse("must not contain '..'; files stay inside HERMES_HOME", relative)
+        parts = [part for part in pure.parts if part != "."]
+        if not parts or "\0" in relative:
+            raise _refuse("not a file path relative to HERMES_HOME", relative)
+        normal = "/".join(parts)
+        for reserved, why in RESERVED_PATHS.items():
+            if normal == reserved or normal.startswith(f"{reserved}/") or (
+                "/" not in reserved and parts[0] == reserved
+            ):
+                raise _refuse(
+                    f"HERMES_HOME/{reserved} belongs to the sandbox ({why}); "
+                    "a profile cannot write it",
+                    relative,
+                )
+            if reserved.startswith(f"{normal}/"):
+                raise _refuse(
+                    f"replaces the folder holding HERMES_HOME/{reserved}, which belongs to the "
+                    "sandbox; a profile cannot write it",
+                    relative,
+                )
+        if not isinstance(content, str):
+            raise _refuse(
+                f"must be a string (the file's content), not {_kind(content)}", relative
+            )
+        if normal in files:
+            raise _refuse(f"names the same file as {_key('files', normal)}", relative)
+        files[normal] = content
+    return files
+
+
+def _check_config(table: Any) -> Any:
+    if not isinstance(table, dict):
+        return table
+    for path, value in _leaves(table, ()):
+        if _is_plugin_entry(path, value):
+            continue
+        for protected in PROTECTED_CONFIG:
+            owned = ".".join(protected)
+            if path[: len(protected)] == protected:
+                problem = f"{owned} belongs to the sandbox (its isolation rests on it)"
+            elif protected[: len(path)] == path and not isinstance(value, dict):
+                problem = f"replaces the table holding {owned}, which belongs to the sandbox"
+            else:
+                continue
+            raise _refuse(f"{problem}; a profile cannot override it", *path)
+        if _is_credential_name(path[-1].upper()) and value != CREDENTIAL:
+            raise _refuse(_CREDENTIAL_PROBLEM, *path)
+    return table
+
+
+def _is_plugin_entry(path: tuple[str, ...], value: Any) -> bool:
+    """``plugins.entries.<name>…``: a plugin's own settings (whose name is checked later)."""
+    if path[:2] != _PLUGIN_ENTRIES or len(path) < 3:
+        return False
+    return len(path) > 3 or isinstance(value, dict)
+
+
+def _check_host(host: Any) -> str:
+    if not isinstance(host, str):
+        raise _refuse(f"must be a host name (a string), not {_kind(host)}")
+    name = host.lower()
+    if not (_is_ip(name) or _HOST_NAME.fullmatch(name)):
+        raise _refuse(
+            f"{_show(host)} is not a plain host name; write the name alone, without "
+            "scheme, port or path (e.g. prices.example.com)"
+        )
+    if is_loopback_host(name):
+        raise _refuse(f"{_show(host)} is loopback, which is always allowed; list only other hosts")
+    return name
+
+
+def _check_requirement(text: Any) -> str:
+    if not isinstance(text, str):
+        raise _refuse(f"must be a requirement string, not {_kind(text)}")
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement as exc:
+        reason = str(exc).splitlines()[0]
+        raise _refuse(f"{_show(text)} is not a PEP 508 requirement ({reason})") from None
+    if requirement.url:
+        raise _refuse(f"{_show(text)} names a URL; packages come from the package index only")
+    if canonicalize_name(requirement.name) == "hermes-agent":
+        raise _refuse("hermes-agent is the system under test; choose it with -D hermes=PATH")
+    return text
+
+
+def _check_promise(name: Any) -> Any:
+    if name not in PROMISES:
+        raise _refuse(
+            f"{_show(name)} is not a known promise; known promises: {', '.join(PROMISES)}"
+        )
+    return name
+
+
+def _check_channel(name: Any) -> Any:
+    if name not in CHANNELS:
+        raise _refuse(f"{_show(name)} is not a channel; known channels: {', '.join(CHANNELS)}")
+    return name
+
+
+def _check_specifier(text: Any) -> Any:
+    if not isinstance(text, str):
+        raise _refuse(f"must be a version specifier (a string), not {_kind(text)}")
+    try:
+        SpecifierSet(text)
+    except InvalidSpecifier:
+        raise _refuse(
+            f'{_show(text)} is not a PEP 440 version specifier (e.g. ">=0.19,<0.20")'
+        ) from None
+    return text
+
+
+def _not_empty(what: str) -> BeforeValidator:
+    def check(text: Any) -> Any:
+        if not isinstance(text, str):
+            raise _refuse(f"must be a string, not {_kind(text)}")
+        if not text.strip():
+            raise _refuse(f"must not be empty; {what}")
+        return text
+
+    return BeforeValidator(check)
+
+
+# -- the model --------------------------------------------------------------------------------
+
+PromiseName = Annotated[Literal[tuple(PROMISES)], BeforeValidator(_check_promise)]  # type: ignore[valid-type]
+_Text = Annotated[str, _expect(str, "must be a string, not {kind}")]
+_FIELD_NAME = "otlp: the span attribute; http: a JMESPath expression on each alert object"
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Promises(_Table):
+    """``[promises]``: which promises the plugin keeps (checked, beside isolation)."""
+
+    keep: Annotated[
+        tuple[PromiseName, ...],
+        _expect(list, "must be an array of promise names, not {kind}"),
+        Field(description="The promises the plugin keeps; the others are not checked."),
+    ]
+
+
+class Network(_Table):
+    """``[network]``: hosts the plugin is known to try (still refused, reported as expected)."""
+
+    expected: Annotated[
+        tuple[Annotated[str, BeforeValidator(_check_host)], ...],
+        _expect(list, "must be an array of host names, not {kind}"),
+        Field(description="Plain host names (no scheme, port or path); never loopback."),
+    ] = ()
+
+
+class Requires(_Table):
+    """``[requires]``: packages installed beside Hermes, as the plugin's README tells users."""
+
+    packages: Annotated[
+        tuple[Annotated[str, BeforeValidator(_check_requirement)], ...],
+        _expect(list, "must be an array of requirement strings, not {kind}"),
+        Field(description="PEP 508 requirements from the package index (no URLs, no Hermes)."),
+    ] = ()
+
+
+class Alerts(_Table):
+    """``[alerts]``: where the plugin puts its alerts (default: the SQLite contract)."""
+
+    channel: Annotated[
+        Literal["sqlite", "otlp", "http"],
+        BeforeValidator(_check_channel),
+        Field(description="sqlite: the alert contract; otlp: spans; http: posted JSON bodies."),
+    ] = "sqlite"
+    model: Annotated[_Text | None, Field(description=f"The model. {_FIELD_NAME}")] = None
+    provider: Annotated[_Text | None, Field(description=f"The provider. {_FIELD_NAME}")] = None
+    status: Annotated[_Text | None, Field(description=f"The HTTP status. {_FIELD_NAME}")] = None
+    reason: Annotated[_Text | None, Field(description=f"The reason. {_FIELD_NAME}")] = None
+    message: Annotated[_Text | None, Field(description=f"The message. {_FIELD_NAME}")] = None
+    path: Annotated[
+        _Text | None, Field(description='http only: the path alerts are posted to ("/api/x").')
+    ] = None
+    items: Annotated[
+        _Text | None, Field(description="http only: JMESPath picking alert objects from a body.")
+    ] = None
+
+    @model_validator(mode="after")
+    def _fits_the_channel(self) -> Alerts:
+        names = ("model", "provider", "status", "reason", "message")
+        given = [name for name in (*names, "path", "items") if getattr(self, name) is not None]
+        if self.channel == "sqlite" and given:
+            raise _refuse(
+                'channel "sqlite" reads the alert contract\'s own columns; only "otlp" and '
+                '"http" take field names',
+                given[0],
+            )
+        if self.channel != "http":
+            for name in ("path", "items"):
+                if getattr(self, name) is not None:
+                    raise _refuse(f'only channel = "http" reads {name}', name)
+            return self
+        if self.path is None:
+            raise _refuse(
+                'missing; channel = "http" reads alerts from the bodies posted to this path '
+                '(e.g. path = "/api/spans")',
+                "path",
+            )
+        if not self.path.startswith("/"):
+            raise _refuse(
+                f'{_show(self.path)} is not a path; start it with "/" (e.g. "/api/spans")', "path"
+            )
+        for name in ("items", *names):
+            text = getattr(self, name)
+            if text is None:
+                continue
+            try:
+                jmespath.compile(text)
+            except jmespath.exceptions.JMESPathError as exc:
+                reason = str(exc).splitlines()[0].rstrip(":, ")
+                raise _refuse(
+                    f"{_show(text)} is not a JMESPath expression ({reason})", name
+                ) from None
+        return self
+
+
+class BaselineTable(_Table):
+    """``[[baseline]]``: a failure already known, by scenario or by promise, and why."""
+
+    scenario: Annotated[
+        str | None, _not_empty("name the scenario"), Field(description="A scenario's name.")
+    ] = None
+    promise: Annotated[PromiseName | None, Field(description="A promise's name.")] = None
+    reason: Annotated[
+        str,
+        _not_empty("say why the failure is known"),
+        Field(description="Why the failure is known (shown beside it)."),
+    ]
+    hermes: Annotated[
+        str | None,
+        BeforeValidator(_check_specifier),
+        Field(description='The Hermes releases it applies to, a PEP 440 specifier (">=0.19").'),
+    ] = None
+
+    @model_validator(mode="after")
+    def _one_subject(self) -> BaselineTable:
+        if (self.scenario is None) == (self.promise is None):
+            which = "both a scenario and" if self.scenario is not None else "neither a scenario nor"
+            raise _refuse(
+                f'names {which} a promise; give exactly one (scenario = "…" or promise = "…")'
+            )
+        return self
+
+
+_ENV_SCHEMA: dict[str, Any] = {
+    "propertyNames": {
+        "pattern": f"^{_ENV_NAME.pattern}$",
+        "not": {"enum": sorted({*SANDBOX_VARIABLES, *HERMES_VARIABLES})},
+    },
+    "patternProperties": {_CREDENTIAL_NAME.pattern: {"const": CREDENTIAL}},
+}
+
+
+class ProfileFile(_Table):
+    """A ``hermetic.toml``: what a Hermes plugin needs in hermetic's sandbox, and what it
+    promises. Every rule is one line of ``hermetic.profile``; see docs/profile.md."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="hermetic.toml")
+
+    promises: Annotated[
+        Promises | None, Field(description="Without it, every promise is checked.")
+    ] = None
+    env: Annotated[
+        dict[str, str],
+        BeforeValidator(_check_env),
+        Field(
+            description="Variables for every hermes process: the plugin's own, never Hermes'. "
+            'A credential-named one may only be "{credential}".',
+            json_schema_extra=_ENV_SCHEMA,
+        ),
+    ] = {}
+    files: Annotated[
+        dict[str, str],
+        BeforeValidator(_check_files),
+        Field(description="Files written into HERMES_HOME before the first command."),
+    ] = {}
+    config: Annotated[
+        dict[str, Any],
+        BeforeValidator(_check_config),
+        Field(description="Merged into the sandbox's config.yaml (not the keys it owns)."),
+    ] = {}
+    network: Network = Network()
+    requires: Requires = Requires()
+    alerts: Alerts = Alerts()
+    baseline: Annotated[
+        tuple[BaselineTable, ...],
+        _expect(list, "must be an array of tables ([[baseline]]), not {kind}"),
+        Field(description="Failures already known: reported as known, not as new."),
+    ] = ()
+
+    @model_validator(mode="after")
+    def _placeholders(self) -> ProfileFile:
+        for key, text in _texts(self.env, self.files, self.config):
+            _check_placeholders(key, text)
+        return self
+
+    @model_validator(mode="after")
+    def _baseline_promises_claimed(self) -> ProfileFile:
+        keep = self.promises.keep if self.promises else None
+        for index, entry in enumerate(self.baseline):
+            if entry.promise is not None and keep is not None and entry.promise not in keep:
+                raise _refuse(
+                    f"{_show(entry.promise)} is not claimed in [promises] keep; a promise the "
+                    "plugin does not make is not run, so it cannot be expected to fail",
+                    "baseline",
+                    index,
+                    "promise",
+                )
+        return self
+
+
+SECTIONS = tuple(ProfileFile.model_fields)
+_SECTION_MODELS: Mapping[str, type[BaseModel]] = MappingProxyType(
+    {"promises": Promises, "network": Network, "requires": Requires, "alerts": Alerts}
+)
+_MISSING: Mapping[tuple[str, str], str] = MappingProxyType(
+    {
+        ("promises", "keep"): (
+            f"missing; list the promises the plugin keeps (known: {', '.join(PROMISES)})"
+        ),
+        ("baseline", "reason"): "missing; say why the failure is known",
+    }
+)
+
+
+def _check_placeholders(key: tuple[str | int, ...], text: str) -> None:
+    try:
+        fields = [parsed[1:] for parsed in string.Formatter().parse(text)]
+    except ValueError as exc:
+        raise _refuse(f"{exc}; write {{{{ and }}}} for literal braces", *key) from None
+    for name, spec, conversion in fields:
+        if name is None or (name in PLACEHOLDERS and not spec and not conversion):
+            continue
+        written = "{" + name + (f"!{conversion}" if conversion else "")
+        written += (f":{spec}" if spec else "") + "}"
+        raise _refuse(
+            f"unknown placeholder {written}; known: "
+            + ", ".join("{" + known + "}" for known in PLACEHOLDERS)
+            + " (write {{ and }} for literal braces)",
+            *key,
+        )
+
+
+def _line(source: str, error: Mapping[str, Any]) -> ProfileError:
+    """One pydantic error as the profile's one line, its ``loc`` spelled as the TOML key."""
+    loc = tuple(error["loc"])
+    kind, ctx = error["type"], error.get("ctx") or {}
+    named = tuple(part for part in loc if isinstance(part, str))
+    if kind == "profile":
+        return ProfileError(source, _key(*loc, *ctx["at"]), ctx["problem"])
+    if kind == "extra_forbidden" and len(loc) == 1:
+        problem = f"unknown section; known sections: {', '.join(SECTIONS)}"
+    elif kind == "extra_forbidden":
+        model = BaselineTable if named[0] == "baseline" else _SECTION_MODELS[named[0]]
+        problem = f"unknown key; known keys: {', '.join(model.model_fields)}"
+    elif kind in ("model_type", "dict_type"):
+        shown = f" ([{loc[0]}])" if len(loc) == 1 else ""
+        problem = f"must be a table{shown}, not {_kind(error['input'])}"
+    elif kind == "missing" and (named[0], named[-1]) in _MISSING:
+        problem = _MISSING[named[0], named[-1]]
+    else:  # a rule without words of its own: pydantic's, still on one line
+        problem = " ".join(str(error["msg"]).split())
+    return ProfileError(source, _key(*loc) if loc else "(file)", problem)
+
+
+# -- the checked profile ---------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class RenderedProfile:
-    """A profile with its placeholders filled in: what one sandbox writes and passes on."""
+    """A profile with its placeholders filled in: what one sandbox writes and passes on.
+
+    ``credential`` is the scenario's stand-in (None when the profile uses none),
+    ``credential_keys`` the profile's keys that carry it, and ``credential_files`` the
+    HERMES_HOME files that hold it by the profile's design.
+    """
 
     path: Path | None
     env: Mapping[str, str]
     files: Mapping[str, str]
     config: Mapping[str, Any]
+    credential: str | None = None
+    credential_keys: tuple[str, ...] = ()
+    credential_files: tuple[str, ...] = ()
 
     def merge_config(self, base: Mapping[str, Any]) -> dict[str, Any]:
         """``base`` (the sandbox's config.yaml) with ``[config]`` merged in."""
@@ -143,8 +621,9 @@ class RenderedProfile:
 
 @dataclass(frozen=True)
 class BaselineEntry:
-    """One ``[[baseline]]`` entry: a scenario (or every scenario of a promise) the plugin is
-    known to fail, why, and optionally the Hermes releases (a PEP 440 specifier) it applies to."""
+    """One ``[[baseline]]`` entry, checked: a scenario (or every scenario of a promise) the
+    plugin is known to fail, why, and optionally the Hermes releases (a PEP 440 specifier) it
+    applies to."""
 
     scenario: str | None
     promise: str | None
@@ -163,19 +642,30 @@ class Profile:
     network_expected: tuple[str, ...]
     requires: tuple[str, ...]
     promises: frozenset[str] | None
+    alerts: Alerts = field(default_factory=Alerts)
     baseline: tuple[BaselineEntry, ...] = ()
 
     @classmethod
     def empty(cls) -> Profile:
         """The profile of a plugin without ``hermetic.toml``: needs nothing, promises everything."""
+        return cls.from_file(None, ProfileFile())
+
+    @classmethod
+    def from_file(cls, path: Path | None, document: ProfileFile) -> Profile:
+        """The profile a checked document says."""
         return cls(
-            path=None,
-            env={},
-            files={},
-            config={},
-            network_expected=(),
-            requires=(),
-            promises=None,
+            path=path,
+            env=dict(document.env),
+            files=dict(document.files),
+            config=dict(document.config),
+            network_expected=document.network.expected,
+            requires=document.requires.packages,
+            promises=frozenset(document.promises.keep) if document.promises else None,
+            alerts=document.alerts,
+            baseline=tuple(
+                BaselineEntry(entry.scenario, entry.promise, entry.reason.strip(), entry.hermes)
+                for entry in document.baseline
+            ),
         )
 
     def keeps(self, promise: str) -> bool:
@@ -187,34 +677,72 @@ class Profile:
     @property
     def uses_sink(self) -> bool:
         """Whether any value names ``{sink}``, i.e. whether a sandbox must start one."""
-        return any(
-            field == "sink"
-            for _, text in self._texts()
-            for _, field, _, _ in string.Formatter().parse(text)
-        )
+        return self._uses("sink")
+
+    @property
+    def uses_collector(self) -> bool:
+        """Whether any value names ``{collector}``, i.e. whether a sandbox must start one."""
+        return self._uses("collector")
+
+    @property
+    def uses_credential(self) -> bool:
+        """Whether any value names ``{credential}``, i.e. whether a scenario needs a stand-in."""
+        return self._uses("credential")
+
+    def check_plugin(self, name: str) -> None:
+        """Refuse ``[config] plugins.entries`` of any plugin but ``name``, the plugin under test
+        (which the profile cannot know when it is read)."""
+        for path, _ in _leaves(self.config, ()):
+            if path[:2] == _PLUGIN_ENTRIES and len(path) > 2 and path[2] != name:
+                raise ProfileError(
+                    str(self.path),
+                    _key("config", *path[:3]),
+                    f"only the plugin under test's own entry (plugins.entries.{_key(name)}) may "
+                    "be set; the rest of plugins belongs to the sandbox",
+                )
 
     def render(
-        self, *, sink_url: str | None = None, now: datetime | None = None
+        self,
+        *,
+        sink_url: str | None = None,
+        collector_url: str | None = None,
+        credential: str | None = None,
+        now: datetime | None = None,
     ) -> RenderedProfile:
-        """Fill in ``{sink}`` (the sink URL) and ``{now}`` (ISO-8601 UTC; default: now)."""
-        if sink_url is None and self.uses_sink:
-            raise ValueError(f"{self.path} uses {{sink}}, but no sink URL was given")
+        """Fill in ``{sink}``, ``{collector}`` (their URLs), ``{credential}`` (the scenario's
+        stand-in) and ``{now}`` (ISO-8601 UTC; default: now)."""
+        given = {"sink": sink_url, "collector": collector_url, "credential": credential}
+        what = {"sink": "sink URL", "collector": "collector URL", "credential": "stand-in"}
+        for name, value in given.items():
+            if value is None and self._uses(name):
+                raise ValueError(f"{self.path} uses {{{name}}}, but no {what[name]} was given")
         moment = now or datetime.now(UTC)
         if moment.utcoffset() is None:
             raise ValueError("now must be an aware datetime")
-        values = {"sink": sink_url or "", "now": moment.astimezone(UTC).isoformat()}
+        values = {name: value or "" for name, value in given.items()}
+        values["now"] = moment.astimezone(UTC).isoformat()
+        carriers = [
+            key
+            for key, text in _texts(self.env, self.files, self.config)
+            if _names(text, "credential")
+        ]
+        holders = [str(key[1]) for key in carriers if key[0] == "files"]
+        if any(key[0] == "config" for key in carriers):
+            holders.insert(0, "config.yaml")
         return RenderedProfile(
             path=self.path,
             env={name: value.format(**values) for name, value in self.env.items()},
             files={path: content.format(**values) for path, content in self.files.items()},
             config=_map_strings(self.config, lambda text: text.format(**values)),
+            credential=credential if carriers else None,
+            credential_keys=tuple(_key(*key) for key in carriers),
+            credential_files=tuple(holders),
         )
 
-    def _texts(self) -> Iterator[tuple[str, str]]:
-        """(key, text) of every string that may hold placeholders."""
-        yield from ((_key("env", name), value) for name, value in self.env.items())
-        yield from ((_key("files", path), content) for path, content in self.files.items())
-        yield from _config_strings(self.config, ("config",))
+    def _uses(self, placeholder: str) -> bool:
+        return any(
+            _names(text, placeholder) for _, text in _texts(self.env, self.files, self.config)
+        )
 
 
 def find_profile(plugin_dir: Path) -> Path | None:
@@ -238,7 +766,11 @@ def load_profile(path: Path) -> Profile:
         match = _TOML_ERROR.fullmatch(str(exc))
         where, what = (match["where"], match["what"]) if match else ("(file)", str(exc))
         raise ProfileError(source, where, f"not valid TOML: {what}") from None
-    return _Checker(source).profile(path, data)
+    try:
+        document = ProfileFile.model_validate(data)
+    except ValidationError as exc:
+        raise _line(source, exc.errors()[0]) from None
+    return Profile.from_file(path, document)
 
 
 def merge_config(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
@@ -275,263 +807,6 @@ def write_files(profile: RenderedProfile, hermes_home: Path) -> list[Path]:
         target.write_text(content, encoding="utf-8")
         written.append(target)
     return written
-
-
-# -- checking -------------------------------------------------------------------------------
-
-
-class _Checker:
-    """Turns parsed TOML into a :class:`Profile`, refusing the first problem with its key."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def fail(self, key: str, problem: str) -> ProfileError:
-        return ProfileError(self.source, key, problem)
-
-    def profile(self, path: Path, data: dict[str, Any]) -> Profile:
-        for section, value in data.items():
-            if section not in SECTIONS:
-                raise self.fail(
-                    _key(section), f"unknown section; known sections: {', '.join(SECTIONS)}"
-                )
-            if section == "baseline":
-                continue  # an array of tables, checked by baseline()
-            if not isinstance(value, dict):
-                raise self.fail(_key(section), f"must be a table ([{section}]), not {_kind(value)}")
-            known = _FIXED_KEYS.get(section)
-            unknown = [key for key in value if known is not None and key not in known]
-            if unknown:
-                raise self.fail(
-                    _key(section, unknown[0]), f"unknown key; known keys: {', '.join(known or ())}"
-                )
-        network = data.get("network", {})
-        requires = data.get("requires", {})
-        profile = Profile(
-            path=path,
-            env=self.env(data.get("env", {})),
-            files=self.files(data.get("files", {})),
-            config=self.config(data.get("config", {})),
-            network_expected=self.hosts(network.get("expected", [])),
-            requires=self.packages(requires.get("packages", [])),
-            promises=self.promises(data["promises"]) if "promises" in data else None,
-        )
-        profile = dataclasses.replace(profile, baseline=self.baseline(data.get("baseline", [])))
-        for index, entry in enumerate(profile.baseline):
-            if entry.promise is not None and not profile.keeps(entry.promise):
-                raise self.fail(
-                    _key("baseline", index, "promise"),
-                    f"{_show(entry.promise)} is not claimed in [promises] keep; a promise the "
-                    "plugin does not make is not run, so it cannot be expected to fail",
-                )
-        for key, text in profile._texts():
-            self.placeholders(key, text)
-        return profile
-
-    def env(self, table: dict[str, Any]) -> dict[str, str]:
-        for name, value in table.items():
-            key = _key("env", name)
-            upper = name.upper()
-            if not _ENV_NAME.fullmatch(name):
-                raise self.fail(
-                    key,
-                    "not an environment variable name (letters, digits and _, no leading digit)",
-                )
-            if _CREDENTIAL_NAME.search(upper) or upper in KNOWN_CREDENTIAL_VARIABLES:
-                raise self.fail(
-                    key, "looks like a credential; the sandbox never passes credentials to Hermes"
-                )
-            if upper.startswith("HERMES_"):
-                raise self.fail(
-                    key, "HERMES_* variables belong to the sandbox; a profile cannot set them"
-                )
-            if upper in SANDBOX_VARIABLES or upper.startswith(SANDBOX_PREFIXES):
-                raise self.fail(
-                    key,
-                    "the sandbox sets it (its isolation rests on it); a profile cannot change it",
-                )
-            if not isinstance(value, str):
-                raise self.fail(key, f'must be a string, not {_kind(value)}; e.g. {name} = "1"')
-        return dict(table)
-
-    def files(self, table: dict[str, Any]) -> dict[str, str]:
-        files: dict[str, str] = {}
-        for relative, content in table.items():
-            key = _key("files", relative)
-            pure = PurePosixPath(relative)
-            if pure.is_absolute():
-                raise self.fail(key, "must be relative to HERMES_HOME, not absolute")
-            if ".." in pure.parts:
-                raise self.fail(key, "must not contain '..'; files stay inside HERMES_HOME")
-            parts = [part for part in pure.parts if part != "."]
-            if not parts or "\0" in relative:
-                raise self.fail(key, "not a file path relative to HERMES_HOME")
-            if parts[0] in RESERVED_PATHS:
-                raise self.fail(
-                    key,
-                    f"HERMES_HOME/{parts[0]} belongs to the sandbox ({RESERVED_PATHS[parts[0]]}); "
-                    "a profile cannot write it",
-                )
-            if not isinstance(content, str):
-                raise self.fail(key, f"must be a string (the file's content), not {_kind(content)}")
-            normal = "/".join(parts)
-            if normal in files:
-                raise self.fail(key, f"names the same file as {_key('files', normal)}")
-            files[normal] = content
-        return files
-
-    def config(self, table: dict[str, Any]) -> dict[str, Any]:
-        for path, value in _leaves(table, ()):
-            for protected in PROTECTED_CONFIG:
-                owned = ".".join(protected)
-                if path[: len(protected)] == protected:
-                    problem = f"{owned} belongs to the sandbox (its isolation rests on it)"
-                elif protected[: len(path)] == path and not isinstance(value, dict):
-                    problem = f"replaces the table holding {owned}, which belongs to the sandbox"
-                else:
-                    continue
-                raise self.fail(_key("config", *path), f"{problem}; a profile cannot override it")
-        return table
-
-    def hosts(self, value: Any) -> tuple[str, ...]:
-        key = _key("network", "expected")
-        if not isinstance(value, list):
-            raise self.fail(key, f"must be an array of host names, not {_kind(value)}")
-        hosts = []
-        for index, host in enumerate(value):
-            item = _key("network", "expected", index)
-            if not isinstance(host, str):
-                raise self.fail(item, f"must be a host name (a string), not {_kind(host)}")
-            name = host.lower()
-            if not (_is_ip(name) or _HOST_NAME.fullmatch(name)):
-                raise self.fail(
-                    item,
-                    f"{_show(host)} is not a plain host name; write the name alone, without "
-                    "scheme, port or path (e.g. prices.example.com)",
-                )
-            if is_loopback_host(name):
-                raise self.fail(
-                    item,
-                    f"{_show(host)} is loopback, which is always allowed; list only other hosts",
-                )
-            hosts.append(name)
-        return tuple(hosts)
-
-    def packages(self, value: Any) -> tuple[str, ...]:
-        key = _key("requires", "packages")
-        if not isinstance(value, list):
-            raise self.fail(key, f"must be an array of requirement strings, not {_kind(value)}")
-        for index, text in enumerate(value):
-            item = _key("requires", "packages", index)
-            if not isinstance(text, str):
-                raise self.fail(item, f"must be a requirement string, not {_kind(text)}")
-            try:
-                requirement = Requirement(text)
-            except InvalidRequirement as exc:
-                reason = str(exc).splitlines()[0]
-                raise self.fail(
-                    item, f"{_show(text)} is not a PEP 508 requirement ({reason})"
-                ) from None
-            if requirement.url:
-                raise self.fail(
-                    item, f"{_show(text)} names a URL; packages come from the package index only"
-                )
-            if canonicalize_name(requirement.name) == "hermes-agent":
-                raise self.fail(
-                    item, "hermes-agent is the system under test; choose it with -D hermes=PATH"
-                )
-        return tuple(value)
-
-    def promises(self, table: dict[str, Any]) -> frozenset[str]:
-        key = _key("promises", "keep")
-        known = ", ".join(PROMISES)
-        if "keep" not in table:
-            raise self.fail(key, f"missing; list the promises the plugin keeps (known: {known})")
-        keep = table["keep"]
-        if not isinstance(keep, list):
-            raise self.fail(key, f"must be an array of promise names, not {_kind(keep)}")
-        for index, name in enumerate(keep):
-            if name not in PROMISES:
-                raise self.fail(
-                    _key("promises", "keep", index),
-                    f"{_show(name)} is not a known promise; known promises: {known}",
-                )
-        return frozenset(keep)
-
-    def baseline(self, value: Any) -> tuple[BaselineEntry, ...]:
-        if not isinstance(value, list):
-            raise self.fail(
-                "baseline", f"must be an array of tables ([[baseline]]), not {_kind(value)}"
-            )
-        entries = []
-        for index, item in enumerate(value):
-            if not isinstance(item, dict):
-                raise self.fail(_key("baseline", index), f"must be a table, not {_kind(item)}")
-            unknown = [key for key in item if key not in BASELINE_KEYS]
-            if unknown:
-                raise self.fail(
-                    _key("baseline", index, unknown[0]),
-                    f"unknown key; known keys: {', '.join(BASELINE_KEYS)}",
-                )
-            for key in BASELINE_KEYS:
-                if key in item and (not isinstance(item[key], str) or not item[key].strip()):
-                    raise self.fail(
-                        _key("baseline", index, key),
-                        f"must be a non-empty string, not {_show(item[key])}",
-                    )
-            if ("scenario" in item) == ("promise" in item):
-                raise self.fail(
-                    _key("baseline", index),
-                    'names exactly one of scenario = "NAME" or promise = "NAME"',
-                )
-            if "reason" not in item:
-                raise self.fail(
-                    _key("baseline", index, "reason"),
-                    "missing; say why the failure is expected (it is shown with the failure)",
-                )
-            promise = item.get("promise")
-            if promise is not None and promise not in PROMISES:
-                raise self.fail(
-                    _key("baseline", index, "promise"),
-                    f"{_show(promise)} is not a known promise; known promises: "
-                    + ", ".join(PROMISES),
-                )
-            hermes = item.get("hermes")
-            if hermes is not None:
-                try:
-                    SpecifierSet(hermes)
-                except InvalidSpecifier:
-                    raise self.fail(
-                        _key("baseline", index, "hermes"),
-                        f"{_show(hermes)} is not a PEP 440 version specifier "
-                        '(e.g. ">=0.19.0" or "==0.16.0")',
-                    ) from None
-            entries.append(
-                BaselineEntry(
-                    scenario=item.get("scenario"),
-                    promise=promise,
-                    reason=item["reason"].strip(),
-                    hermes=hermes,
-                )
-            )
-        return tuple(entries)
-
-    def placeholders(self, key: str, text: str) -> None:
-        try:
-            fields = [parsed[1:] for parsed in string.Formatter().parse(text)]
-        except ValueError as exc:
-            raise self.fail(key, f"{exc}; write {{{{ and }}}} for literal braces") from None
-        for field, spec, conversion in fields:
-            if field is None or (field in PLACEHOLDERS and not spec and not conversion):
-                continue
-            written = "{" + field + (f"!{conversion}" if conversion else "")
-            written += (f":{spec}" if spec else "") + "}"
-            raise self.fail(
-                key,
-                f"unknown placeholder {written}; known: "
-                + ", ".join("{" + name + "}" for name in PLACEHOLDERS)
-                + " (write {{ and }} for literal braces)",
-            )
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -575,6 +850,15 @@ def _is_ip(text: str) -> bool:
     return True
 
 
+def _is_credential_name(upper: str) -> bool:
+    return bool(_CREDENTIAL_NAME.search(upper)) or upper in KNOWN_CREDENTIAL_VARIABLES
+
+
+def _names(text: str, placeholder: str) -> bool:
+    """Whether ``text`` (already checked) holds ``{placeholder}``."""
+    return any(field == placeholder for _, field, _, _ in string.Formatter().parse(text))
+
+
 def _leaves(
     table: Mapping[str, Any], path: tuple[str, ...]
 ) -> Iterator[tuple[tuple[str, ...], Any]]:
@@ -591,15 +875,26 @@ def _leaves(
             yield here, value
 
 
-def _config_strings(value: Any, path: tuple[str | int, ...]) -> Iterator[tuple[str, str]]:
+def _texts(
+    env: Mapping[str, str], files: Mapping[str, str], config: Mapping[str, Any]
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """(key, text) of every string that may hold placeholders."""
+    yield from ((("env", name), value) for name, value in env.items())
+    yield from ((("files", path), content) for path, content in files.items())
+    yield from _strings(config, ("config",))
+
+
+def _strings(
+    value: Any, path: tuple[str | int, ...]
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
     if isinstance(value, str):
-        yield _key(*path), value
+        yield path, value
     elif isinstance(value, Mapping):
         for name, item in value.items():
-            yield from _config_strings(item, (*path, name))
+            yield from _strings(item, (*path, name))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _config_strings(item, (*path, index))
+            yield from _strings(item, (*path, index))
 
 
 def _map_strings(value: Any, change: Callable[[str], str]) -> Any:

@@ -106,15 +106,19 @@ class Settings:
 
 
 def choose_profile(plugin: PluginUnderTest, option: str) -> Profile:
-    """``-D profile=FILE``, else the ``hermetic.toml`` beside the plugin, else none."""
+    """``-D profile=FILE``, else the ``hermetic.toml`` beside the plugin, else none; its
+    ``[config] plugins.entries`` may name only this plugin."""
     option = (option or "").strip()
     if option:
         path = Path(option).expanduser().resolve()
         if not path.is_file():
             raise ConfigError(f"-D profile={option}: no such file")
-        return load_profile(path)
-    found = find_profile(plugin.profile_folder) if plugin.profile_folder else None
-    return load_profile(found) if found else Profile.empty()
+        profile = load_profile(path)
+    else:
+        found = find_profile(plugin.profile_folder) if plugin.profile_folder else None
+        profile = load_profile(found) if found else Profile.empty()
+    profile.check_plugin(plugin.name)
+    return profile
 
 
 def choose_hermes(

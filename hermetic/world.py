@@ -19,6 +19,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from hermetic import stand_in
 from hermetic.checks import RunChecks
 from hermetic.hermes.commands import CommandResult, HermesCommands
 from hermetic.hermes.config import HermesConfig
@@ -75,6 +76,9 @@ class World:
             expected_hosts=frozenset(
                 host.lower().rstrip(".") for host in settings.profile.network_expected
             ),
+            credential=profile.credential if profile else None,
+            credential_keys=profile.credential_keys if profile else (),
+            credential_files=profile.credential_files if profile else (),
         )
         self.providers = Providers(provider, self.config, add_cleanup)
         self.scheduler = Scheduler(
@@ -163,18 +167,21 @@ class World:
         return items
 
     def report(self) -> str:
-        """Everything someone needs to understand a failure, sandbox path first."""
-        return failure_report(
-            sandbox_root=self.sandbox.root,
-            last_command=self.hermes.last,
-            evidence=[item for item in self.evidence() if item.in_report],
+        """Everything someone needs to understand a failure, sandbox path first (the stand-in
+        credential redacted)."""
+        return stand_in.redact(
+            failure_report(
+                sandbox_root=self.sandbox.root,
+                last_command=self.hermes.last,
+                evidence=[item for item in self.evidence() if item.in_report],
+            )
         )
 
     def check(self, condition: object, message: str) -> None:
         """Assert ``condition``; the failure carries ``message`` and the full failure report."""
         __tracebackhide__ = True  # pytest shows the test's own line, not this one
         if not condition:
-            raise AssertionError(f"{message}\n\n{self.report()}")
+            raise AssertionError(stand_in.redact(f"{message}\n\n{self.report()}"))
 
 
 @contextmanager
@@ -205,7 +212,11 @@ def build_world(
         stack.callback(leave_sandbox)
         profile = settings.profile
         sink = stack.enter_context(HttpSink()) if profile.uses_sink else None
-        rendered = profile.render(sink_url=sink.url if sink else None)
+        # A fresh stand-in per scenario for the profile's {credential}, redacted until it ends.
+        credential = stand_in.issue() if profile.uses_credential else None
+        if credential is not None:
+            stack.callback(stand_in.retire, credential)
+        rendered = profile.render(sink_url=sink.url if sink else None, credential=credential)
         # The profile's files exist before the first hermes command, and its variables reach
         # every one of them (under the sandbox's own, which always win).
         rendered.write_files(sandbox.hermes_home)

@@ -79,20 +79,21 @@ def test_a_profile_without_baseline_has_an_empty_one(tmp_path: Path) -> None:
         ),
         (
             '[[baseline]]\nscenario = "x"\n',
-            "baseline[0].reason: missing; say why the failure is "
-            "expected (it is shown with the failure)",
+            "baseline[0].reason: missing; say why the failure is known",
         ),
         (
             '[[baseline]]\nreason = "r"\n',
-            'baseline[0]: names exactly one of scenario = "NAME" or promise = "NAME"',
+            'baseline[0]: names neither a scenario nor a promise; give exactly one '
+            '(scenario = "…" or promise = "…")',
         ),
         (
             '[[baseline]]\nscenario = "x"\npromise = "gateway"\nreason = "r"\n',
-            'baseline[0]: names exactly one of scenario = "NAME" or promise = "NAME"',
+            'baseline[0]: names both a scenario and a promise; give exactly one '
+            '(scenario = "…" or promise = "…")',
         ),
         (
             '[[baseline]]\nscenario = "x"\nreason = ""\n',
-            'baseline[0].reason: must be a non-empty string, not ""',
+            "baseline[0].reason: must not be empty; say why the failure is known",
         ),
         (
             '[[baseline]]\nscenario = "x"\nreason = "r"\nwhy = "r"\n',
@@ -101,12 +102,11 @@ def test_a_profile_without_baseline_has_an_empty_one(tmp_path: Path) -> None:
         (
             '[[baseline]]\npromise = "fast"\nreason = "r"\n',
             'baseline[0].promise: "fast" is not a known promise; known promises: removed-model, '
-            "failure-table, gateway, store-faults, redaction, login-providers",
+            "failure-table, gateway, store-faults, redaction, login-providers, alert-store",
         ),
         (
             '[[baseline]]\nscenario = "x"\nreason = "r"\nhermes = "0.19"\n',
-            'baseline[0].hermes: "0.19" is not a PEP 440 version specifier (e.g. ">=0.19.0" or '
-            '"==0.16.0")',
+            'baseline[0].hermes: "0.19" is not a PEP 440 version specifier (e.g. ">=0.19,<0.20")',
         ),
         (
             '[promises]\nkeep = ["removed-model"]\n\n[[baseline]]\npromise = "gateway"\n'

@@ -9,6 +9,8 @@ import pytest
 from packaging.requirements import InvalidRequirement, Requirement
 
 from hermetic.errors import ConfigError
+from hermetic.hermes.hermes_variables import HERMES_VARIABLES
+from hermetic.hermes.hermes_variables import RELEASES as READ_RELEASES
 from hermetic.profile import (
     PROMISES,
     Profile,
@@ -18,9 +20,14 @@ from hermetic.profile import (
     merge_config,
 )
 
-CREDENTIAL = "looks like a credential; the sandbox never passes credentials to Hermes"
+CREDENTIAL = (
+    'looks like a credential; set it to "{credential}" (a fresh stand-in per scenario), '
+    "never a real key"
+)
 OWNED = "belongs to the sandbox (its isolation rests on it); a profile cannot override it"
-PLACEHOLDER_HINT = "known: {sink}, {now} (write {{ and }} for literal braces)"
+PLACEHOLDER_HINT = (
+    "known: {sink}, {now}, {collector}, {credential} (write {{ and }} for literal braces)"
+)
 NOW = datetime(2026, 11, 30, 12, 0, 0, 250000, tzinfo=UTC)
 
 
@@ -81,7 +88,7 @@ def test_profile_errors_are_config_errors(tmp_path: Path) -> None:
 def test_an_unknown_section_is_refused(tmp_path: Path) -> None:
     assert refusal(tmp_path, "[plugins]\nenabled = []\n") == (
         "plugins: unknown section; known sections: promises, env, files, config, network, "
-        "requires, baseline"
+        "requires, alerts, baseline"
     )
 
 
@@ -101,30 +108,71 @@ def test_an_unknown_key_in_a_fixed_section_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "name",
     [
-        "OPENAI_API_KEY",
+        "MYPLUGIN_API_KEY",
         "MYPLUGIN_APIKEY",
-        "TELEGRAM_BOT_TOKEN",
         "MYPLUGIN_TOKEN",
         "MYPLUGIN_SECRET",
         "DB_PASSWORD",
         "DB_PASSWD",
         "SERVICE_CREDENTIAL",
-        "GOOGLE_APPLICATION_CREDENTIALS",
+        "VENDOR_CREDENTIALS",
         "PROXY_AUTH",
-        "AWS_ACCESS_KEY_ID",
-        "openai_api_key",
-        "HERMES_API_KEY",
+        "myplugin_api_key",
     ],
 )
-def test_a_credential_like_variable_is_refused(tmp_path: Path, name: str) -> None:
-    assert refusal(tmp_path, f'[env]\n{name} = "x"\n') == f"env.{name}: {CREDENTIAL}"
+def test_a_literal_credential_is_refused(tmp_path: Path, name: str) -> None:
+    assert refusal(tmp_path, f'[env]\n{name} = "sk-live-1234"\n') == f"env.{name}: {CREDENTIAL}"
 
 
-@pytest.mark.parametrize("name", ["HERMES_HOME", "HERMES_SAFE_MODE", "HERMES_PLUGINS_DEBUG"])
-def test_hermes_variables_belong_to_the_sandbox(tmp_path: Path, name: str) -> None:
-    assert refusal(tmp_path, f'[env]\n{name} = "1"\n') == (
-        f"env.{name}: HERMES_* variables belong to the sandbox; a profile cannot set them"
+def test_a_credential_may_be_the_stand_in(tmp_path: Path) -> None:
+    profile = load_profile(profile_file(tmp_path, '[env]\nVENDOR_API_KEY = "{credential}"\n'))
+    assert profile.env == {"VENDOR_API_KEY": "{credential}"}
+    assert profile.uses_credential
+
+
+def test_a_credential_is_the_stand_in_alone(tmp_path: Path) -> None:
+    assert refusal(tmp_path, '[env]\nVENDOR_API_KEY = "sk-{credential}"\n') == (
+        f"env.VENDOR_API_KEY: {CREDENTIAL}"
     )
+
+
+def test_the_stand_in_may_appear_inside_other_values(tmp_path: Path) -> None:
+    text = '[env]\nOTEL_EXPORTER_OTLP_HEADERS = "authorization=Bearer {credential}"\n'
+    assert load_profile(profile_file(tmp_path, text)).uses_credential
+
+
+@pytest.mark.parametrize(
+    ("name", "releases"),
+    [
+        ("OPENAI_API_KEY", "0.16.0 to 0.22.2.post1"),
+        # 0.16.0 has no safe mode: the line names the releases that read it.
+        ("HERMES_SAFE_MODE", "0.17.0, 0.18.2, 0.19.0, 0.22.2.post1"),
+        ("TWILIO_ACCOUNT_SID", "0.16.0, 0.17.0, 0.18.2, 0.19.0"),
+        ("HERMES_CRON_MAX_PARALLEL", "0.16.0 to 0.22.2.post1"),
+    ],
+)
+def test_variables_hermes_reads_are_refused(tmp_path: Path, name: str, releases: str) -> None:
+    assert refusal(tmp_path, f'[env]\n{name} = "{{credential}}"\n') == (
+        f"env.{name}: Hermes reads it (in {releases}), so it would change Hermes, not the plugin; "
+        "a profile sets only the plugin's own variables"
+    )
+
+
+def test_a_variable_only_some_releases_read_names_them(tmp_path: Path) -> None:
+    name, releases = next(
+        (name, releases)
+        for name, releases in sorted(HERMES_VARIABLES.items())
+        if releases != READ_RELEASES and name.startswith("HERMES_")
+    )
+    assert refusal(tmp_path, f'[env]\n{name} = "1"\n') == (
+        f"env.{name}: Hermes reads it (in {', '.join(releases)}), so it would change Hermes, not "
+        "the plugin; a profile sets only the plugin's own variables"
+    )
+
+
+def test_a_plugins_own_hermes_variable_is_allowed(tmp_path: Path) -> None:
+    profile = load_profile(profile_file(tmp_path, '[env]\nHERMES_TELEMETRY_NO_SETUP = "1"\n'))
+    assert profile.env == {"HERMES_TELEMETRY_NO_SETUP": "1"}
 
 
 @pytest.mark.parametrize(
@@ -133,6 +181,9 @@ def test_hermes_variables_belong_to_the_sandbox(tmp_path: Path, name: str) -> No
         "PATH",
         "HOME",
         "PYTHONPATH",
+        "HERMES_HOME",
+        "HERMES_MANAGED_DIR",
+        "HERMES_PLUGINS_DEBUG",
         "HERMETIC_NETGUARD_MODE",
         "LD_PRELOAD",
         "NOUS_INFERENCE_BASE_URL",
@@ -185,9 +236,9 @@ def test_a_file_path_must_name_a_file(tmp_path: Path, path: str) -> None:
         ("config.yaml", "the sandbox writes it; use [config]"),
         (".env", "Hermes reads variables and keys from it; use [env]"),
         ("auth.json", "it holds login credentials"),
-        ("telemetry/telemetry.db", "the alerts under test are read from there"),
         ("./plugins/other/__init__.py", "the sandbox installs the plugin under test there"),
         ("cron/jobs.json", "the sandbox creates the jobs there"),
+        ("logs/agent.log", "the run's evidence is read from there"),
     ],
 )
 def test_files_the_sandbox_owns_are_refused(tmp_path: Path, path: str, why: str) -> None:
@@ -196,6 +247,36 @@ def test_files_the_sandbox_owns_are_refused(tmp_path: Path, path: str, why: str)
         f'files."{path}": HERMES_HOME/{top} belongs to the sandbox ({why}); '
         "a profile cannot write it"
     )
+
+
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        ("telemetry/telemetry.db", "the alerts under test are read from there"),
+        ("telemetry/telemetry.db-wal", "the alerts under test are read from there"),
+        ("telemetry/telemetry.db-shm", "the alerts under test are read from there"),
+        ("./telemetry//telemetry.db-journal", "the alerts under test are read from there"),
+        ("telemetry/telemetry.log", "the alert log lines under test are read from there"),
+    ],
+)
+def test_the_alert_contracts_files_are_refused(tmp_path: Path, path: str, why: str) -> None:
+    owned = path.removeprefix("./").replace("//", "/")
+    assert refusal(tmp_path, f'[files]\n"{path}" = "x"\n') == (
+        f'files."{path}": HERMES_HOME/{owned} belongs to the sandbox ({why}); '
+        "a profile cannot write it"
+    )
+
+
+def test_a_file_in_place_of_the_contracts_folder_is_refused(tmp_path: Path) -> None:
+    assert refusal(tmp_path, '[files]\n"telemetry" = "x"\n') == (
+        'files.telemetry: replaces the folder holding HERMES_HOME/telemetry/telemetry.db, which '
+        "belongs to the sandbox; a profile cannot write it"
+    )
+
+
+def test_a_plugins_own_file_beside_the_contracts_is_allowed(tmp_path: Path) -> None:
+    profile = load_profile(profile_file(tmp_path, '[files]\n"telemetry/.pricing_refresh" = ""\n'))
+    assert profile.files == {"telemetry/.pricing_refresh": ""}
 
 
 def test_file_content_must_be_a_string(tmp_path: Path) -> None:
@@ -355,7 +436,8 @@ def test_hermes_itself_cannot_be_required(tmp_path: Path) -> None:
 def test_a_promises_section_must_list_them(tmp_path: Path) -> None:
     assert refusal(tmp_path, "[promises]\n") == (
         "promises.keep: missing; list the promises the plugin keeps (known: "
-        "removed-model, failure-table, gateway, store-faults, redaction, login-providers)"
+        "removed-model, failure-table, gateway, store-faults, redaction, login-providers, "
+        "alert-store)"
     )
 
 
@@ -368,7 +450,8 @@ def test_kept_promises_must_be_a_list(tmp_path: Path) -> None:
 def test_an_unknown_promise_is_refused(tmp_path: Path) -> None:
     assert refusal(tmp_path, '[promises]\nkeep = ["removed-model", "fast"]\n') == (
         'promises.keep[1]: "fast" is not a known promise; known promises: '
-        "removed-model, failure-table, gateway, store-faults, redaction, login-providers"
+        "removed-model, failure-table, gateway, store-faults, redaction, login-providers, "
+        "alert-store"
     )
 
 

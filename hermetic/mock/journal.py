@@ -2,9 +2,10 @@
 
 Steps assert on it ("the provider received 3 requests for X") and failure reports print it, so
 each entry is one readable line and credentials in request headers are redacted before they
-are stored. A peer subclasses :class:`JournalEntry` for its own fields (the provider's model and
-attempt, the sink's body). The journal is shared by the server thread and the test's thread,
-hence the lock.
+are stored, as is a scenario's stand-in credential wherever it appears
+(:mod:`hermetic.stand_in`). A peer subclasses :class:`JournalEntry` for its own fields (the
+provider's model and attempt, the sink's body). The journal is shared by the server thread and
+the test's thread, hence the lock.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
+
+from hermetic import stand_in
 
 __all__ = [
     "JOURNALED_HEADERS",
@@ -122,7 +125,8 @@ class Journal(Generic[EntryT]):
         **extra: Any,
     ) -> EntryT:
         """Journal one request; ``extra`` fills the peer's own fields of the entry."""
-        kept = journaled_headers(headers, self._header_names)
+        kept = stand_in.scrub(journaled_headers(headers, self._header_names))
+        path, extra = stand_in.scrub(path), stand_in.scrub(extra)
         with self._lock:
             entry = self._entry_type(
                 seq=len(self._entries) + 1,

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from hermetic import stand_in
 from hermetic.reporting import html as html_report
 from hermetic.reporting.layout import SETUP_ERROR, SETUP_JUNIT, artefact_dir
 
@@ -159,7 +160,8 @@ def save_artefacts(run: World | None, dest: Path, text: str) -> list[Path]:
     if dest.exists():
         shutil.rmtree(dest)  # a folder left by an earlier plain `behave` run
     dest.mkdir(parents=True)
-    (dest / "failure.txt").write_text(text, "utf-8")
+    # A scenario's stand-in credential is a secret: no artefact keeps it.
+    (dest / "failure.txt").write_text(stand_in.redact(text), "utf-8")
     saved = [dest / "failure.txt"]
     if run is None:
         return saved
@@ -175,11 +177,11 @@ def save_artefacts(run: World | None, dest: Path, text: str) -> list[Path]:
             if not content.is_file():
                 return
             if lines is None:
-                shutil.copyfile(content, target)
+                target.write_bytes(stand_in.redact_bytes(content.read_bytes()))
             else:
-                target.write_text(_tail_of(content, lines), "utf-8")
+                target.write_text(stand_in.redact(_tail_of(content, lines)), "utf-8")
         else:
-            target.write_text(content, "utf-8")
+            target.write_text(stand_in.redact(content), "utf-8")
         saved.append(target)
 
     out_dir = Path(box.out_dir)
@@ -207,7 +209,7 @@ def record_failure(
                 with (saved_at / "failure.txt").open("a", encoding="utf-8") as handle:
                     handle.write(
                         "\nand, after the scenario's steps, the suite's own checks found:\n"
-                        f"{verdict}\n"
+                        f"{stand_in.redact(verdict)}\n"
                     )
             return []
         formatters = list(getattr(context._runner, "formatters", []))
@@ -216,7 +218,7 @@ def record_failure(
             return []
         run: World | None = getattr(context, "world", None)
         dest = artefact_dir(reports, scenario.filename, scenario.name)
-        text = failure_text(scenario, step, run, verdict)
+        text = stand_in.redact(failure_text(scenario, step, run, verdict))
         saved = save_artefacts(run, dest, text)
         setattr(context, _SAVED_MARK, dest)
         # Captured by behave into the test case's system-out (JUnit "attachments").

@@ -2,6 +2,7 @@
 
 from behave import given, then
 
+from hermetic import stand_in
 from hermetic.checks import describe_attempts
 from hermetic.hermes.config import DUMMY_API_KEY
 from hermetic.isolation import Isolation
@@ -40,6 +41,24 @@ def step_online_lookups(context):
 def step_note_packages(context):
     """Record the package set of the Python environment that runs Hermes."""
     context.world.use(Isolation).note_installed_packages()
+
+
+@given('the plugin is given a stand-in key as "{variable}"')
+def step_stand_in_key(context, variable):
+    """A fresh stand-in credential in the variable, as a profile's {credential} gives it."""
+    context.world.use(Isolation).give_stand_in_key(variable)
+
+
+@given("the plugin under test writes its key into a log of its own when Hermes loads it")
+def step_plugin_logs_key(context):
+    """The installed copy of the plugin writes its stand-in key into its own log at load."""
+    context.world.use(Isolation).make_plugin_log_its_key()
+
+
+@given("the plugin under test sends its key to its backend when Hermes loads it")
+def step_plugin_sends_key(context):
+    """The installed copy of the plugin posts its stand-in key to a loopback backend at load."""
+    context.world.use(Isolation).make_plugin_send_its_key()
 
 
 @given("a stale copy of the plugin lies in the plugins folder")
@@ -207,3 +226,38 @@ def step_stale_copy_reported(context):
         any(folder in problem for problem in problems),
         f"expected the identity check to name {folder!r}, it said: {problems!r}",
     )
+
+
+@then("the suite reports the stand-in key written into the plugin's own log, naming the file")
+def step_key_leak_reported(context):
+    """The stand-in credential check fails the run, naming the file (and line) that holds it."""
+    world = context.world
+    place = f"HERMES_HOME/{world.use(Isolation).key_log}, line 1"
+    finding = world.checks.credential_finding()
+    message = finding.message if finding else "(no report: the suite found no leak)"
+    world.check(
+        finding is not None and place in message,
+        f"expected the report to name {place}; it says: {message}",
+    )
+
+
+@then("the plugin's backend received the stand-in key, redacted in the suite's records")
+def step_backend_got_key(context):
+    """The loopback backend got a body carrying the key, journaled with the key redacted."""
+    world = context.world
+    bodies = world.sink.json_bodies("/v1/hello")
+    redacted = [body for body in bodies if body == {"api_key": stand_in.REDACTED}]
+    world.check(
+        bodies and redacted == bodies,
+        f"expected the backend to get the key, redacted in its journal; of {len(bodies)} "
+        f"bodies, {len(bodies) - len(redacted)} were journaled with something else: {bodies!r}"
+        " (this message is redacted too)",
+    )
+
+
+@then("the stand-in key was written nowhere else")
+def step_key_nowhere(context):
+    """No file of the sandbox holds the stand-in credential."""
+    world = context.world
+    leaks = world.checks.credential_leaks()
+    world.check(not leaks, "the stand-in key was written to:\n" + "\n".join(leaks))
