@@ -4,6 +4,10 @@
   fails the scenario at once: nothing else it could find means anything without the plugin.
 * **The loopback guard ran** in every ``hermes`` process: without it, "no attempt beyond
   loopback" is true of anything. Also at once: it is the harness that failed.
+* **Nothing the guard could not see was refused by the kernel** (:mod:`hermetic.netns`): in
+  the run's network namespace, a rise of the kernel's no-route counters during a run that the
+  guard did not record (a child process, a C-level socket) is a finding too, naming who handed
+  off and what the output said.
 * **Loopback only** (:mod:`hermetic.netguard`) and **the plugin under test is the copy Hermes
   loaded** (:mod:`hermetic.hermes.plugin_identity`): these verdicts never hide the alert verdict.
   They are collected, the scenario's own ``Then`` steps run, and the scenario fails afterwards
@@ -24,14 +28,18 @@ from hermetic.hermes.commands import CommandResult
 from hermetic.hermes.plugin_identity import identity_problem
 from hermetic.hermes.plugin_load import LoadFailure, load_failures
 from hermetic.hermes.sandbox import Sandbox
-from hermetic.netguard.log import NetworkAttempt, non_loopback, read_attempts
+from hermetic.netguard.handoffs import Handoff, read_handoffs
+from hermetic.netguard.log import NetworkAttempt, handoff_log, non_loopback, read_attempts
 from hermetic.netguard.process_log import read_process_starts, unguarded
+from hermetic.netns.refusals import unseen_refusal
 
 PLUGIN_LOAD = "plugin load"
 GUARD = "loopback guard"
 NETWORK = "network"
 IDENTITY = "plugin identity"
-KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY)
+# What the network namespace refused that the guard could not see (hermetic.netns.refusals).
+KERNEL = "kernel refusal"
+KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY, KERNEL)
 
 
 @dataclass(frozen=True)
@@ -42,7 +50,7 @@ class Finding:
     message: str
 
 
-def who_tried(attempt: NetworkAttempt, plugin_dir: Path | None) -> str:
+def who_tried(attempt: NetworkAttempt | Handoff, plugin_dir: Path | None) -> str:
     """Whose code made a network attempt: the plugin under test (its file) or Hermes."""
     if plugin_dir is not None:
         for frame in attempt.stack:
@@ -75,6 +83,7 @@ class RunChecks:
     expected_hosts: frozenset[str] = frozenset()
     expected_kinds: set[str] = field(default_factory=set)
     identity_problems: list[str] = field(default_factory=list)
+    kernel_refusals: list[str] = field(default_factory=list)
 
     def expect(self, kind: str) -> None:
         """This scenario is about ``kind``: its findings are read by the scenario, not raised."""
@@ -102,6 +111,19 @@ class RunChecks:
         problem = self.identity_problem(result)
         if problem and problem not in self.identity_problems:
             self.identity_problems.append(problem)
+
+    def note_refusals(self, result: CommandResult) -> None:
+        """Remember what the namespace refused during this run that the guard did not see."""
+        if not result.kernel_refused:
+            return
+        refusal = unseen_refusal(
+            result,
+            self.network_attempts(),
+            read_handoffs(handoff_log(self.sandbox.network_log)),
+            lambda handoff: who_tried(handoff, self.sandbox.installed_plugin),
+        )
+        if refusal:
+            self.kernel_refusals.append(refusal)
 
     # -- the findings -----------------------------------------------------------------------
     def load_failures(self, result: CommandResult) -> list[LoadFailure]:
@@ -145,6 +167,8 @@ class RunChecks:
                 )
         if IDENTITY not in self.expected_kinds:
             findings.extend(Finding(IDENTITY, problem) for problem in self.identity_problems)
+        if KERNEL not in self.expected_kinds:
+            findings.extend(Finding(KERNEL, refusal) for refusal in self.kernel_refusals)
         return findings
 
     def notes(self) -> str | None:

@@ -28,6 +28,7 @@ from behave.model import Scenario, Step
 
 from hermetic.errors import HarnessError
 from hermetic.hermes.releases import release_key
+from hermetic.netns.status import NOT_STARTED_BY_RUNNER
 from hermetic.reporting import figures
 from hermetic.reporting.artefacts import (
     prepare_html_report,
@@ -87,6 +88,8 @@ def before_all(context: Any) -> None:
         record_setup_error(context.config, formatters, str(exc))
         raise SystemExit(2) from None
     about = context.settings.describe()
+    if about["isolation_reason"] == NOT_STARTED_BY_RUNNER:
+        warn(f"isolation: {about['isolation']} ({NOT_STARTED_BY_RUNNER})")
     prepare_html_report(formatters, about)
     reports = reports_dir(context.config, formatters)
     if reports is not None:
@@ -142,8 +145,11 @@ def release_skip_reason(scenario: Scenario, settings: Settings) -> str | None:
 
 
 def before_scenario(context: Any, scenario: Scenario) -> None:
-    reason = promise_skip_reason(scenario, context.settings) or release_skip_reason(
-        scenario, context.settings
+    reason = (
+        promise_skip_reason(scenario, context.settings)
+        or release_skip_reason(scenario, context.settings)
+        # Tries beyond loopback for real: only where the kernel refuses it.
+        or context.settings.isolation.skip_reason(list(scenario.effective_tags))
     )
     if reason is not None:
         scenario.skip(reason)

@@ -13,10 +13,11 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from hermetic.checks import IDENTITY, NETWORK, PLUGIN_LOAD
+from hermetic.checks import IDENTITY, KERNEL, NETWORK, PLUGIN_LOAD
 from hermetic.hermes.packages import installed, suite_modules_visible, unexpected_packages
 from hermetic.hermes.user_home import UserHome
 from hermetic.netguard.process_log import ProcessStart, read_process_starts
+from hermetic.netns.offenders import c_level_connect, helper_program
 
 if TYPE_CHECKING:
     from hermetic.world import World
@@ -75,7 +76,18 @@ class Isolation:
         self.world.sandbox.add_import_to_plugin(module)
         self.world.checks.expect(PLUGIN_LOAD)
 
+    def make_plugin_reach_out(self, how: str, host: str) -> None:
+        """The installed plugin reaches ``host`` in a way the guard cannot see when Hermes loads
+        it: ``how`` is ``helper`` (a child process) or ``c-level`` (ctypes ``connect``)."""
+        code = {"helper": helper_program, "c-level": c_level_connect}[how](host)
+        self.world.sandbox.add_code_to_plugin(code)
+        self.world.checks.expect(KERNEL)
+
     # -- what happened --------------------------------------------------------------------
+    def kernel_refusals(self) -> list[str]:
+        """What the network namespace refused that the guard did not see, one text per run."""
+        return self.world.checks.kernel_refusals
+
     def process_starts(self) -> list[ProcessStart]:
         return read_process_starts(self.world.sandbox.process_log)
 

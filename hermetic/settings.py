@@ -6,6 +6,7 @@ saying which option and what to do.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,8 @@ import yaml
 from hermetic.errors import ConfigError, HarnessError
 from hermetic.hermes.installs import HermesInstallError, ensure_hermes
 from hermetic.hermes.releases import DEFAULT_RELEASE, unsupported_reason
+from hermetic.netns import GUARD_ONLY
+from hermetic.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation, this_process
 from hermetic.profile import Profile, find_profile, load_profile
 from hermetic.tempdirs import make_temp_dir
 
@@ -80,6 +83,8 @@ class Settings:
     sandbox_root: Path | None
     # Where to append per-scenario reliability figures (tools/reliability_figures.py), if at all.
     figures: Path | None = None
+    # A loopback-only network namespace around this process, or the Python guard alone.
+    isolation: NetworkIsolation = NetworkIsolation(GUARD_ONLY, NOT_STARTED_BY_RUNNER)
 
     @classmethod
     def from_userdata(cls, userdata: Mapping[str, str]) -> Settings:
@@ -112,6 +117,7 @@ class Settings:
             keep_sandbox=keep,
             sandbox_root=sandbox_root,
             figures=Path(userdata["figures"]).resolve() if userdata.get("figures") else None,
+            isolation=this_process(os.environ),
         )
 
     def describe(self) -> dict[str, Any]:
@@ -127,6 +133,7 @@ class Settings:
             "profile": str(self.profile.path) if self.profile.path else None,
             "promises": sorted(promises) if promises is not None else "all",
             "hermes": {"version": self.hermes_version, "path": str(self.hermes)},
+            **self.isolation.describe(),
         }
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hermetic.netns.confinement import prepare
 from hermetic.reporting import layout, summary
 from hermetic.runs import durations
 from hermetic.runs.shards import Shard
@@ -135,8 +136,12 @@ def run_acceptance(
     started = time.monotonic()
     serial = jobs <= 1 and shard is None
     if serial:
+        # Every install first, outside; then behave in a network namespace of its own.
+        confinement = prepare(Path(python), args, cwd, env, say)
         command = [str(python), "-m", "behave", *report_arguments(reports), *args]
-        code = run_step("acceptance", command, cwd=cwd, env=env)
+        code = run_step(
+            "acceptance", confinement.command(command), cwd=cwd, env=confinement.env(env)
+        )
     else:
         # Imported here: the parallel runner builds its workers' options from this module.
         from hermetic.runs.parallel import Options, run_parallel

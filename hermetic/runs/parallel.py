@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from hermetic.hermes.processes import stop_processes_under
+from hermetic.netns.confinement import Confinement, prepare
 from hermetic.reporting import layout, summary
 from hermetic.runs import durations, shards
 from hermetic.runs.acceptance import HTML_FORMATTER, report_arguments
@@ -287,6 +288,8 @@ def run_parallel(
     # through the merge, so that it finishes.
     previous = {sig: signal.signal(sig, cancel) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
+        # Every install first, outside; then each worker in a network namespace of its own.
+        confinement = prepare(options.python, options.behave_args, options.cwd, options.env, say)
         try:
             listing = list_scenarios(
                 options.python,
@@ -327,6 +330,7 @@ def run_parallel(
             cancel,
             finish,
             say,
+            confinement,
         )
         expected = [scenario.location for scenario in order]
         setup_errors = [unit for unit in units if unit.setup_error]
@@ -414,6 +418,7 @@ def _dispatch(
     cancel: _Cancellation,
     finish: Callable[..., None],
     say: Callable[[str], None],
+    confinement: Confinement,
 ) -> dict[str, Missing]:
     """Keep ``jobs`` workers busy, longest first, until done, cancelled or unable to start;
     return why the scenarios without a report of their own have none."""
@@ -430,7 +435,7 @@ def _dispatch(
                 number, queue.next_batch(), work / f"{number:04d}", sandboxes / f"{number:04d}"
             )
             units.append(unit)
-            _start(unit, options, listing)
+            _start(unit, options, listing, confinement)
             running.append(unit)
             if cancel.signals:  # the signal came while it started
                 _signal_group(unit, cancel.signals[-1])
@@ -450,7 +455,7 @@ def _dispatch(
     return missing
 
 
-def _start(unit: _Unit, options: Options, listing: Listing) -> None:
+def _start(unit: _Unit, options: Options, listing: Listing, confinement: Confinement) -> None:
     unit.folder.mkdir(parents=True)
     unit.sandbox_root.mkdir(parents=True)
     command = [
@@ -467,9 +472,9 @@ def _start(unit: _Unit, options: Options, listing: Listing) -> None:
     unit.log = (unit.folder / OUTPUT).open("wb")
     unit.started = time.monotonic()
     unit.process = subprocess.Popen(
-        command,
+        confinement.command(command),
         cwd=options.cwd,
-        env=dict(options.env) if options.env is not None else None,
+        env=confinement.env(options.env),
         stdin=subprocess.DEVNULL,
         stdout=unit.log,
         stderr=subprocess.STDOUT,
