@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hermetic.netns import GUARD_ONLY, KERNEL_TAG, not_run_reason
 from hermetic.reporting.layout import BEHAVE_JSON, RUN_INFO, SETUP_ERROR, SUMMARY_JSON, artefact_dir
 
 #: Tags naming the promise a scenario checks (a profile's [promises] keep).
@@ -67,6 +68,7 @@ def build_summary(
         about = json.loads(run_info.read_text("utf-8"))
         summary["run"] = about
         summary["promises"] = promise_verdicts(rows, about.get("promises", "all"))
+        _say_why_not_run(rows, about)
     summary["scenarios"] = rows
     return summary
 
@@ -90,6 +92,15 @@ def promise_verdicts(rows: list[dict[str, Any]], claimed: Any) -> dict[str, str]
             else:
                 verdicts.setdefault(name, "not run")
     return dict(sorted(verdicts.items()))
+
+
+def _say_why_not_run(rows: list[dict[str, Any]], about: dict[str, Any]) -> None:
+    """A kernel-only scenario skipped for want of a namespace says so: "not run", never passed."""
+    if about.get("isolation") != GUARD_ONLY:
+        return
+    for row in rows:
+        if row["status"] == "skipped" and KERNEL_TAG in row["tags"]:
+            row["message"] = not_run_reason(about.get("isolation_reason"))
 
 
 def _setup_row(message: str) -> dict[str, Any]:
