@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.netns import GUARD_ONLY, ISOLATION_VARIABLE, NAMESPACE, SWITCH
+from hermetic.netns.enter import probe
 
 ENTER_MODULE = "hermetic.netns.enter"
 PREPARE_MODULE = "hermetic.netns.prepare"
@@ -62,8 +63,12 @@ class Confinement:
         )
 
 
-def switched_off(env: Mapping[str, str] | None) -> bool:
-    return (os.environ if env is None else env).get(SWITCH, "").strip().lower() == "off"
+def why_no_namespace(env: Mapping[str, str] | None = None) -> str | None:
+    """Why no namespace here (switched off with ``HERMETIC_NETNS=off``, or the kernel refused
+    one: tried in a forked child), or None when one can be made."""
+    if (os.environ if env is None else env).get(SWITCH, "").strip().lower() == "off":
+        return f"switched off with {SWITCH}=off"
+    return probe()
 
 
 def prepare(

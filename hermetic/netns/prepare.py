@@ -19,16 +19,8 @@ import sys
 from collections.abc import Sequence
 
 from hermetic.errors import HarnessError
-from hermetic.netns import ISOLATION_VARIABLE, SWITCH
-from hermetic.netns.confinement import switched_off
-from hermetic.netns.enter import probe
-
-
-def why_no_namespace() -> str | None:
-    """Why this run gets no namespace (switched off, or the kernel refused), or None."""
-    if switched_off(None):
-        return f"switched off with {SWITCH}=off"
-    return probe()
+from hermetic.netns import ISOLATION_VARIABLE
+from hermetic.netns.confinement import why_no_namespace
 
 
 def resolve_settings(behave_args: Sequence[str]) -> None:
