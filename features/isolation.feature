@@ -39,6 +39,7 @@ Feature: A test run stays inside its sandbox
 
   Rule: Nothing leaves the machine and nothing is installed
 
+    @netns
     Scenario: A lookup beyond loopback is caught and named
       Given Hermes is allowed to look up model details online
       And a scheduled job uses the model "gone-model"
