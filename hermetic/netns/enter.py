@@ -35,7 +35,7 @@ IFREQ = "16sh22x"
 EXIT_CANNOT = 2
 
 
-class NamespaceError(OSError):
+class NamespaceError(Exception):
     """No network namespace could be made here (the reason is the message)."""
 
 
@@ -47,7 +47,7 @@ def unshare(flags: int) -> None:
         hint = ""
         if code in (errno.EPERM, errno.ENOSPC, errno.EINVAL):
             hint = " (user namespaces switched off, or a container that forbids them)"
-        raise NamespaceError(code, f"unshare(2) refused: {os.strerror(code)}{hint}")
+        raise NamespaceError(f"unshare(2) refused: {os.strerror(code)}{hint}")
 
 
 def enter_namespace() -> None:
@@ -67,7 +67,7 @@ def enter_namespace() -> None:
             _write("/proc/self/uid_map", f"0 {uid} 1")
             _write("/proc/self/gid_map", f"0 {gid} 1")
         except OSError as exc:
-            raise NamespaceError(exc.errno, f"cannot map this user into it: {exc}") from None
+            raise NamespaceError(f"cannot map this user into it: {exc}") from None
     bring_loopback_up()
 
 
@@ -79,7 +79,7 @@ def bring_loopback_up() -> None:
             _, flags = struct.unpack(IFREQ, fcntl.ioctl(sock, SIOCGIFFLAGS, request))
             fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack(IFREQ, b"lo", flags | IFF_UP))
     except OSError as exc:
-        raise NamespaceError(exc.errno, f"cannot bring lo up in it: {exc.strerror}") from None
+        raise NamespaceError(f"cannot bring lo up in it: {exc.strerror}") from None
 
 
 def interfaces() -> list[str]:
