@@ -126,6 +126,9 @@ def run_acceptance(
 ) -> Outcome:
     """Run behave (``python -m behave ARGS``) with every report into ``reports``; count.
 
+    Every install happens first, outside; behave then runs in a network namespace of its own
+    with only ``lo`` where one can be made (:mod:`hermetic.netns.confinement`).
+
     ``jobs`` > 1 or a ``shard`` spread the scenarios over that many behave processes
     (:mod:`hermetic.runs.parallel`, planned with ``durations_file``, default
     ``<reports>/durations.json``) and merge their reports into the same shape; ``jobs`` 1

@@ -2,11 +2,14 @@
 
     python -m hermetic.runs.parallel --reports reports --jobs 2 [--shard K/N] -- [BEHAVE ARGS]
 
+0. The run is prepared outside any namespace (hermetic.netns.confinement): the settings
+   resolved (every install), and whether each worker gets a network namespace of its own.
 1. behave lists what ``BEHAVE ARGS`` select, outline rows one by one (hermetic.runs.listing).
 2. The longest scenarios (recorded in ``<reports>/durations.json``) go first; with ``--shard``
    only this shard's duration-balanced share is kept (hermetic.runs.shards).
 3. N slots each run behave processes (``behave ARGS features/x.feature:17 …``) with exactly the
-   report options of a serial run (hermetic.runs.acceptance), in their own process group,
+   report options of a serial run (hermetic.runs.acceptance), in their own process group
+   and network namespace (only ``lo``),
    writing a complete report set into ``<reports>/.parallel/<n>/`` and creating their
    sandboxes under a folder of their own. A process takes a batch of scenarios, sized by
    guided self-scheduling (a share of the estimated time left, smaller as the run nears its
