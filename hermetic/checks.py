@@ -30,7 +30,8 @@ from hermetic.hermes.plugin_load import LoadFailure, load_failures
 from hermetic.hermes.sandbox import Sandbox
 from hermetic.netguard.handoffs import Handoff, read_handoffs
 from hermetic.netguard.log import NetworkAttempt, handoff_log, non_loopback, read_attempts
-from hermetic.netguard.process_log import read_process_starts, unguarded
+from hermetic.netguard.process_log import outside_namespace, read_process_starts, unguarded
+from hermetic.netns.counters import in_loopback_namespace, own_namespace
 from hermetic.netns.refusals import unseen_refusal
 
 PLUGIN_LOAD = "plugin load"
@@ -99,9 +100,10 @@ class RunChecks:
             if failures:
                 return Finding(PLUGIN_LOAD, self.load_verdict(failures))
         if GUARD not in self.expected_kinds and result.pid:
-            problem = unguarded(
-                read_process_starts(self.sandbox.process_log), result.pid, result.command
-            )
+            starts = read_process_starts(self.sandbox.process_log)
+            problem = unguarded(starts, result.pid, result.command)
+            if problem is None and in_loopback_namespace():
+                problem = outside_namespace(starts, result.pid, result.command, own_namespace())
             if problem:
                 return Finding(GUARD, problem)
         return None

@@ -18,6 +18,7 @@ from hermetic.errors import ConfigError, HarnessError
 from hermetic.hermes.commands import CommandResult
 from hermetic.netguard.handoffs import Handoff, read_handoffs
 from hermetic.netguard.log import GUARD_DIR, NetworkAttempt, guard_environment, handoff_log
+from hermetic.netguard.process_log import ProcessStart, outside_namespace
 from hermetic.netns import GUARD_ONLY, ISOLATION_VARIABLE, NAMESPACE, enter
 from hermetic.netns.confinement import Confinement, why_no_namespace
 from hermetic.netns.counters import describe, increase, parse_snmp, parse_snmp6
@@ -309,3 +310,16 @@ def test_the_offending_plugin_code_refuses_to_exist_outside_a_namespace() -> Non
             make("192.0.2.10")
         with pytest.raises(HarnessError, match="give an IPv4 address"):
             make("example.com")
+
+
+def test_a_hermes_process_in_another_namespace_is_named() -> None:
+    own = "net:[4026531840]"
+    starts = [
+        ProcessStart(7, ("hermes",), frozenset(), guarded=True, netns="net:[4026532999]"),
+        ProcessStart(8, ("hermes",), frozenset(), guarded=True, netns=own),
+    ]
+    assert outside_namespace(starts, 7, "hermes cron tick", own) == (
+        "`hermes cron tick` (pid 7) ran outside the run's network namespace (net:[4026532999], "
+        "not net:[4026531840]): nothing but the loopback guard stood between it and the network"
+    )
+    assert outside_namespace(starts, 8, "hermes cron tick", own) is None

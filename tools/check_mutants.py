@@ -298,6 +298,19 @@ MUTANTS = (
         headline=f"{ISOLATION_VARIABLE}={NAMESPACE}: the runner promised",
         namespace=True,
     ),
+    # A hermes command moved back into the machine's own network namespace: the world's
+    # process escaped the run's namespace, and the check after that run names it.
+    Mutant(
+        "hermes-runs-outside-the-namespace",
+        "hermetic/hermes/commands.py",
+        "        command = [str(self.sandbox.hermes_executable), *args]\n",
+        '        command = ["nsenter", "--net=/proc/1/ns/net", str(self.sandbox.hermes_executable),'
+        " *args]\n",
+        ("--tags=@smoke",),
+        "harness",
+        headline="`hermes cron ",
+        namespace=True,
+    ),
     Mutant(
         "sandbox-forgets-the-inference-override",
         "hermetic/login.py",

@@ -14,6 +14,7 @@ nothing there.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -33,6 +34,11 @@ def in_loopback_namespace() -> bool:
         return interfaces() == ["lo"]
     except OSError:
         return False
+
+
+def own_namespace() -> str:
+    """This process' network namespace, as ``/proc/PID/ns/net`` names it (``net:[4026532…]``)."""
+    return os.readlink("/proc/self/ns/net")
 
 
 def read_counters() -> dict[str, int]:

@@ -430,6 +430,8 @@ def _record_process_start() -> None:
             "argv": sys.argv[:4],
             "names": sorted(os.environ),
             "guarded": bool(getattr(socket.socket.connect, MARKER, False)),
+            # Which network namespace it ran in: the harness checks it is the run's own.
+            "netns": _network_namespace(),
         },
         ensure_ascii=True,
     )
@@ -438,6 +440,13 @@ def _record_process_start() -> None:
         os.write(fd, (line + "\n").encode("ascii"))
     finally:
         os.close(fd)
+
+
+def _network_namespace() -> str | None:
+    try:
+        return os.readlink("/proc/self/ns/net")
+    except OSError:
+        return None
 
 
 def _chain_shadowed_sitecustomize() -> None:
