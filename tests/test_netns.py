@@ -323,3 +323,21 @@ def test_a_hermes_process_in_another_namespace_is_named() -> None:
         "not net:[4026531840]): nothing but the loopback guard stood between it and the network"
     )
     assert outside_namespace(starts, 8, "hermes cron tick", own) is None
+
+
+def test_the_preparation_resolves_the_settings_as_behave_will_and_answers(tmp_path: Path) -> None:
+    # The same Settings.from_userdata as behave's before_all: a wrong option is said here once,
+    # and the answer (why there is no namespace) still comes, for behave to report the error.
+    result = subprocess.run(
+        [sys.executable, "-m", "hermetic.netns.prepare", "-D", f"plugin={tmp_path / 'nothing'}"],
+        cwd=REPO,
+        env={"PATH": "/usr/bin:/bin", "HERMETIC_NETNS": "off"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.splitlines()[-1]) == {
+        "reason": "switched off with HERMETIC_NETNS=off"
+    }
+    assert result.stderr.strip() == f"hermetic: -D plugin={tmp_path / 'nothing'}: not a directory"
