@@ -25,6 +25,7 @@ from hermetic.netns.counters import describe, increase, parse_snmp, parse_snmp6
 from hermetic.netns.offenders import c_level_connect, helper_program
 from hermetic.netns.refusals import unseen_refusal
 from hermetic.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation, this_process
+from hermetic.reporting.html import isolation_row
 from hermetic.reporting.summary import build_summary
 
 Wrap = Callable[[Sequence[str]], list[str]]
@@ -341,3 +342,12 @@ def test_the_preparation_resolves_the_settings_as_behave_will_and_answers(tmp_pa
         "reason": "switched off with HERMETIC_NETNS=off"
     }
     assert result.stderr.strip() == f"hermetic: -D plugin={tmp_path / 'nothing'}: not a directory"
+
+
+def test_report_html_shows_the_isolation_and_why_netns_scenarios_did_not_run() -> None:
+    assert isolation_row({"isolation": NAMESPACE}) == (
+        "network namespace (only loopback; the kernel refuses the rest)"
+    )
+    assert isolation_row({"isolation": GUARD_ONLY, "isolation_reason": "unshare(2) refused"}) == (
+        "python guard only (unshare(2) refused): the @netns scenarios were not run"
+    )

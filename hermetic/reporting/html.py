@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermetic.netns import GUARD_ONLY, KERNEL_TAG
+
 STYLE = "<style>.feature-summary-commentary { max-width: 100%; flex: 1 1 100%; }</style>"
 
 
@@ -65,4 +67,14 @@ def run_info_rows(about: dict[str, Any]) -> dict[str, str]:
         "Hermes": f"{about['hermes']['version']} ({about['hermes']['path']})",
         "Profile": about["profile"] or "none (every promise is checked)",
         "Promises": "all" if promises == "all" else ", ".join(promises) or "none",
+        **({"Isolation": isolation_row(about)} if "isolation" in about else {}),
     }
+
+
+def isolation_row(about: dict[str, Any]) -> str:
+    """The run's network isolation; without a namespace, why, and that @netns did not run."""
+    if about["isolation"] != GUARD_ONLY:
+        return f"{about['isolation']} (only loopback; the kernel refuses the rest)"
+    return (
+        f"{GUARD_ONLY} ({about.get('isolation_reason')}): the @{KERNEL_TAG} scenarios were not run"
+    )
