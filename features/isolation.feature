@@ -39,6 +39,7 @@ Feature: A test run stays inside its sandbox
 
   Rule: Nothing leaves the machine and nothing is installed
 
+    @netns
     Scenario: A lookup beyond loopback is caught and named
       Given Hermes is allowed to look up model details online
       And a scheduled job uses the model "gone-model"
@@ -51,6 +52,28 @@ Feature: A test run stays inside its sandbox
       And a scheduled job uses the model "gone-model"
       When the scheduler runs once
       Then the installed packages are exactly those noted before
+
+  Rule: What the loopback guard cannot see, the kernel refuses, and the run names who tried
+    Each behave process runs in a network namespace whose only interface is loopback, so an
+    attempt made by a plugin's child process or a C extension's own socket cannot leave the
+    machine either. The run still has to say who tried, or a plugin that phones home would pass.
+    These scenarios try for real, so they run only where the namespace exists.
+
+    @netns
+    Scenario: A program the plugin starts that connects beyond loopback is stopped and named
+      Given the plugin under test starts a program that connects to "192.0.2.10" when Hermes loads it
+      And a scheduled job uses the model "gone-model"
+      When the scheduler runs once
+      Then the run is reported for a program of the plugin under test trying to reach "192.0.2.10"
+      And exactly one model-unavailable alert is recorded
+
+    @netns
+    Scenario: The plugin's own C-level connection beyond loopback is stopped and named
+      Given the plugin under test connects to "192.0.2.10" through the C library when Hermes loads it
+      And a scheduled job uses the model "gone-model"
+      When the scheduler runs once
+      Then the run is reported for the plugin under test connecting to "192.0.2.10" through the C library
+      And exactly one model-unavailable alert is recorded
 
   Rule: Hermes runs as users install it
 

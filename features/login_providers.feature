@@ -96,6 +96,7 @@ Feature: Providers that need a login raise the same alerts, with no account and 
 
   Rule: A sandbox that does not keep Nous inference on this machine is stopped, not trusted
 
+    @netns
     Scenario: Requests meant for the real Nous inference service are refused and named
       Given the sandbox leaves Nous inference pointed at the real service
       And Hermes is logged into Nous Portal

@@ -4,6 +4,10 @@
   fails the scenario at once: nothing else it could find means anything without the plugin.
 * **The loopback guard ran** in every ``hermes`` process: without it, "no attempt beyond
   loopback" is true of anything. Also at once: it is the harness that failed.
+* **Nothing the guard could not see was refused by the kernel** (:mod:`hermetic.netns`): in
+  the run's network namespace, a rise of the kernel's no-route counters during a run that the
+  guard did not record (a child process, a C-level socket) is a finding too, naming who handed
+  off and what the output said.
 * **Loopback only** (:mod:`hermetic.netguard`) and **the plugin under test is the copy Hermes
   loaded** (:mod:`hermetic.hermes.plugin_identity`): these verdicts never hide the alert verdict.
   They are collected, the scenario's own ``Then`` steps run, and the scenario fails afterwards
@@ -32,8 +36,11 @@ from hermetic.hermes.hook_timeouts import HookTimeout, hook_timeouts
 from hermetic.hermes.plugin_identity import entry_point_problem, identity_problem
 from hermetic.hermes.plugin_load import LoadFailure, load_failures
 from hermetic.hermes.sandbox import Sandbox
-from hermetic.netguard.log import NetworkAttempt, non_loopback, read_attempts
-from hermetic.netguard.process_log import read_process_starts, unguarded
+from hermetic.netguard.handoffs import Handoff, read_handoffs
+from hermetic.netguard.log import NetworkAttempt, handoff_log, non_loopback, read_attempts
+from hermetic.netguard.process_log import outside_namespace, read_process_starts, unguarded
+from hermetic.netns.counters import in_loopback_namespace, own_namespace
+from hermetic.netns.refusals import unseen_refusal
 from hermetic.stand_in import find_leaks
 
 PLUGIN_LOAD = "plugin load"
@@ -42,7 +49,9 @@ NETWORK = "network"
 IDENTITY = "plugin identity"
 HOOK_TIME = "hook time"
 CREDENTIAL = "stand-in credential"
-KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY, HOOK_TIME, CREDENTIAL)
+# What the network namespace refused that the guard could not see (hermetic.netns.refusals).
+KERNEL = "kernel refusal"
+KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY, HOOK_TIME, CREDENTIAL, KERNEL)
 
 
 @dataclass(frozen=True)
@@ -53,7 +62,7 @@ class Finding:
     message: str
 
 
-def who_tried(attempt: NetworkAttempt, plugin_dir: Path | None) -> str:
+def who_tried(attempt: NetworkAttempt | Handoff, plugin_dir: Path | None) -> str:
     """Whose code made a network attempt: the plugin under test (its file) or Hermes."""
     if plugin_dir is not None:
         for frame in attempt.stack:
@@ -91,6 +100,7 @@ class RunChecks:
     credential_files: tuple[str, ...] = ()
     expected_kinds: set[str] = field(default_factory=set)
     identity_problems: list[str] = field(default_factory=list)
+    kernel_refusals: list[str] = field(default_factory=list)
 
     def expect(self, kind: str) -> None:
         """This scenario is about ``kind``: its findings are read by the scenario, not raised."""
@@ -106,9 +116,10 @@ class RunChecks:
             if failures:
                 return Finding(PLUGIN_LOAD, self.load_verdict(failures))
         if GUARD not in self.expected_kinds and result.pid:
-            problem = unguarded(
-                read_process_starts(self.sandbox.process_log), result.pid, result.command
-            )
+            starts = read_process_starts(self.sandbox.process_log)
+            problem = unguarded(starts, result.pid, result.command)
+            if problem is None and in_loopback_namespace():
+                problem = outside_namespace(starts, result.pid, result.command, own_namespace())
             if problem:
                 return Finding(GUARD, problem)
         return None
@@ -118,6 +129,19 @@ class RunChecks:
         problem = self.identity_problem(result)
         if problem and problem not in self.identity_problems:
             self.identity_problems.append(problem)
+
+    def note_refusals(self, result: CommandResult) -> None:
+        """Remember what the namespace refused during this run that the guard did not see."""
+        if not result.kernel_refused:
+            return
+        refusal = unseen_refusal(
+            result,
+            self.network_attempts(),
+            read_handoffs(handoff_log(self.sandbox.network_log)),
+            lambda handoff: who_tried(handoff, self.sandbox.installed_plugin),
+        )
+        if refusal:
+            self.kernel_refusals.append(refusal)
 
     # -- the findings -----------------------------------------------------------------------
     def load_failures(self, result: CommandResult) -> list[LoadFailure]:
@@ -179,6 +203,8 @@ class RunChecks:
         if CREDENTIAL not in self.expected_kinds:
             leak = self.credential_finding()
             findings.extend([leak] if leak else [])
+        if KERNEL not in self.expected_kinds:
+            findings.extend(Finding(KERNEL, refusal) for refusal in self.kernel_refusals)
         return findings
 
     def credential_finding(self) -> Finding | None:

@@ -30,6 +30,7 @@ from hermetic.errors import HarnessError
 from hermetic.hermes.releases import release_key
 from hermetic.known import baseline
 from hermetic.known.settle import settle
+from hermetic.netns.status import NOT_STARTED_BY_RUNNER
 from hermetic.plugin_sources import kind_skip_reason
 from hermetic.reporting import figures
 from hermetic.reporting.artefacts import (
@@ -97,6 +98,8 @@ def before_all(context: Any) -> None:
     about["baseline"] = baseline.describe(
         context.settings.profile.baseline, context.settings.hermes_version
     )
+    if about["isolation_reason"] == NOT_STARTED_BY_RUNNER:
+        warn(f"isolation: {about['isolation']} ({NOT_STARTED_BY_RUNNER})")
     prepare_html_report(formatters, about)
     reports = reports_dir(context.config, formatters)
     if reports is not None:
@@ -156,6 +159,8 @@ def before_scenario(context: Any, scenario: Scenario) -> None:
         promise_skip_reason(scenario, context.settings)
         or release_skip_reason(scenario, context.settings)
         or kind_skip_reason(scenario.effective_tags, context.settings.plugin)
+        # Tries beyond loopback for real: only where the kernel refuses it.
+        or context.settings.isolation.skip_reason(list(scenario.effective_tags))
     )
     if reason is not None:
         scenario.skip(reason)

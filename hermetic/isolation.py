@@ -14,11 +14,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from hermetic import stand_in
-from hermetic.checks import CREDENTIAL, IDENTITY, NETWORK, PLUGIN_LOAD
+from hermetic.checks import CREDENTIAL, IDENTITY, KERNEL, NETWORK, PLUGIN_LOAD
 from hermetic.errors import HarnessError
 from hermetic.hermes.packages import installed, suite_modules_visible, unexpected_packages
 from hermetic.hermes.user_home import UserHome
 from hermetic.netguard.process_log import ProcessStart, read_process_starts
+from hermetic.netns.offenders import c_level_connect, helper_program
 
 if TYPE_CHECKING:
     from hermetic.world import World
@@ -153,8 +154,18 @@ class Isolation:
             raise HarnessError("install the plugin under test before changing what it does")
         with (installed / "__init__.py").open("a", encoding="utf-8") as handle:
             handle.write(code)
+    def make_plugin_reach_out(self, how: str, host: str) -> None:
+        """The installed plugin reaches ``host`` in a way the guard cannot see when Hermes loads
+        it: ``how`` is ``helper`` (a child process) or ``c-level`` (ctypes ``connect``)."""
+        code = {"helper": helper_program, "c-level": c_level_connect}[how](host)
+        self.world.sandbox.add_code_to_plugin(code)
+        self.world.checks.expect(KERNEL)
 
     # -- what happened --------------------------------------------------------------------
+    def kernel_refusals(self) -> list[str]:
+        """What the network namespace refused that the guard did not see, one text per run."""
+        return self.world.checks.kernel_refusals
+
     def process_starts(self) -> list[ProcessStart]:
         return read_process_starts(self.world.sandbox.process_log)
 

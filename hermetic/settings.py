@@ -6,6 +6,7 @@ saying which option and what to do.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Mapping
@@ -17,6 +18,8 @@ from hermetic.errors import ConfigError, HarnessError
 from hermetic.hermes.builds import HermesBuild, HermesBuildError, inspect_build, python_of
 from hermetic.hermes.installs import HermesInstallError, ensure_hermes, package_spec
 from hermetic.hermes.releases import DEFAULT_RELEASE, release_key, unsupported_reason
+from hermetic.netns import GUARD_ONLY
+from hermetic.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation, this_process
 from hermetic.plugin_sources import PluginUnderTest, load_plugin
 from hermetic.profile import Profile, find_profile, load_profile
 from hermetic.tempdirs import make_temp_dir
@@ -48,6 +51,8 @@ class Settings:
     figures: Path | None = None
     # Which distribution, version and ``--version`` line; None only in unit tests' own settings.
     hermes_build: HermesBuild | None = None
+    # A loopback-only network namespace around this process, or the Python guard alone.
+    isolation: NetworkIsolation = NetworkIsolation(GUARD_ONLY, NOT_STARTED_BY_RUNNER)
 
     @classmethod
     def from_userdata(cls, userdata: Mapping[str, str]) -> Settings:
@@ -87,6 +92,7 @@ class Settings:
             keep_sandbox=keep,
             sandbox_root=sandbox_root,
             figures=Path(userdata["figures"]).resolve() if userdata.get("figures") else None,
+            isolation=this_process(os.environ),
         )
 
     def describe(self) -> dict[str, Any]:
@@ -102,6 +108,7 @@ class Settings:
                 "path": str(self.hermes),
                 **(self.hermes_build.describe() if self.hermes_build else {}),
             },
+            **self.isolation.describe(),
         }
 
 

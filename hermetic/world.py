@@ -132,6 +132,7 @@ class World:
         """
         if loads_plugins:
             self.checks.collect(result)
+        self.checks.note_refusals(result)
         finding = self.checks.immediate(result, loads_plugins)
         self.check(finding is None, finding.message if finding else "")
 

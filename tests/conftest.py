@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
 from hermetic.hermes.installs import ensure_hermes
 from hermetic.hermes.sandbox import Sandbox
+from hermetic.netns import enter as netns_enter
+from hermetic.netns.confinement import why_no_namespace
 
 
 @pytest.fixture(scope="session")
@@ -21,3 +25,20 @@ def sandbox(tmp_path: Path, hermes_executable: Path):
     box = Sandbox.create(hermes_executable, parent=tmp_path)
     yield box
     box.remove()
+
+
+@pytest.fixture(scope="session")
+def inside_namespace() -> Callable[[Sequence[str]], list[str]]:
+    """Wraps a command to run in a network namespace of its own, with only ``lo``: every test
+    that makes anything try beyond loopback runs it so, or is skipped saying why."""
+    reason = why_no_namespace()
+    if reason:
+        pytest.skip(
+            f"tries beyond loopback, so only inside a network namespace; none here: {reason}"
+        )
+
+    def wrap(command: Sequence[str]) -> list[str]:
+        # -I: the wrapper itself loads no sitecustomize; what it execs gets the env it is given.
+        return [sys.executable, "-I", netns_enter.__file__, "--", *command]
+
+    return wrap

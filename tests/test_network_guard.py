@@ -3,7 +3,10 @@
 Each case runs a fresh interpreter (``python -c``, or the real ``hermes``) with the guard's
 environment, because the guard is a ``sitecustomize`` and only acts at interpreter start-up.
 No case sends a packet off the machine: refused attempts stop in the guard, and the record-mode
-case uses a UDP ``connect``, which only picks a route.
+case uses a UDP ``connect``, which only picks a route. Even so, every case that makes anything try
+beyond loopback runs in a network namespace of its own with only ``lo`` (the ``inside_namespace``
+fixture), so a guard that broke could not let a packet out either; where none can be made, those
+cases are skipped, saying why.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -32,6 +35,7 @@ from hermetic.netguard.log import (
     read_attempts,
 )
 
+Wrap = Callable[[Sequence[str]], list[str]]
 REFUSED_443 = "hermetic netguard: non-loopback connection to 192.0.2.1:443 refused"
 HERMES_CONFIG = """\
 model: {provider: custom, default: m, base_url: "http://127.0.0.1:9/v1", context_length: 131072}
@@ -50,10 +54,11 @@ def _base_env(tmp_path: Path) -> dict[str, str]:
 
 
 def _python(
-    code: str, env: dict[str, str], timeout: float = 30
+    code: str, env: dict[str, str], timeout: float = 30, inside: Wrap | None = None
 ) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-c", textwrap.dedent(code)]
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
+        inside(command) if inside else command,
         env=env,
         capture_output=True,
         text=True,
@@ -63,11 +68,12 @@ def _python(
 
 
 def _guarded(
-    tmp_path: Path, code: str, mode: str = "block"
+    tmp_path: Path, code: str, mode: str = "block", inside: Wrap | None = None
 ) -> tuple[dict[str, object], list[NetworkAttempt]]:
-    """Run ``code`` under the guard; it prints one JSON object as its last stdout line."""
+    """Run ``code`` under the guard (``inside`` a namespace if it tries beyond loopback); it
+    prints one JSON object as its last stdout line."""
     log = tmp_path / "net.log"
-    result = _python(code, _base_env(tmp_path) | guard_environment(log, mode=mode))
+    result = _python(code, _base_env(tmp_path) | guard_environment(log, mode=mode), inside=inside)
     assert result.returncode == 0, result.stderr
     assert result.stderr == "", result.stderr
     return json.loads(result.stdout.splitlines()[-1]), read_attempts(log)
@@ -122,10 +128,13 @@ def test_loopback_connect_is_allowed_and_recorded(tmp_path: Path, listener: int)
     assert non_loopback(attempts) == []
 
 
-def test_non_loopback_connect_is_refused_by_the_guard_not_the_network(tmp_path: Path) -> None:
+def test_non_loopback_connect_is_refused_by_the_guard_not_the_network(
+    tmp_path: Path, inside_namespace: Wrap
+) -> None:
     outcome, attempts = _guarded(
         tmp_path,
-        """
+        inside=inside_namespace,
+        code="""
         import json, socket, sys, time
         # CPython raises the "socket.connect" audit event inside the real connect(), just before
         # the system call: if it never fires, no packet can have been sent.
@@ -154,10 +163,13 @@ def test_non_loopback_connect_is_refused_by_the_guard_not_the_network(tmp_path: 
     assert non_loopback(attempts) == attempts
 
 
-def test_lookup_of_a_remote_name_is_refused_and_recorded(tmp_path: Path) -> None:
+def test_lookup_of_a_remote_name_is_refused_and_recorded(
+    tmp_path: Path, inside_namespace: Wrap
+) -> None:
     outcome, attempts = _guarded(
         tmp_path,
-        """
+        inside=inside_namespace,
+        code="""
         import json, socket
         try:
             socket.getaddrinfo("example.invalid", "https")
@@ -174,10 +186,11 @@ def test_lookup_of_a_remote_name_is_refused_and_recorded(tmp_path: Path) -> None
     assert attempt.family == "unspec" and not attempt.allowed
 
 
-def test_udp_sendto_a_remote_address_is_refused(tmp_path: Path) -> None:
+def test_udp_sendto_a_remote_address_is_refused(tmp_path: Path, inside_namespace: Wrap) -> None:
     outcome, attempts = _guarded(
         tmp_path,
-        """
+        inside=inside_namespace,
+        code="""
         import json, socket
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         try:
@@ -192,10 +205,13 @@ def test_udp_sendto_a_remote_address_is_refused(tmp_path: Path) -> None:
     ]
 
 
-def test_httpx_sync_and_async_attempts_are_refused_and_recorded(tmp_path: Path) -> None:
+def test_httpx_sync_and_async_attempts_are_refused_and_recorded(
+    tmp_path: Path, inside_namespace: Wrap
+) -> None:
     outcome, attempts = _guarded(
         tmp_path,
-        """
+        inside=inside_namespace,
+        code="""
         import asyncio, json, httpx
         found = {}
         try:
@@ -220,10 +236,13 @@ def test_httpx_sync_and_async_attempts_are_refused_and_recorded(tmp_path: Path) 
     ]
 
 
-def test_asyncio_and_aiohttp_attempts_are_refused_and_recorded(tmp_path: Path) -> None:
+def test_asyncio_and_aiohttp_attempts_are_refused_and_recorded(
+    tmp_path: Path, inside_namespace: Wrap
+) -> None:
     outcome, attempts = _guarded(
         tmp_path,
-        """
+        inside=inside_namespace,
+        code="""
         import asyncio, json, aiohttp
         found = {}
         async def main():
@@ -251,23 +270,26 @@ def test_asyncio_and_aiohttp_attempts_are_refused_and_recorded(tmp_path: Path) -
     assert attempts[0].stack[0].endswith(" main")
 
 
-def test_record_mode_records_but_does_not_refuse(tmp_path: Path, listener: int) -> None:
+def test_record_mode_records_but_does_not_refuse(tmp_path: Path, inside_namespace: Wrap) -> None:
     # A UDP connect() picks a route and sends nothing, so the real call is reached without a
-    # packet leaving; its outcome (success, or "network unreachable" here) is the kernel's.
+    # packet leaving; its outcome ("network unreachable" in the namespace) is the kernel's.
+    # The loopback listener is the child's own: the namespace's lo is not the host's.
     outcome, attempts = _guarded(
         tmp_path,
-        f"""
+        inside=inside_namespace,
+        mode="record",
+        code="""
         import json, socket
-        socket.create_connection(("127.0.0.1", {listener}), timeout=5).close()
+        server = socket.create_server(("127.0.0.1", 0))
+        socket.create_connection(server.getsockname(), timeout=5).close()
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         try:
             sock.connect(("192.0.2.1", 9))
-            found = {{"udp": "connected"}}
+            found = {"udp": "connected"}
         except OSError as error:
-            found = {{"udp": str(error)}}
+            found = {"udp": str(error)}
         print(json.dumps(found))
         """,
-        mode="record",
     )
     assert "hermetic netguard" not in outcome["udp"]
     assert [(a.host, a.allowed) for a in attempts] == [("127.0.0.1", True), ("192.0.2.1", True)]
@@ -298,7 +320,9 @@ def test_without_the_log_variable_nothing_is_patched(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]  # no log was created
 
 
-def test_an_unwritable_log_still_blocks_and_never_crashes(tmp_path: Path) -> None:
+def test_an_unwritable_log_still_blocks_and_never_crashes(
+    tmp_path: Path, inside_namespace: Wrap
+) -> None:
     env = _base_env(tmp_path) | {
         "PYTHONPATH": str(GUARD_DIR),
         "HERMETIC_NETGUARD_LOG": str(tmp_path / "missing-dir" / "net.log"),
@@ -312,6 +336,7 @@ def test_an_unwritable_log_still_blocks_and_never_crashes(tmp_path: Path) -> Non
             print(error.strerror)
         """,
         env,
+        inside=inside_namespace,
     )
     assert result.returncode == 0 and result.stderr == ""
     assert result.stdout.strip() == REFUSED_443
@@ -392,12 +417,12 @@ def _hermes_env(tmp_path: Path) -> tuple[dict[str, str], Path]:
 
 
 def test_guard_catches_the_real_hermes_update_check(
-    tmp_path: Path, hermes_executable: Path
+    tmp_path: Path, hermes_executable: Path, inside_namespace: Wrap
 ) -> None:
     # No .update_check in HERMES_HOME, so `hermes --version` asks PyPI for the latest release.
     env, log = _hermes_env(tmp_path)
     result = subprocess.run(
-        [str(hermes_executable), "--version"],
+        inside_namespace([str(hermes_executable), "--version"]),
         env=env,
         capture_output=True,
         text=True,
@@ -412,10 +437,13 @@ def test_guard_catches_the_real_hermes_update_check(
     assert "pypi.org:443 REFUSED (from hermes_cli/banner.py:" in describe(leaks)
 
 
-def test_guard_leaves_an_idle_cron_tick_alone(tmp_path: Path, hermes_executable: Path) -> None:
+def test_guard_leaves_an_idle_cron_tick_alone(
+    tmp_path: Path, hermes_executable: Path, inside_namespace: Wrap
+) -> None:
+    # Inside: whatever Hermes tried would be refused by the kernel even if the guard were not.
     env, log = _hermes_env(tmp_path)
     result = subprocess.run(
-        [str(hermes_executable), "cron", "tick"],
+        inside_namespace([str(hermes_executable), "cron", "tick"]),
         env=env,
         capture_output=True,
         text=True,

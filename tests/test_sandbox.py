@@ -97,6 +97,7 @@ def test_environment_is_built_from_nothing(
         "HERMETIC_NETGUARD_LOG",
         "HERMETIC_NETGUARD_MODE",
         "HERMETIC_PROCESS_LOG",
+        "HERMETIC_NETGUARD_HANDOFFS",
     }
     assert env["HERMETIC_NETGUARD_MODE"] == "block"
     assert env["HERMES_HOME"] == str(sandbox.hermes_home)

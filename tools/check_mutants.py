@@ -4,13 +4,17 @@
 A plugin mutant is a copy of alerts_plugin/ with one behaviour broken (the write skipped, the
 log line skipped, …), run with ``-D plugin=``. A harness mutant is a copy of the whole repository
 whose sandbox breaks one isolation guarantee (the developer's home or keys passed through, the
-network guard only recording, a stale plugin copy installed). The suite must FAIL for every
+network guard only recording, a stale plugin copy installed, behave outside its network
+namespace). The suite must FAIL for every
 mutant; a mutant that survives names a guarantee no scenario guards. Prints one row per mutant
 with the scenarios that caught it.
 
 Each mutant's scenarios run through the parallel runner (hermetic.runs.parallel): one behave
 process per scenario, ``--jobs`` at once, longest first by the last run's
-``reports/durations.json``; its merged reports stay in the scratch folder until the end.
+``reports/durations.json``; its merged reports stay in the scratch folder until the end. Every
+worker runs in a network namespace of its own (hermetic.netns), so a mutant that lets Hermes try
+beyond loopback sends nothing off the machine; those mutants are not run where no namespace can
+be made.
 
     .venv/bin/python tools/check_mutants.py [--only NAME,NAME] [--jobs N]
 """
@@ -31,6 +35,8 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from hermetic.netns import ISOLATION_VARIABLE, NAMESPACE  # noqa: E402
+from hermetic.netns.confinement import why_no_namespace  # noqa: E402
 from hermetic.reporting.layout import DURATIONS_JSON, JUNIT_DIR  # noqa: E402
 from hermetic.runs.parallel import Options, default_jobs, run_parallel  # noqa: E402
 
@@ -51,6 +57,9 @@ class Mutant:
     target: str = "plugin"
     # When set: EVERY selected scenario must fail, each with a message starting with this.
     headline: str | None = None
+    # It makes Hermes try beyond loopback (refused or not): only where the run's behave
+    # processes get a network namespace of their own; skipped, saying why, where none can be made.
+    namespace: bool = False
 
 
 FAILURES = ("features/provider_failures.feature",)
@@ -242,6 +251,9 @@ MUTANTS = (
         ISOLATION,
         "harness",
     ),
+    # The guard only records, so Hermes' lookup of openrouter.ai really goes to the resolver:
+    # the namespace refuses it (nothing leaves), and the guard's record of the attempt it let
+    # through still fails the scenario that asks for a refusal.
     Mutant(
         "network-guard-only-records",
         "hermetic/hermes/sandbox.py",
@@ -249,7 +261,10 @@ MUTANTS = (
         'network_mode: str = "record"',
         ISOLATION,
         "harness",
+        namespace=True,
     ),
+    # Hermes looks model details up on openrouter.ai every tick: the guard refuses and names it
+    # (attribution), inside a namespace that would refuse it too.
     Mutant(
         "sandbox-lets-hermes-look-up-models-online",
         "hermetic/hermes/config.py",
@@ -257,6 +272,7 @@ MUTANTS = (
         "context_length: int | None = None",
         ("--tags=@smoke",),
         "harness",
+        namespace=True,
     ),
     Mutant(
         "hermes-runs-without-the-loopback-guard",
@@ -266,6 +282,34 @@ MUTANTS = (
         ("--tags=@smoke",),
         "harness",
         headline="`hermes cron ",
+        namespace=True,
+    ),
+    # The runner's wrapper starts behave without entering the namespace it promised: behave
+    # must refuse to run (a world outside the namespace would pass for a confined one).
+    Mutant(
+        "world-outside-the-namespace",
+        "hermetic/netns/enter.py",
+        "    try:\n        enter_namespace()\n    except NamespaceError as exc:\n"
+        '        print(f"hermetic: cannot run',
+        "    try:\n        pass\n    except NamespaceError as exc:\n"
+        '        print(f"hermetic: cannot run',
+        ("--tags=@smoke",),
+        "harness",
+        headline=f"{ISOLATION_VARIABLE}={NAMESPACE}: the runner promised",
+        namespace=True,
+    ),
+    # A hermes command moved back into the machine's own network namespace: the world's
+    # process escaped the run's namespace, and the check after that run names it.
+    Mutant(
+        "hermes-runs-outside-the-namespace",
+        "hermetic/hermes/commands.py",
+        "        command = [str(self.sandbox.hermes_executable), *args]\n",
+        '        command = ["nsenter", "--net=/proc/1/ns/net", str(self.sandbox.hermes_executable),'
+        " *args]\n",
+        ("--tags=@smoke",),
+        "harness",
+        headline="`hermes cron ",
+        namespace=True,
     ),
     Mutant(
         "sandbox-forgets-the-inference-override",
@@ -357,9 +401,13 @@ def main() -> int:
         if source.read_text().count(mutant.old) != 1:
             raise SystemExit(f"check_mutants: {mutant.name}: anchor not found once in {source}")
     survivors = []
+    no_namespace = why_no_namespace()
     with tempfile.TemporaryDirectory(prefix="hermetic-mutants-") as scratch:
         for mutant in MUTANTS:
             if args.only and mutant.name not in args.only.split(","):
+                continue
+            if mutant.namespace and no_namespace:
+                print(f"{mutant.name:42} {'not run':11} needs a network namespace: {no_namespace}")
                 continue
             copy = build(mutant, Path(scratch))
             reports = Path(scratch) / f"reports-{mutant.name}"

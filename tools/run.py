@@ -16,6 +16,9 @@ code 0 only if everything passed and at least one scenario ran.
 Every acceptance run writes its reports under ``reports/`` (see hermetic.runs.acceptance).
 By default the scenarios run in cores + 1 behave processes at once, longest first (see
 hermetic.runs.parallel), and their reports are merged into one set shaped as a serial run's.
+Every behave process runs in a network namespace of its own with only ``lo``, entered after
+everything that needs the registry was installed (docs/netns.md; ``HERMETIC_NETNS=off`` to run
+with the Python guard alone).
 Ctrl-C or SIGTERM (how CI cancels) is passed on to the running step or every running behave
 worker, and this script waits for them: behave then stops its ``hermes`` processes and keeps the
 interrupted scenario's sandbox.

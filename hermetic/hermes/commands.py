@@ -7,11 +7,13 @@ import re
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermetic.errors import HermesCommandError
 from hermetic.hermes.sandbox import Sandbox
+from hermetic.netns.counters import increase, read_counters
 from hermetic.text_tail import tail
 
 # A tick with one job takes ~3 s; transport failures with one retry ~7 s. A minute means
@@ -33,6 +35,10 @@ class CommandResult:
     pid: int = 0
     # When it started (time.monotonic()), to tell how much of a scenario Hermes ran in.
     started: float = 0.0
+    # What the kernel refused while it ran (counter: rise), in the run's network namespace.
+    kernel_refused: Mapping[str, int] = field(default_factory=dict)
+    # When it ran, in epoch seconds (as the guard's logs stamp their records).
+    window: tuple[float, float] = (0.0, 0.0)
 
     @property
     def stdout(self) -> str:
@@ -67,6 +73,7 @@ class HermesCommands:
         stdout_path = self.sandbox.out_dir / f"{stem}.stdout"
         stderr_path = self.sandbox.out_dir / f"{stem}.stderr"
         command = [str(self.sandbox.hermes_executable), *args]
+        counted = read_counters()  # before it starts: its children's attempts count too
         with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
             try:
                 process = subprocess.Popen(
@@ -84,7 +91,13 @@ class HermesCommands:
                     f"cannot start {command[0]}: {exc.strerror}; pass -D hermes=PATH"
                 ) from exc
         return RunningCommand(
-            tuple(args), process, stdout_path, stderr_path, self.history, self.timeout
+            tuple(args),
+            process,
+            stdout_path,
+            stderr_path,
+            self.history,
+            self.timeout,
+            counted,
         )
 
     def run(self, *args: str, timeout: float | None = None) -> CommandResult:
@@ -132,6 +145,7 @@ class RunningCommand:
         stderr_path: Path,
         history: list[CommandResult],
         default_timeout: float = DEFAULT_TIMEOUT,
+        counted: Mapping[str, int] | None = None,
     ) -> None:
         self.args = args
         self.default_timeout = default_timeout
@@ -140,6 +154,8 @@ class RunningCommand:
         self.stderr_path = stderr_path
         self._history = history
         self._started = time.monotonic()
+        self._wall_started = time.time()
+        self._counted = dict(counted or {})
         self.result: CommandResult | None = None
 
     @property
@@ -188,6 +204,8 @@ class RunningCommand:
                 stderr_path=self.stderr_path,
                 pid=self.process.pid,
                 started=self._started,
+                kernel_refused=increase(self._counted, read_counters()),
+                window=(self._wall_started, time.time()),
             )
             self._history.append(self.result)
         return self.result

@@ -206,11 +206,16 @@ class Sandbox:
     def add_import_to_plugin(self, module: str) -> None:
         """Make the installed plugin import ``module`` when Hermes loads it (at the end of its
         ``__init__.py``, where even a ``from __future__`` import cannot be in the way)."""
+        self.add_code_to_plugin(f"import {module}  # added by hermetic: a package Hermes lacks")
+
+    def add_code_to_plugin(self, code: str) -> None:
+        """Make the installed plugin run ``code`` when Hermes loads it (at the end of its
+        ``__init__.py``); the isolation scenarios break a guarantee this way."""
         if self.installed_plugin is None:
-            raise HarnessError("install the plugin under test before changing what it imports")
+            raise HarnessError("install the plugin under test before changing what it runs")
         init = self.installed_plugin / "__init__.py"
         with init.open("a", encoding="utf-8") as handle:
-            handle.write(f"\n\nimport {module}  # added by hermetic: a package Hermes lacks\n")
+            handle.write(f"\n\n{code}\n")
 
     def slow_down_plugin_hooks(self, seconds: float) -> None:
         """Make every hook the installed plugin registers wait ``seconds`` before it does its

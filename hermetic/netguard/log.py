@@ -18,6 +18,7 @@ from pathlib import Path
 
 from hermetic.errors import HarnessError
 from hermetic.netguard.site.hermetic_netguard_protocol import (
+    HANDOFF_LOG_VARIABLE,
     KINDS,
     LOG_VARIABLE,
     MODE_VARIABLE,
@@ -72,12 +73,22 @@ def guard_environment(
     if mode not in MODES:
         raise ValueError(f"network guard mode must be one of {', '.join(MODES)}, not {mode!r}")
     variables = {"PYTHONPATH": str(GUARD_DIR), MODE_VARIABLE: mode}
-    for variable, path in ((LOG_VARIABLE, log_path), (PROCESS_LOG_VARIABLE, process_log)):
+    logs = (
+        (LOG_VARIABLE, log_path),
+        (PROCESS_LOG_VARIABLE, process_log),
+        (HANDOFF_LOG_VARIABLE, handoff_log(log_path)),
+    )
+    for variable, path in logs:
         if path is not None:
             path = Path(path).absolute()
             path.parent.mkdir(parents=True, exist_ok=True)
             variables[variable] = str(path)
     return variables
+
+
+def handoff_log(log_path: Path) -> Path:
+    """Where the guard writing ``log_path`` records its hand-offs (:mod:`.handoffs`)."""
+    return Path(log_path).with_name("handoffs.jsonl")
 
 
 def guard_loaded(log_path: Path) -> bool:

@@ -27,6 +27,8 @@ class ProcessStart:
     names: frozenset[str]
     # Whether the network guard was in place in this process (the site hook says so itself).
     guarded: bool = False
+    # The network namespace it ran in (``net:[4026532…]``), if the site hook could tell.
+    netns: str | None = None
 
     def credential_names(self) -> list[str]:
         return sorted(name for name in self.names if CREDENTIAL_NAME.search(name))
@@ -52,6 +54,21 @@ def unguarded(starts: list[ProcessStart], pid: int, command: str) -> str | None:
     return None
 
 
+def outside_namespace(starts: list[ProcessStart], pid: int, command: str, own: str) -> str | None:
+    """Why the process ``pid`` escaped the run's network namespace ``own``, or None.
+
+    Every process of the world inherits the behave process' namespace; one that ran in another
+    (``nsenter``, a helper that moves it) had nothing stopping its attempts from leaving.
+    """
+    elsewhere = sorted({s.netns for s in starts if s.pid == pid and s.netns and s.netns != own})
+    if not elsewhere:
+        return None
+    return (
+        f"`{command}` (pid {pid}) ran outside the run's network namespace ({', '.join(elsewhere)}, "
+        f"not {own}): nothing but the loopback guard stood between it and the network"
+    )
+
+
 def read_process_starts(log_path: Path) -> list[ProcessStart]:
     """Every recorded process start; a missing log has none."""
     try:
@@ -70,6 +87,7 @@ def read_process_starts(log_path: Path) -> list[ProcessStart]:
                     argv=tuple(str(arg) for arg in record["argv"]),
                     names=frozenset(str(name) for name in record["names"]),
                     guarded=record.get("guarded") is True,
+                    netns=record.get("netns"),
                 )
             )
         except (ValueError, TypeError, KeyError) as error:

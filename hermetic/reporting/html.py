@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermetic.netns import GUARD_ONLY, KERNEL_TAG
+
 STYLE = "<style>.feature-summary-commentary { max-width: 100%; flex: 1 1 100%; }</style>"
 
 
@@ -75,8 +77,18 @@ def run_info_rows(about: dict[str, Any]) -> dict[str, str]:
         "Hermes": _hermes_row(about["hermes"]),
         "Profile": about["profile"] or "none (every promise is checked)",
         "Promises": "all" if promises == "all" else ", ".join(promises) or "none",
+        **({"Isolation": isolation_row(about)} if "isolation" in about else {}),
     }
     if plugin.get("pins_changed"):
         # A finding, not a failure: users who pip-install the plugin get the same versions.
         rows["Hermes' pins the plugin changed"] = ", ".join(plugin["pins_changed"])
     return rows
+
+
+def isolation_row(about: dict[str, Any]) -> str:
+    """The run's network isolation; without a namespace, why, and that @netns did not run."""
+    if about["isolation"] != GUARD_ONLY:
+        return f"{about['isolation']} (only loopback; the kernel refuses the rest)"
+    return (
+        f"{GUARD_ONLY} ({about.get('isolation_reason')}): the @{KERNEL_TAG} scenarios were not run"
+    )

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hermetic.known.verdicts import EXPLAINED, Explanation, baseline_states, rewrite_junit
+from hermetic.netns import GUARD_ONLY, KERNEL_TAG, not_run_reason
 from hermetic.reporting.layout import (
     BEHAVE_JSON,
     JUNIT_DIR,
@@ -78,6 +79,7 @@ def build_summary(
         summary["promises"] = promise_verdicts(rows, about.get("promises", "all"))
         if about.get("baseline"):
             summary["baseline"] = baseline_states(about["baseline"], rows)
+        _say_why_not_run(rows, about)
     summary["scenarios"] = rows
     return summary
 
@@ -103,6 +105,15 @@ def promise_verdicts(rows: list[dict[str, Any]], claimed: Any) -> dict[str, str]
             else:
                 verdicts.setdefault(name, "not run")
     return dict(sorted(verdicts.items()))
+
+
+def _say_why_not_run(rows: list[dict[str, Any]], about: dict[str, Any]) -> None:
+    """A kernel-only scenario skipped for want of a namespace says so: "not run", never passed."""
+    if about.get("isolation") != GUARD_ONLY:
+        return
+    for row in rows:
+        if row["status"] == "skipped" and KERNEL_TAG in row["tags"]:
+            row["message"] = not_run_reason(about.get("isolation_reason"))
 
 
 def _setup_row(message: str) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermetic.known.verdicts import CLOSING_NAMES, EXPLAINED, stale_entries
+from hermetic.netns.confinement import prepare
 from hermetic.reporting import layout, summary
 from hermetic.runs import durations
 from hermetic.runs.shards import Shard
@@ -165,6 +166,9 @@ def run_acceptance(
 ) -> Outcome:
     """Run behave (``python -m behave ARGS``) with every report into ``reports``; count.
 
+    Every install happens first, outside; behave then runs in a network namespace of its own
+    with only ``lo`` where one can be made (:mod:`hermetic.netns.confinement`).
+
     ``jobs`` > 1 or a ``shard`` spread the scenarios over that many behave processes
     (:mod:`hermetic.runs.parallel`, planned with ``durations_file``, default
     ``<reports>/durations.json``) and merge their reports into the same shape; ``jobs`` 1
@@ -175,8 +179,12 @@ def run_acceptance(
     started = time.monotonic()
     serial = jobs <= 1 and shard is None
     if serial:
+        # Every install first, outside; then behave in a network namespace of its own.
+        confinement = prepare(Path(python), args, cwd, env, say)
         command = [str(python), "-m", "behave", *report_arguments(reports), *args]
-        code = run_step("acceptance", command, cwd=cwd, env=env)
+        code = run_step(
+            "acceptance", confinement.command(command), cwd=cwd, env=confinement.env(env)
+        )
     else:
         # Imported here: the parallel runner builds its workers' options from this module.
         from hermetic.runs.parallel import Options, run_parallel

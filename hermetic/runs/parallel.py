@@ -2,11 +2,14 @@
 
     python -m hermetic.runs.parallel --reports reports --jobs 2 [--shard K/N] -- [BEHAVE ARGS]
 
+0. The run is prepared outside any namespace (hermetic.netns.confinement): the settings
+   resolved (every install), and whether each worker gets a network namespace of its own.
 1. behave lists what ``BEHAVE ARGS`` select, outline rows one by one (hermetic.runs.listing).
 2. The longest scenarios (recorded in ``<reports>/durations.json``) go first; with ``--shard``
    only this shard's duration-balanced share is kept (hermetic.runs.shards).
 3. N slots each run behave processes (``behave ARGS features/x.feature:17 …``) with exactly the
-   report options of a serial run (hermetic.runs.acceptance), in their own process group,
+   report options of a serial run (hermetic.runs.acceptance), in their own process group
+   and network namespace (only ``lo``),
    writing a complete report set into ``<reports>/.parallel/<n>/`` and creating their
    sandboxes under a folder of their own. A process takes a batch of scenarios, sized by
    guided self-scheduling (a share of the estimated time left, smaller as the run nears its
@@ -51,6 +54,7 @@ from typing import IO, Any
 
 from hermetic.hermes.processes import stop_processes_under
 from hermetic.known.verdicts import Explanation
+from hermetic.netns.confinement import Confinement, prepare
 from hermetic.reporting import layout, summary
 from hermetic.runs import durations, shards
 from hermetic.runs.acceptance import HTML_FORMATTER, report_arguments
@@ -288,6 +292,8 @@ def run_parallel(
     # through the merge, so that it finishes.
     previous = {sig: signal.signal(sig, cancel) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
+        # Every install first, outside; then each worker in a network namespace of its own.
+        confinement = prepare(options.python, options.behave_args, options.cwd, options.env, say)
         try:
             listing = list_scenarios(
                 options.python,
@@ -328,6 +334,7 @@ def run_parallel(
             cancel,
             finish,
             say,
+            confinement,
         )
         expected = [scenario.location for scenario in order]
         setup_errors = [unit for unit in units if unit.setup_error]
@@ -415,6 +422,7 @@ def _dispatch(
     cancel: _Cancellation,
     finish: Callable[..., None],
     say: Callable[[str], None],
+    confinement: Confinement,
 ) -> dict[str, Missing]:
     """Keep ``jobs`` workers busy, longest first, until done, cancelled or unable to start;
     return why the scenarios without a report of their own have none."""
@@ -431,7 +439,7 @@ def _dispatch(
                 number, queue.next_batch(), work / f"{number:04d}", sandboxes / f"{number:04d}"
             )
             units.append(unit)
-            _start(unit, options, listing)
+            _start(unit, options, listing, confinement)
             running.append(unit)
             if cancel.signals:  # the signal came while it started
                 _signal_group(unit, cancel.signals[-1])
@@ -451,7 +459,7 @@ def _dispatch(
     return missing
 
 
-def _start(unit: _Unit, options: Options, listing: Listing) -> None:
+def _start(unit: _Unit, options: Options, listing: Listing, confinement: Confinement) -> None:
     unit.folder.mkdir(parents=True)
     unit.sandbox_root.mkdir(parents=True)
     command = [
@@ -468,9 +476,9 @@ def _start(unit: _Unit, options: Options, listing: Listing) -> None:
     unit.log = (unit.folder / OUTPUT).open("wb")
     unit.started = time.monotonic()
     unit.process = subprocess.Popen(
-        command,
+        confinement.command(command),
         cwd=options.cwd,
-        env=dict(options.env) if options.env is not None else None,
+        env=confinement.env(options.env),
         stdin=subprocess.DEVNULL,
         stdout=unit.log,
         stderr=subprocess.STDOUT,

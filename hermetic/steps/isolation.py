@@ -73,6 +73,41 @@ def step_plugin_imports(context, module):
     context.world.use(Isolation).make_plugin_import(module)
 
 
+@given('the plugin under test starts a program that connects to "{host}" when Hermes loads it')
+def step_plugin_helper_program(context, host):
+    """The installed plugin runs a child process without the guard that connects to the host."""
+    context.world.use(Isolation).make_plugin_reach_out("helper", host)
+
+
+@given('the plugin under test connects to "{host}" through the C library when Hermes loads it')
+def step_plugin_c_level_connect(context, host):
+    """The installed plugin calls libc's connect() through ctypes, as a C extension does."""
+    context.world.use(Isolation).make_plugin_reach_out("c-level", host)
+
+
+@then('the run is reported for a program of the plugin under test trying to reach "{host}"')
+def step_helper_reported(context, host):
+    """The kernel's refusal is reported, naming the plugin and the program it started."""
+    _check_refusal_named(context.world, host, "started `")
+
+
+@then('the run is reported for the plugin under test connecting to "{host}" through the C library')
+def step_c_level_reported(context, host):
+    """The kernel's refusal is reported, naming the plugin and its C-level connect()."""
+    _check_refusal_named(context.world, host, "connect() through ctypes")
+
+
+def _check_refusal_named(world, host, how):
+    refusals = world.use(Isolation).kernel_refusals()
+    plugin = f"the plugin under test: {world.sandbox.plugin_name}/"
+    named = [text for text in refusals if plugin in text and how in text and host in text]
+    world.check(
+        named,
+        f"expected the kernel's refusal to name {plugin!r}, {how!r} and {host!r}; the suite "
+        "reported:\n" + ("\n".join(refusals) or "(no refusal: the kernel counted nothing)"),
+    )
+
+
 @then("the developer's home is byte-identical to before the run")
 def step_home_unchanged(context):
     """Every file and folder under the developer's home is exactly as it was."""

@@ -19,6 +19,10 @@ MODES = ("block", "record")
 KINDS = ("connect", "resolve", "sendto")
 #: Where the guard appends one JSON line per Python process start (environment names only).
 PROCESS_LOG_VARIABLE = "HERMETIC_PROCESS_LOG"
+#: Where the guard appends one JSON line per hand-off it cannot follow: a child process started
+#: (``spawn``), or a C library network function looked up through ctypes (``native``).
+HANDOFF_LOG_VARIABLE = "HERMETIC_NETGUARD_HANDOFFS"
+HANDOFF_KINDS = ("spawn", "native")
 
 LOOPBACK_NAMES = frozenset({"localhost", "localhost."})
 

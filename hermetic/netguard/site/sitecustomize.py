@@ -27,6 +27,12 @@ A numeric address given to ``getaddrinfo`` is not a lookup (no DNS traffic), so 
 unrecorded and the following ``connect`` is judged instead; that keeps ``create_connection`` to a
 refused address failing with ``ConnectionRefusedError`` rather than a resolver error.
 
+What the wrappers cannot follow is handed off out of this interpreter: a child process (which
+may not load the guard) or a C library network function called through ctypes. With
+``HERMETIC_NETGUARD_HANDOFFS`` set, an audit hook appends one JSON object per such hand-off
+(``time``, ``pid``, ``kind`` ``spawn``/``native``, ``what``: the command line or the function,
+``stack``): the kernel's namespace refuses what they try, and these records say who handed off.
+
 If another ``sitecustomize`` exists further down ``sys.path`` (one we shadow by being first), it is
 executed after the guard is installed, so putting this folder on ``PYTHONPATH`` removes nothing.
 
@@ -43,6 +49,7 @@ import sys
 import threading
 
 from hermetic_netguard_protocol import (  # beside this file, on the same PYTHONPATH entry
+    HANDOFF_LOG_VARIABLE,
     LOG_VARIABLE,
     MODE_VARIABLE,
     PROCESS_LOG_VARIABLE,
@@ -343,11 +350,66 @@ def _install() -> None:
     guard.wrap()
     # A fork made while a thread held the lock would leave the child's copy held forever.
     os.register_at_fork(after_in_child=lambda: setattr(guard, "lock", threading.Lock()))
+    handoffs = os.environ.get(HANDOFF_LOG_VARIABLE)
+    if handoffs:
+        sys.addaudithook(_handoff_hook(guard, os.path.abspath(handoffs)))
     try:
         # Creating the (possibly empty) log shows the harness the guard was loaded.
         os.close(os.open(guard.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644))
     except OSError:
         pass
+
+
+# Audit events of the ways out of this interpreter the wrappers above cannot follow: a child
+# process (it may not load the guard: ``python -I``, ``curl``, ``git``) and a C library network
+# function called through ctypes (a C extension's own sockets raise no event at all). Recorded
+# with the caller's stack so that what the kernel refuses later can be traced to who handed off.
+_SPAWN_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn"})
+_NATIVE_NAMES = frozenset(
+    {"connect", "sendto", "sendmsg", "sendmmsg", "getaddrinfo", "gethostbyname", "gethostbyname_r"}
+)
+
+
+def _handoff_hook(guard: _Guard, log_path: str):  # noqa: ANN202 - an audit hook
+    def hook(event: str, args: tuple) -> None:
+        if event not in _SPAWN_EVENTS and event != "ctypes.dlsym":
+            return  # every other event (opens, imports) as cheaply as possible
+        try:
+            if event == "ctypes.dlsym":
+                name = args[1] if len(args) > 1 else None
+                if not isinstance(name, str) or name not in _NATIVE_NAMES:
+                    return
+                kind, what = "native", f"{name}()"
+            else:
+                command = args[0] if event == "os.system" else args[1]
+                if isinstance(command, (list, tuple)):
+                    what = " ".join(_text(part) for part in command)
+                else:
+                    what = _text(command)
+                kind = "spawn"
+            import json
+            import time
+
+            line = json.dumps(
+                {
+                    "time": time.time(),
+                    "pid": os.getpid(),
+                    "kind": kind,
+                    "what": what[:400],
+                    "stack": guard.stack(),
+                },
+                ensure_ascii=True,
+            )
+            with guard.lock:
+                fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    os.write(fd, (line + "\n").encode("ascii"))
+                finally:
+                    os.close(fd)
+        except Exception:
+            pass
+
+    return hook
 
 
 def _record_process_start() -> None:
@@ -368,6 +430,8 @@ def _record_process_start() -> None:
             "argv": sys.argv[:4],
             "names": sorted(os.environ),
             "guarded": bool(getattr(socket.socket.connect, MARKER, False)),
+            # Which network namespace it ran in: the harness checks it is the run's own.
+            "netns": _network_namespace(),
         },
         ensure_ascii=True,
     )
@@ -376,6 +440,13 @@ def _record_process_start() -> None:
         os.write(fd, (line + "\n").encode("ascii"))
     finally:
         os.close(fd)
+
+
+def _network_namespace() -> str | None:
+    try:
+        return os.readlink("/proc/self/ns/net")
+    except OSError:
+        return None
 
 
 def _chain_shadowed_sitecustomize() -> None:

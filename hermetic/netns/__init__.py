@@ -1,0 +1,34 @@
+"""Loopback only, enforced by the kernel: every behave process of a run in a network namespace
+whose only interface is ``lo``, so nothing any process of the world starts can leave the
+machine, whatever language or library it is written in.
+
+* :mod:`~hermetic.netns.enter` makes the namespace and runs a command in it
+  (``python -m hermetic.netns.enter -- COMMAND``);
+* :mod:`~hermetic.netns.prepare` resolves a run's settings outside it first, so that every
+  install that needs the registry happens before entering;
+* :mod:`~hermetic.netns.confinement` is the runner's side: probe, say once, wrap behave;
+* :mod:`~hermetic.netns.status` is the behave process' side: which isolation it really has;
+* :mod:`~hermetic.netns.counters` reads what the kernel refused inside the namespace, and
+  :mod:`~hermetic.netns.refusals` turns that into a finding that names who tried.
+
+This package (but ``prepare``) is standard library only: ``tools/run.py`` uses it before
+``.venv`` exists.
+"""
+
+#: Set to ``off`` to run without a namespace (as where none can be made): the Python guard only.
+SWITCH = "HERMETIC_NETNS"
+#: What the runner promised a behave process: :data:`NAMESPACE`, or :data:`GUARD_ONLY` with
+#: the reason after a colon. A promise of a namespace the process is not in stops the run.
+ISOLATION_VARIABLE = "HERMETIC_ISOLATION"
+NAMESPACE = "network namespace"
+GUARD_ONLY = "python guard only"
+#: The tag of scenarios that need the kernel's refusal (they try beyond loopback for real).
+KERNEL_TAG = "netns"
+
+
+def not_run_reason(why: str | None) -> str:
+    """What a kernel-only scenario says where there is no namespace (console, summary.json)."""
+    return (
+        "not run: it tries beyond loopback for real, so it needs a network namespace, and this "
+        f"run has the {GUARD_ONLY} ({why or 'no reason recorded'})"
+    )
