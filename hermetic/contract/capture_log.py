@@ -60,3 +60,19 @@ def capture_lines(log_path: Path) -> list[CaptureLine]:
     except FileNotFoundError:
         return []
     return [capture for line in text.splitlines() if (capture := parse_capture(line))]
+
+
+def run_problems(captures: list[CaptureLine], reason: str, job_id: str) -> list[str]:
+    """What the capture lines get wrong about why the request failed (Hermes' ``reason``) and
+    in which run (the session ``cron_<job id>_<YYYYmmdd_HHMMSS>`` Hermes passes the hook):
+    without them an operator cannot tell which run of which job to look at."""
+    if not captures:
+        return ["no capture line"]
+    run = f"cron_{job_id}_"
+    problems = []
+    for capture in captures:
+        if capture.reason != reason:
+            problems.append(f"reason {capture.reason!r}, expected {reason!r}")
+        if not (capture.session or "").startswith(run):
+            problems.append(f"session {capture.session!r}, expected the job's run {run}<time>")
+    return problems

@@ -8,33 +8,33 @@ their unit tests are not the plugin: a mutant of them would test nothing.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
-#: Folders that hold no plugin code: tests, the author's behave suite, builds, environments.
-NOT_SOURCE_DIRS = frozenset(
-    {"tests", "test", "features", "steps", "build", "dist", "docs", "reports", "venv"}
-)
-#: Files that are not the plugin's code, wherever they are.
-NOT_SOURCE_FILES = frozenset({"environment.py", "setup.py", "conftest.py", "noxfile.py"})
-#: What a copy leaves out: caches and checkouts' metadata.
+from hermetic.hermes.sandbox import not_the_plugin
+
+#: Files that are not the plugin's code, wherever they are: its unit tests and build scripts.
+NOT_SOURCE_FILES = frozenset({"setup.py", "conftest.py", "noxfile.py"})
+#: What a copy leaves out: caches and checkouts' metadata (the profile stays: it is found
+#: beside plugin.yaml).
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".git", ".venv", "reports", "*.egg-info")
 
 
 def source_files(folder: Path) -> list[str]:
-    """The plugin's Python files, relative to ``folder`` with ``/``, sorted."""
+    """The plugin's Python files, relative to ``folder`` with ``/``, sorted: what the sandbox
+    installs for Hermes (hermetic.hermes.sandbox.not_the_plugin), less tests and build scripts."""
     found = []
-    for path in sorted(folder.rglob("*.py")):
-        parts = path.relative_to(folder).parts
-        directories, name = parts[:-1], parts[-1]
-        if any(part in NOT_SOURCE_DIRS or part.startswith(".") for part in directories):
-            continue
-        if any(part.endswith(".egg-info") or part == "__pycache__" for part in directories):
-            continue
-        if name in NOT_SOURCE_FILES or name.startswith("test_") or name.endswith("_test.py"):
-            continue
-        found.append(path.relative_to(folder).as_posix())
-    return found
+    for root, directories, files in os.walk(folder):
+        skipped = not_the_plugin(root, [*directories, *files])
+        directories[:] = sorted(d for d in directories if d not in skipped and d != "test")
+        for name in sorted(files):
+            if name in skipped or name in NOT_SOURCE_FILES or not name.endswith(".py"):
+                continue
+            if name.startswith("test_") or name.endswith("_test.py"):
+                continue
+            found.append((Path(root) / name).relative_to(folder).as_posix())
+    return sorted(found)
 
 
 def copy_with(folder: Path, target: Path, file: str, text: str) -> Path:
