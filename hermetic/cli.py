@@ -273,6 +273,7 @@ def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
 def mutate(args: argparse.Namespace, behave_args: list[str]) -> int:
     from hermetic.errors import ConfigError
     from hermetic.mutation.command import MutateOptions, run_mutate
+    from hermetic.profile import find_profile
     from hermetic.runs.parallel import default_jobs
     from hermetic.suite import scratch_suite
 
@@ -285,12 +286,14 @@ def mutate(args: argparse.Namespace, behave_args: list[str]) -> int:
             return _fail(f"--{name}: at least 1")
     with tempfile.TemporaryDirectory(prefix="hermetic-suite-") as scratch:
         features = scratch_suite(Path(scratch))
+        plugin = Path(defines[0].removeprefix("--define=plugin="))
         options = MutateOptions(
             python=Path(sys.executable),
-            plugin=Path(defines[0].removeprefix("--define=plugin=")),
+            plugin=plugin,
             suite_args=_suite_arguments(features, defines[1:], behave_args),
             features=features,
-            profile=args.profile.resolve() if args.profile else None,
+            # The one beside plugin.yaml too: a verdict depends on the promises it lists.
+            profile=args.profile.resolve() if args.profile else find_profile(plugin),
             cwd=Path(scratch),
             reports=args.reports.resolve(),
             jobs=args.jobs or default_jobs(),

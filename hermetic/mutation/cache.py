@@ -34,6 +34,15 @@ def suite_digest(
     return digest.hexdigest()
 
 
+def files_digest(folder: Path, files: Iterable[str]) -> str:
+    """The named files of ``folder``: the plugin build the unmutated run passed on."""
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(f"{name}\0".encode())
+        digest.update((folder / name).read_bytes())
+    return digest.hexdigest()
+
+
 def key(mutant_digest: str, suite: str) -> str:
     return hashlib.sha256(f"{mutant_digest}\0{suite}".encode()).hexdigest()
 

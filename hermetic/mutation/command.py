@@ -29,6 +29,8 @@ from hermetic.mutation.sources import copy_with, source_files
 from hermetic.mutation.trials import Result, Trial, run_trials
 
 EQUIVALENTS_FILE = "mutants.toml"
+#: Besides the sources, what makes a plugin's build: its manifests.
+BUILD_FILES = ("plugin.yaml", "pyproject.toml", "setup.cfg")
 #: A trial's time limit when none is given: this many times the unmutated run's, at least
 #: MIN_TIMEOUT seconds (a loaded machine stretches every run; a mutant that loops forever
 #: still ends).
@@ -169,6 +171,12 @@ def mutate(options: MutateOptions, say: Callable[[str], None]) -> Outcome:
     return Outcome(ordered, interrupted=not completed)
 
 
+def _build_files(plugin: Path) -> list[str]:
+    """What the unmutated run's verdict depends on in the plugin's folder."""
+    manifests = [name for name in BUILD_FILES if (plugin / name).is_file()]
+    return [*source_files(plugin), *manifests]
+
+
 def _copy_name(mutant: Mutant) -> str:
     return hashlib.sha256(mutant.id.encode()).hexdigest()[:12]
 
@@ -220,28 +228,40 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
     except ConfigError as exc:
         sys.stderr.write(f"hermetic: {exc}\n")
         return 2
-    started = time.monotonic()
-    unmutated = run_acceptance(
-        options.python,
-        options.reports,
-        [*options.suite_args, f"--define=plugin={options.plugin}"],
-        cwd=options.cwd,
-        env=options.env,
-        jobs=options.jobs,
+    cache = verdicts.VerdictCache(options.reports / verdicts.CACHE_FILE)
+    unmutated_key = "unmutated:" + verdicts.key(
+        verdicts.files_digest(options.plugin, _build_files(options.plugin)),
+        verdicts.suite_digest(
+            options.features, options.profile, options.suite_args, options.version
+        ),
     )
-    if not unmutated.ok:
-        say(
-            f"the features fail on the unmutated plugin ({unmutated.closing_line()}; "
-            f"{', '.join(unmutated.problems)}): fix that first, see "
-            f"{options.reports / 'report.html'}"
+    known = cache.get(unmutated_key)
+    if known is not None and (options.reports / "report.html").is_file():
+        seconds, passed = float(known["seconds"]), int(known["passed"])
+        say(f"unmutated plugin: {passed} passed in the last run of this build ({seconds:.1f} s)")
+    else:
+        started = time.monotonic()
+        unmutated = run_acceptance(
+            options.python,
+            options.reports,
+            [*options.suite_args, f"--define=plugin={options.plugin}"],
+            cwd=options.cwd,
+            env=options.env,
+            jobs=options.jobs,
         )
-        return 2
-    seconds = time.monotonic() - started
-    timeout = options.timeout or unmutated_timeout(seconds, unmutated.passed, options.jobs)
-    say(
-        f"unmutated plugin: {unmutated.closing_line()} in {seconds:.1f} s; "
-        f"each mutant may take {timeout:.0f} s"
-    )
+        if not unmutated.ok:
+            say(
+                f"the features fail on the unmutated plugin ({unmutated.closing_line()}; "
+                f"{', '.join(unmutated.problems)}): fix that first, see "
+                f"{options.reports / 'report.html'}"
+            )
+            return 2
+        seconds, passed = time.monotonic() - started, unmutated.passed
+        say(f"unmutated plugin: {unmutated.closing_line()} in {seconds:.1f} s")
+        cache.put(unmutated_key, {"seconds": round(seconds, 1), "passed": passed})
+        cache.save()
+    timeout = options.timeout or unmutated_timeout(seconds, passed, options.jobs)
+    say(f"each mutant may take {timeout:.0f} s")
     outcome = mutate(replace(options, timeout=timeout), say)
     report.write(options.reports, options.plugin, outcome.entries, options.suite_args)
     for entry in outcome.entries:
