@@ -4,7 +4,8 @@ plugin repository.
     hermetic run [--plugin DIR] [--profile FILE] [--hermes PATH | --hermes-version X]
                  [--reports DIR] [--jobs N] [--shard K/N] [--durations FILE] [BEHAVE ARGS...]
     hermetic mutate [--plugin DIR] [--profile FILE] [--reports DIR] [--jobs N] [--max N]
-                    [--min-score P] [--timeout S] [--equivalents FILE] [BEHAVE ARGS...]
+                    [--min-score P] [--timeout S] [--suite DIR] [--equivalents FILE]
+                    [BEHAVE ARGS...]
     hermetic merge-reports DIR... [--into DIR]
     hermetic mock [--port N] [--scenario FILE] ...
     hermetic init [DIR]
@@ -173,6 +174,12 @@ def _add_mutate_command(commands: argparse._SubParsersAction) -> None:
         help="seconds one mutant may run (default: 4x the unmutated run's, at least 180)",
     )
     mutate.add_argument(
+        "--suite",
+        type=Path,
+        help="run this behave suite instead of the bundled features: a folder with features/, "
+        "steps/ and environment.py, as `hermetic init` writes (the bundled features and yours)",
+    )
+    mutate.add_argument(
         "--equivalents",
         type=Path,
         help='mutant id = "why no scenario can catch it" under [equivalent] '
@@ -284,8 +291,11 @@ def mutate(args: argparse.Namespace, behave_args: list[str]) -> int:
     for name in ("jobs", "max"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             return _fail(f"--{name}: at least 1")
+    if args.suite and not (args.suite / "features").is_dir():
+        return _fail(f"--suite {args.suite}: no features/ folder (`hermetic init` writes one)")
     with tempfile.TemporaryDirectory(prefix="hermetic-suite-") as scratch:
-        features = scratch_suite(Path(scratch))
+        cwd = args.suite.resolve() if args.suite else Path(scratch)
+        features = cwd / "features" if args.suite else scratch_suite(Path(scratch))
         plugin = Path(defines[0].removeprefix("--define=plugin="))
         options = MutateOptions(
             python=Path(sys.executable),
@@ -294,7 +304,7 @@ def mutate(args: argparse.Namespace, behave_args: list[str]) -> int:
             features=features,
             # The one beside plugin.yaml too: a verdict depends on the promises it lists.
             profile=args.profile.resolve() if args.profile else find_profile(plugin),
-            cwd=Path(scratch),
+            cwd=cwd,
             reports=args.reports.resolve(),
             jobs=args.jobs or default_jobs(),
             max_mutants=args.max,

@@ -235,3 +235,26 @@ def test_a_plugin_that_is_not_python_is_one_line(
     assert main(["mutate", "--plugin", str(tmp_path), "--reports", str(tmp_path / "r")]) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"hermetic: {tmp_path / 'broken.py'}:1: not Python")
+
+
+def test_a_pip_projects_package_sources_are_mutated_not_its_tests(tmp_path: Path) -> None:
+    for name in (
+        "pyproject.toml",
+        "src/pkg/__init__.py",
+        "src/pkg/core.py",
+        "tests/test_core.py",
+        "build/lib/pkg/core.py",
+        "src/pkg.egg-info/x.py",
+    ):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    assert source_files(tmp_path) == ["src/pkg/__init__.py", "src/pkg/core.py"]
+
+
+def test_a_suite_without_features_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plugin = REPO / "tests" / "fixtures" / "plugins" / "minimal404"
+    assert main(["mutate", "--plugin", str(plugin), "--suite", str(tmp_path)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line == f"hermetic: --suite {tmp_path}: no features/ folder (`hermetic init` writes one)"
