@@ -258,3 +258,21 @@ def test_a_suite_without_features_is_one_line(
     assert main(["mutate", "--plugin", str(plugin), "--suite", str(tmp_path)]) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert line == f"hermetic: --suite {tmp_path}: no features/ folder (`hermetic init` writes one)"
+
+
+def test_the_fields_of_a_log_line_are_a_records_fields_too() -> None:
+    text = (
+        "def f(log, kw):\n"
+        '    log.info("captured: model=%r session=%s", kw["model"], kw.get("session_id"))\n'
+        '    log.debug("noise %s", kw)\n'
+        '    log.log(20, "x %s", kw["model"])\n'
+    )
+    found = {(m.operator, m.old, m.new) for m in mutants_of("f.py", text)}
+    assert ("field-emptied", 'kw.get("session_id")', '""') in found
+    assert (
+        "field-swapped",
+        'kw["model"], kw.get("session_id")',
+        'kw.get("session_id"), kw["model"]',
+    ) in found
+    assert not any(old == "kw" for _, old, _ in found)  # DEBUG lines are nobody's evidence
+    assert ("field-emptied", 'kw["model"]', '""') in found

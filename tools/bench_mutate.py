@@ -3,7 +3,7 @@
 then the same run again (what the cache saves). Prints figures; asserts nothing about time.
 
     .venv/bin/python tools/bench_mutate.py [--plugin alerts_plugin] [--max 30] [--jobs N]
-                                           [BEHAVE ARGS, default --tags=@smoke]
+                                           [--reports DIR] [BEHAVE ARGS, default --tags=@smoke]
 
 Per run: wall seconds, CPU seconds of every process it started (behave, Hermes, the mock),
 the load average before and after (the machine may be shared), and the verdicts. The CPU
@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -62,11 +63,15 @@ def main() -> int:
     parser.add_argument("--plugin", type=Path, default=REPO / "alerts_plugin")
     parser.add_argument("--max", type=int, default=30)
     parser.add_argument("--jobs", type=int, default=default_jobs())
+    parser.add_argument(
+        "--reports", type=Path, help="keep the reports here (emptied first; default: thrown away)"
+    )
     args, behave_args = parser.parse_known_args()
     behave_args = behave_args or ["--tags=@smoke"]
     cores = len(os.sched_getaffinity(0))
     with tempfile.TemporaryDirectory(prefix="hermetic-bench-mutate-") as scratch:
-        reports = Path(scratch) / "reports"
+        reports = args.reports.resolve() if args.reports else Path(scratch) / "reports"
+        shutil.rmtree(reports, ignore_errors=True)  # a cold cache
         command = [
             str(Path(sys.executable).parent / "hermetic"),
             "mutate",

@@ -25,7 +25,7 @@ OPERATORS = {
     "call-removed": "a write, commit, flush, send or log call removed",
     "exception-swallowed": "an exception swallowed (a raise dropped)",
     "return-replaced": "a returned value replaced",
-    "field-emptied": "a field of the record emptied",
+    "field-emptied": "a field of the record emptied (the row's or the log line's)",
     "field-swapped": "two fields of the record swapped",
 }
 
@@ -53,6 +53,9 @@ _FLIPPED = {
 }
 # Calls whose tuple argument is a record's fields (SQL parameters).
 _PARAMETER_CALLS = {"execute", "executemany"}
+# Logging calls: the arguments after the format (after level and format for ``log``) are the
+# fields of a log record, which is an alert's other record. DEBUG lines are no one's evidence.
+_LOG_FIELDS_FROM = {"info": 1, "warning": 1, "error": 1, "exception": 1, "critical": 1, "log": 2}
 
 
 @dataclass(frozen=True)
@@ -229,7 +232,14 @@ class _Finder(ast.NodeVisitor):
             if not _is_constant(keyword.value):
                 self.add(keyword.value, "field-emptied", '""')
         self._swap_neighbours([keyword.value for keyword in named])
-        if _call_name(node) in _PARAMETER_CALLS:
+        name = _call_name(node)
+        if isinstance(node.func, ast.Attribute) and name in _LOG_FIELDS_FROM:
+            fields = node.args[_LOG_FIELDS_FROM[name] :]
+            for argument in fields:
+                if not _is_constant(argument) and not isinstance(argument, ast.Starred):
+                    self.add(argument, "field-emptied", '""')
+            self._swap_neighbours([a for a in fields if not isinstance(a, ast.Starred)])
+        if name in _PARAMETER_CALLS:
             for argument in node.args:
                 if isinstance(argument, ast.Tuple):
                     for element in argument.elts:
