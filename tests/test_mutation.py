@@ -276,3 +276,41 @@ def test_the_fields_of_a_log_line_are_a_records_fields_too() -> None:
     ) in found
     assert not any(old == "kw" for _, old, _ in found)  # DEBUG lines are nobody's evidence
     assert ("field-emptied", 'kw["model"]', '""') in found
+
+
+FAKE_BEHAVE = """#!/bin/sh
+# Stands in for `python -m behave ARGS`: the first argument after -m behave says what to do.
+what=$3
+for argument in "$@"; do
+  case $argument in --junit-directory=*) junit=${argument#--junit-directory=} ;; esac
+done
+mkdir -p "$junit"
+case $what in
+  pass) echo '<testsuite><testcase name="a" status="passed"/></testsuite>' > "$junit/T.xml"
+        exit 0 ;;
+  fail) echo '<testsuite><testcase name="a"><failure message="no alert"/></testcase></testsuite>' \
+          > "$junit/T.xml"; exit 1 ;;
+  hang) exec sleep 60 ;;
+esac
+"""
+
+
+def test_trials_run_side_by_side_and_a_hung_one_is_stopped(tmp_path: Path) -> None:
+    from hermetic.mutation.trials import Result, Trial, run_trials
+
+    python = tmp_path / "python"
+    python.write_text(FAKE_BEHAVE)
+    python.chmod(0o755)
+    trials = [Trial(name, [name], tmp_path) for name in ("pass", "fail", "hang")]
+    seen: dict[str, Result] = {}
+    completed = run_trials(
+        python, trials, tmp_path / "work", 3, 2.0, lambda t, r: seen.setdefault(t.name, r)
+    )
+    assert completed
+    assert {name: result.verdict for name, result in seen.items()} == {
+        "pass": "survived",
+        "fail": "killed",
+        "hang": "timeout",
+    }
+    assert seen["fail"].failed == [Case("a", "no alert")]
+    assert seen["pass"].passed == ["a"]

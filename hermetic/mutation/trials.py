@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Mapping, Sequence
@@ -179,7 +178,7 @@ def run_trials(
 
 
 def _start(python: Path, trial: Trial, work: Path) -> _Running:
-    folder = work / _folder_name(trial.name)
+    folder = work / layout.slug(trial.name)
     (folder / "sandboxes").mkdir(parents=True, exist_ok=True)
     output = (folder / "output.txt").open("wb")
     with output:
@@ -212,12 +211,3 @@ def _signal(item: _Running, signum: int, now: float) -> None:
         os.killpg(item.process.pid, signum)
     except ProcessLookupError:
         pass
-
-
-def _folder_name(name: str) -> str:
-    return layout.slug(name)
-
-
-def default_python() -> Path:
-    """The interpreter behave and hermetic are installed in: this one."""
-    return Path(sys.executable)
