@@ -4,8 +4,8 @@ plugin repository.
     hermetic run [--plugin DIR] [--profile FILE] [--hermes PATH | --hermes-version X]
                  [--reports DIR] [--jobs N] [--shard K/N] [--durations FILE] [BEHAVE ARGS...]
     hermetic mutate [--plugin DIR] [--profile FILE] [--reports DIR] [--jobs N] [--max N]
-                    [--min-score P] [--timeout S] [--suite DIR] [--equivalents FILE]
-                    [BEHAVE ARGS...]
+                    [--only ID,...] [--min-score P] [--timeout S] [--suite DIR]
+                    [--equivalents FILE] [BEHAVE ARGS...]
     hermetic merge-reports DIR... [--into DIR]
     hermetic mock [--port N] [--scenario FILE] ...
     hermetic init [DIR]
@@ -166,6 +166,12 @@ def _add_mutate_command(commands: argparse._SubParsersAction) -> None:
     )
     mutate.add_argument("--max", type=int, help="at most N mutants, spread over the operators")
     mutate.add_argument(
+        "--only",
+        type=lambda text: [part for part in text.split(",") if part],
+        help="only these mutants (ids as mutate.json gives them, comma-separated), e.g. the "
+        "survivors of a --tags run against every feature",
+    )
+    mutate.add_argument(
         "--min-score", type=float, help="exit 1 when the score (per cent) is below P"
     )
     mutate.add_argument(
@@ -308,6 +314,7 @@ def mutate(args: argparse.Namespace, behave_args: list[str]) -> int:
             reports=args.reports.resolve(),
             jobs=args.jobs or default_jobs(),
             max_mutants=args.max,
+            only=args.only,
             timeout=args.timeout,
             equivalents=args.equivalents.resolve() if args.equivalents else None,
             env=os.environ,

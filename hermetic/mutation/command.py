@@ -51,6 +51,7 @@ class MutateOptions:
     reports: Path
     jobs: int
     max_mutants: int | None = None
+    only: Sequence[str] | None = None  # mutant ids
     timeout: float | None = None
     equivalents: Path | None = None
     env: Mapping[str, str] | None = None
@@ -101,9 +102,13 @@ def all_mutants(plugin: Path) -> tuple[list[Mutant], dict[str, str]]:
 def mutate(options: MutateOptions, say: Callable[[str], None]) -> Outcome:
     """Run the mutants (the unmutated suite must already have passed); record every verdict."""
     found, texts = all_mutants(options.plugin)
+    known = {mutant.id for mutant in found}
+    if options.only:
+        for unknown in [name for name in options.only if name not in known]:
+            say(f"--only {unknown}: no such mutant (the code moved?)")
+        found = [mutant for mutant in found if mutant.id in options.only]
     chosen = spread(found, options.max_mutants)
     equivalents = load_equivalents(options.equivalents, options.plugin)
-    known = {mutant.id for mutant in found}
     for stale in sorted(set(equivalents) - known):
         say(f"{EQUIVALENTS_FILE}: {stale}: no such mutant any more (the code moved?)")
     suite = verdicts.suite_digest(
