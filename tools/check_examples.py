@@ -6,6 +6,8 @@
 3. pricewatch *without* its profile, ``--tags=@smoke``: fails, and every failure is the network
    finding (its start-up reaching beyond loopback, named as the plugin's file) given after the
    scenario's own steps all passed, so the alert verdict stays visible.
+4. lostsession (a planted bug: its capture line says ``session=None``), ``--tags=@smoke``:
+   fails in the seed scenario only, naming the session.
 
 Reports go to ``reports/examples/<what>/``.
 
@@ -67,6 +69,21 @@ def network_findings_after_green_steps(reports: Path) -> list[str]:
     return problems
 
 
+def planted_bug_caught() -> list[str]:
+    """lostsession logs ``session=None`` (docs/mutation.md): the seed scenario must fail on it,
+    naming the session, and only there."""
+    code, reports = hermetic_run(
+        "lostsession", EXAMPLES / "lostsession", "--tags=@smoke", "-D", "keep_sandbox=never"
+    )
+    if code != 1:
+        return [f"lostsession must fail the smoke run with exit 1, not {code}"]
+    summary = json.loads((reports / "summary.json").read_text("utf-8"))
+    failed = [row for row in summary["scenarios"] if row["status"] in ("failed", "errored")]
+    if len(failed) != 1 or "session None" not in (failed[0]["message"] or ""):
+        return [f"lostsession: expected one failure naming session None, found {failed}"]
+    return []
+
+
 def main() -> int:
     shutil.rmtree(REPORTS, ignore_errors=True)
     failures = []
@@ -98,6 +115,7 @@ def main() -> int:
         failures += [
             f"without its profile: {p}" for p in network_findings_after_green_steps(reports)
         ]
+    failures += planted_bug_caught()
     for failure in failures:
         say(f"check_examples: FAILED: {failure}")
     if not failures:
