@@ -79,7 +79,7 @@ def planted_bug_caught() -> list[str]:
         return [f"lostsession must fail the smoke run with exit 1, not {code}"]
     summary = json.loads((reports / "summary.json").read_text("utf-8"))
     failed = [row for row in summary["scenarios"] if row["status"] in ("failed", "errored")]
-    if len(failed) != 1 or "session None" not in (failed[0]["message"] or ""):
+    if len(failed) != 1 or "session 'None'" not in (failed[0]["message"] or ""):
         return [f"lostsession: expected one failure naming session None, found {failed}"]
     return []
 
