@@ -254,6 +254,8 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
             env=options.env,
             jobs=options.jobs,
         )
+        if "interrupted" in unmutated.problems:
+            return 130
         if not unmutated.ok:
             say(
                 f"the features fail on the unmutated plugin ({unmutated.closing_line()}; "
