@@ -25,6 +25,7 @@ Feature: A model the provider stops serving becomes an alert someone can see
     And the alert for "gone-model" carries the provider's message
     And the telemetry log reports the model "gone-model" as unavailable with code 404
     And the telemetry log names the reason "model_not_found" and the run of the job that failed
+    And the telemetry log holds no error
 
   Scenario: A job whose model is healthy raises no alert
     Given the provider serves the model "healthy-model"

@@ -25,6 +25,13 @@ CAPTURE = re.compile(
 )
 
 
+# The contract's logger format puts the level right after the time (``2026-11-29 20:46:27,492
+# ERROR pricewatch …``); a traceback's first line stands alone.
+_ERROR_LINE = re.compile(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?:ERROR|CRITICAL) |^Traceback \(most recent call last\):"
+)
+
+
 @dataclass(frozen=True)
 class CaptureLine:
     """One ``model-unavailable <code> captured: …`` line."""
@@ -76,3 +83,13 @@ def run_problems(captures: list[CaptureLine], reason: str, job_id: str) -> list[
         if not (capture.session or "").startswith(run):
             problems.append(f"session {capture.session!r}, expected the job's run {run}<time>")
     return problems
+
+
+def error_lines(log_path: Path) -> list[str]:
+    """The log's ERROR and CRITICAL lines and traceback heads: a capture that went cleanly has
+    none (a plugin that stored the alert and then failed says so only here)."""
+    try:
+        text = log_path.read_text("utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    return [line for line in text.splitlines() if _ERROR_LINE.search(line)]
