@@ -155,6 +155,8 @@ def mutate(options: MutateOptions, say: Callable[[str], None]) -> Outcome:
             nonlocal finished
             mutant, entry_key = keys[trial.name]
             data = _result_data(result)
+            if result.verdict in ("error", "timeout"):
+                data["message"] = _keep_output(result, options.reports / "mutants" / mutant.id)
             if result.verdict in CACHED_VERDICTS:
                 cache.put(entry_key, data)
                 cache.save()
@@ -180,6 +182,21 @@ def _build_files(plugin: Path) -> list[str]:
     """What the unmutated run's verdict depends on in the plugin's folder."""
     manifests = [name for name in BUILD_FILES if (plugin / name).is_file()]
     return [*source_files(plugin), *manifests]
+
+
+def _keep_output(result: Result, folder: Path) -> str:
+    """The trial's console and output, kept in ``folder`` (its scratch folder goes); the last
+    line of its output, and where the rest is."""
+    folder = folder.with_name(folder.name.replace(":", "-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    last = ""
+    for name in ("console.txt", "output.txt"):
+        source = result.folder / name if result.folder else None
+        if source is not None and source.is_file():
+            text = source.read_text("utf-8", errors="replace")
+            (folder / name).write_text(text, "utf-8")
+            last = next((line for line in reversed(text.splitlines()) if line.strip()), last)
+    return f"exit {result.returncode}: {last.strip()[:200]} (output in {folder})"
 
 
 def _copy_name(mutant: Mutant) -> str:

@@ -62,6 +62,7 @@ class Result:
     seconds: float
     cases: list[Case] = field(default_factory=list)
     returncode: int | None = None
+    folder: Path | None = None  # the trial's console and output (gone after run_trials)
 
     @property
     def failed(self) -> list[Case]:
@@ -199,9 +200,8 @@ def _finish(item: _Running, now: float) -> Result:
     seconds = now - item.started
     returncode = item.process.returncode
     cases = junit_cases(item.folder / layout.JUNIT_DIR)
-    if item.timed_out:
-        return Result("timeout", seconds, cases, returncode)
-    return Result(verdict_of(returncode, cases), seconds, cases, returncode)
+    verdict = "timeout" if item.timed_out else verdict_of(returncode, cases)
+    return Result(verdict, seconds, cases, returncode, item.folder)
 
 
 def _signal(item: _Running, signum: int, now: float) -> None:
