@@ -287,12 +287,14 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
     timeout = options.timeout or unmutated_timeout(seconds, passed, options.jobs)
     say(f"each mutant may take {timeout:.0f} s")
     outcome = mutate(replace(options, timeout=timeout), say)
-    report.write(options.reports, options.plugin, outcome.entries, options.suite_args)
+    report.write(
+        options.reports, options.plugin, outcome.entries, options.suite_args, outcome.interrupted
+    )
     for entry in outcome.entries:
         if entry.verdict in ("survived", "timeout", "error"):
             say(f"{entry.verdict}: {entry.file}:{entry.line} {entry.description} ({entry.id})")
     say(f"reports: {options.reports / report.MUTATE_HTML}, {options.reports / report.MUTATE_JSON}")
-    print(report.closing_line(outcome.entries), flush=True)
+    print(report.closing_line(outcome.entries, outcome.interrupted), flush=True)
     if outcome.interrupted:
         return 130
     value = outcome.score

@@ -53,7 +53,7 @@ def counts(entries: Sequence[Entry]) -> dict[str, int]:
     return {name: sum(entry.verdict == name for entry in entries) for name in ORDER}
 
 
-def closing_line(entries: Sequence[Entry]) -> str:
+def closing_line(entries: Sequence[Entry], interrupted: bool = False) -> str:
     found = counts(entries)
     value = score(entries)
     shown = "n/a" if value is None else f"{value:.1f} %"
@@ -61,10 +61,20 @@ def closing_line(entries: Sequence[Entry]) -> str:
     parts = ", ".join(
         f"{found[name]} {name}" for name in ORDER if found[name] or name in ("killed", "survived")
     )
-    return f"mutation score {shown}: {parts} ({len(entries)} mutants, {cached} from the cache)"
+    stopped = "; interrupted: the mutants not listed were not run" if interrupted else ""
+    return (
+        f"mutation score {shown}: {parts} ({len(entries)} mutants, {cached} from the cache"
+        f"{stopped})"
+    )
 
 
-def write(reports: Path, plugin: Path, entries: Sequence[Entry], selection: Sequence[str]) -> None:
+def write(
+    reports: Path,
+    plugin: Path,
+    entries: Sequence[Entry],
+    selection: Sequence[str],
+    interrupted: bool = False,
+) -> None:
     """mutate.json and mutate.html into ``reports``."""
     ordered = sorted(entries, key=lambda e: (ORDER.index(e.verdict), e.file, e.line, e.id))
     data = {
@@ -72,7 +82,8 @@ def write(reports: Path, plugin: Path, entries: Sequence[Entry], selection: Sequ
         "selection": list(selection),
         "score": score(entries),
         "counts": counts(entries),
-        "closing": closing_line(entries),
+        "closing": closing_line(entries, interrupted),
+        "interrupted": interrupted,
         "mutants": [asdict(entry) | {"description": entry.description} for entry in ordered],
     }
     reports.mkdir(parents=True, exist_ok=True)
