@@ -27,6 +27,7 @@ from hermetic.mutation import report
 from hermetic.mutation.operators import Mutant, mutants_of, spread
 from hermetic.mutation.sources import copy_with, source_files
 from hermetic.mutation.trials import Result, Trial, run_trials
+from hermetic.reporting.layout import slug
 
 EQUIVALENTS_FILE = "mutants.toml"
 #: Besides the sources, what makes a plugin's build: its manifests.
@@ -156,7 +157,8 @@ def mutate(options: MutateOptions, say: Callable[[str], None]) -> Outcome:
             mutant, entry_key = keys[trial.name]
             data = _result_data(result)
             if result.verdict in ("error", "timeout"):
-                data["message"] = _keep_output(result, options.reports / "mutants" / mutant.id)
+                kept = options.reports / "mutants" / slug(mutant.id)
+                data["message"] = _keep_output(result, kept)
             if result.verdict in CACHED_VERDICTS:
                 cache.put(entry_key, data)
                 cache.save()
@@ -187,7 +189,6 @@ def _build_files(plugin: Path) -> list[str]:
 def _keep_output(result: Result, folder: Path) -> str:
     """The trial's console and output, kept in ``folder`` (its scratch folder goes); the last
     line of its output, and where the rest is."""
-    folder = folder.with_name(folder.name.replace(":", "-"))
     folder.mkdir(parents=True, exist_ok=True)
     last = ""
     for name in ("console.txt", "output.txt"):
