@@ -51,3 +51,13 @@ def test_error_lines_are_the_error_and_critical_levels_and_tracebacks(tmp_path: 
         "Traceback (most recent call last):",
         "2026-11-29 20:46:27,495 CRITICAL p disk gone",
     ]
+
+
+def test_a_webhook_body_names_the_model_only_in_a_field_of_its_own() -> None:
+    from hermetic.mock.payloads import names_value
+
+    body = b'{"model": "gone-model", "error": {"message": "The model gone-model is gone"}}'
+    assert names_value(body, "gone-model")
+    assert not names_value(b'{"model": "", "error_message": "The model gone-model"}', "gone-model")
+    assert names_value(b'{"alerts": [{"model": "gone-model"}]}', "gone-model")
+    assert names_value(b"model=gone-model&code=404", "gone-model")  # not JSON: its text
