@@ -168,6 +168,13 @@ def test_the_cache_key_follows_features_profile_and_arguments(tmp_path: Path) ->
     assert first != suite_digest(features, None, ["--tags=@gateway"], "1")
     (features / "a.feature").write_text("Feature: b\n")
     assert first != suite_digest(features, None, ["--tags=@smoke"], "1")
+    elsewhere = tmp_path / "scratch" / "features"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "a.feature").write_text("Feature: b\n")
+    # A scratch copy of the same features, somewhere else: the same suite.
+    assert suite_digest(features, None, [str(features), "--tags=@smoke"], "1") == suite_digest(
+        elsewhere, None, [str(elsewhere), "--tags=@smoke"], "1"
+    )
     cache = VerdictCache(tmp_path / "reports" / "cache.json")
     cache.put(key("m", first), {"verdict": "killed"})
     cache.save()
