@@ -288,9 +288,9 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
     timeout = options.timeout or unmutated_timeout(seconds, passed, options.jobs)
     say(f"each mutant may take {timeout:.0f} s")
     outcome = mutate(replace(options, timeout=timeout), say)
-    report.write(
-        options.reports, options.plugin, outcome.entries, options.suite_args, outcome.interrupted
-    )
+    # The suite's folder by what it is, not by the scratch folder it was copied into.
+    selection = [arg.replace(str(options.features), "features") for arg in options.suite_args]
+    report.write(options.reports, options.plugin, outcome.entries, selection, outcome.interrupted)
     for entry in outcome.entries:
         if entry.verdict in ("survived", "timeout", "error"):
             say(f"{entry.verdict}: {entry.file}:{entry.line} {entry.description} ({entry.id})")
