@@ -23,7 +23,10 @@ Feature: A model the provider stops serving becomes an alert someone can see
     And exactly one model-unavailable alert is recorded
     And the alert names the model "gone-model" from provider "custom" with error code 404
     And the alert for "gone-model" carries the provider's message
+    And the alert is stored in the shared contract's table, index included
     And the telemetry log reports the model "gone-model" as unavailable with code 404
+    And the telemetry log names the reason "model_not_found" and the run of the job that failed
+    And the telemetry log holds no error
 
   Scenario: A job whose model is healthy raises no alert
     Given the provider serves the model "healthy-model"

@@ -4,6 +4,9 @@ plugin repository.
     hermetic run [--plugin DIR] [--profile FILE] [--hermes PATH | --hermes-package SPEC]
                  [--hermes-version X]
                  [--reports DIR] [--jobs N] [--shard K/N] [--durations FILE] [BEHAVE ARGS...]
+    hermetic mutate [--plugin DIR] [--profile FILE] [--reports DIR] [--jobs N] [--max N]
+                    [--only ID,...] [--min-score P] [--timeout S] [--suite DIR]
+                    [--equivalents FILE] [BEHAVE ARGS...]
     hermetic merge-reports DIR... [--into DIR]
     hermetic mock [--port N] [--scenario FILE] ...
     hermetic init [DIR] [--pytest] [--ci github|gitlab]
@@ -34,9 +37,8 @@ class _Parser(argparse.ArgumentParser):
     """Usage errors as one ``hermetic: error: …`` line and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(
-            f"hermetic: error: {message} (see hermetic {self.prog.split()[-1]} --help)\n"
-        )
+        # self.prog is "hermetic" for the top level and "hermetic run" for a command.
+        sys.stderr.write(f"hermetic: error: {message} (see {self.prog} --help)\n")
         raise SystemExit(EXIT_USAGE)
 
 
@@ -98,6 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument(
         "--jobs", type=int, default=None, help="behave processes at once over all releases"
     )
+
+    _add_mutate_command(commands)
 
     merge = commands.add_parser(
         "merge-reports",
@@ -165,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hermetic.mock.cli import main as mock_main
 
         return mock_main(argv[argv.index("mock") + 1 :])
-    if rest and args.command not in ("run", "matrix"):
+    if rest and args.command not in ("run", "matrix", "mutate"):
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "init":
         return init(args.directory, pytest=args.pytest, ci=args.ci)
@@ -177,6 +181,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return matrix(args, rest)
     if args.command == "baseline":
         return baseline(args)
+    if args.command == "mutate":
+        return mutate(args, rest)
     return run(args, rest)
 
 
@@ -193,6 +199,48 @@ def _add_plugin_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--reports", type=Path, default=Path("reports"), help="where reports go (default: reports)"
+    )
+
+
+def _add_mutate_command(commands: argparse._SubParsersAction) -> None:
+    mutate = commands.add_parser(
+        "mutate",
+        help="break the plugin's source one way at a time: which breakages do the features miss?",
+        description="Run the bundled features against the plugin, then against mutants of its "
+        "source (one small breakage each), and report the score and every survivor "
+        "(mutate.json, mutate.html). Arguments hermetic does not know go to behave "
+        "(e.g. --tags=@smoke). docs/mutation.md says how to read the report.",
+    )
+    _add_plugin_options(mutate)
+    mutate.add_argument(
+        "--jobs", type=int, default=None, help="mutants tested at once (default: cores + 1)"
+    )
+    mutate.add_argument("--max", type=int, help="at most N mutants, spread over the operators")
+    mutate.add_argument(
+        "--only",
+        type=lambda text: [part for part in text.split(",") if part],
+        help="only these mutants (ids as mutate.json gives them, comma-separated), e.g. the "
+        "survivors of a --tags run against every feature",
+    )
+    mutate.add_argument(
+        "--min-score", type=float, help="exit 1 when the score (per cent) is below P"
+    )
+    mutate.add_argument(
+        "--timeout",
+        type=float,
+        help="seconds one mutant may run (default: 4x the unmutated run's, at least 180)",
+    )
+    mutate.add_argument(
+        "--suite",
+        type=Path,
+        help="run this behave suite instead of the bundled features: a folder with features/, "
+        "steps/ and environment.py, as `hermetic init` writes (the bundled features and yours)",
+    )
+    mutate.add_argument(
+        "--equivalents",
+        type=Path,
+        help='mutant id = "why no scenario can catch it" under [equivalent] '
+        "(default: mutants.toml beside plugin.yaml)",
     )
 
 
@@ -345,6 +393,50 @@ def baseline(args: argparse.Namespace) -> int:
     done = "created" if recorded.created else "appended to (its existing lines are unchanged)"
     print(f"{recorded.entries} [[baseline]] entries {done} {profile}; edit each reason")
     return EXIT_PASSED
+
+
+def mutate(args: argparse.Namespace, behave_args: list[str]) -> int:
+    from hermetic.errors import ConfigError
+    from hermetic.mutation.command import MutateOptions, run_mutate
+    from hermetic.profile import find_profile
+    from hermetic.runs.parallel import default_jobs
+    from hermetic.suite import scratch_suite
+
+    try:
+        defines = _plugin_defines(args)
+    except ConfigError as exc:
+        return _option_error(exc)
+    for name in ("jobs", "max"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            return _fail(f"--{name}: at least 1")
+    if args.suite and not (args.suite / "features").is_dir():
+        return _fail(f"--suite {args.suite}: no features/ folder (`hermetic init` writes one)")
+    with tempfile.TemporaryDirectory(prefix="hermetic-suite-") as scratch:
+        cwd = args.suite.resolve() if args.suite else Path(scratch)
+        features = cwd / "features" if args.suite else scratch_suite(Path(scratch))
+        plugin = Path(defines[0].removeprefix("--define=plugin="))
+        options = MutateOptions(
+            python=Path(sys.executable),
+            plugin=plugin,
+            suite_args=_suite_arguments(features, defines[1:], behave_args),
+            features=features,
+            # The one beside plugin.yaml too: a verdict depends on the promises it lists.
+            profile=args.profile.resolve() if args.profile else find_profile(plugin),
+            cwd=cwd,
+            reports=args.reports.resolve(),
+            jobs=args.jobs or default_jobs(),
+            max_mutants=args.max,
+            only=args.only,
+            timeout=args.timeout,
+            equivalents=args.equivalents.resolve() if args.equivalents else None,
+            env=os.environ,
+            version=__version__,
+        )
+        return run_mutate(options, args.min_score, _say_mutate)
+
+
+def _say_mutate(line: str) -> None:
+    print(f"[mutate] {line}", flush=True)
 
 
 def run(args: argparse.Namespace, behave_args: list[str]) -> int:

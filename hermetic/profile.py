@@ -47,6 +47,7 @@ PROFILE_FILENAME = "hermetic.toml"
 PROMISES: Mapping[str, str] = MappingProxyType(
     {
         "removed-model": "a model the provider no longer serves becomes an alert and a log line",
+        "gone-model": "a model the provider says is gone (410) is an alert on its first failure",
         "failure-table": "each provider answer gets the alert decision of the failure table",
         "gateway": "the gateway's own scheduler raises the same alerts",
         "store-faults": "a locked, corrupt, foreign or full telemetry store loses no alert",

@@ -12,6 +12,8 @@
    declares; each defect copy fails (exit 1) with a headline naming what is missing.
    An example whose profile this hermetic cannot read yet (see :data:`NEEDS`) is only
    installed and checked to load through its entry point, and says NOT RUN for the rest.
+5. lostsession (a planted bug: its capture line says ``session=None``), ``--tags=@smoke``:
+   fails in the seed scenario only, naming the session.
 
 Reports go to ``reports/examples/<what>/``.
 
@@ -168,6 +170,21 @@ def network_findings_after_green_steps(reports: Path) -> list[str]:
     if failed == 0:
         problems.append("no scenario failed")
     return problems
+
+
+def planted_bug_caught() -> list[str]:
+    """lostsession logs ``session=None`` (docs/mutation.md): the seed scenario must fail on it,
+    naming the session, and only there."""
+    code, reports = hermetic_run(
+        "lostsession", EXAMPLES / "lostsession", "--tags=@smoke", "-D", "keep_sandbox=never"
+    )
+    if code != 1:
+        return [f"lostsession must fail the smoke run with exit 1, not {code}"]
+    summary = json.loads((reports / "summary.json").read_text("utf-8"))
+    failed = [row for row in summary["scenarios"] if row["status"] in ("failed", "errored")]
+    if len(failed) != 1 or "session 'None'" not in (failed[0]["message"] or ""):
+        return [f"lostsession: expected one failure naming session None, found {failed}"]
+    return []
 
 
 def directory_examples() -> list[str]:
@@ -329,6 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     not_run: list[str] = []
     if args.only in (None, "directory"):
         failures += directory_examples()
+        failures += planted_bug_caught()
     for example in PIP_EXAMPLES:
         if args.only in (None, example.folder):
             failed, skipped = pip_example(example)

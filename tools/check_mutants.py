@@ -9,14 +9,14 @@ namespace). The suite must FAIL for every
 mutant; a mutant that survives names a guarantee no scenario guards. Prints one row per mutant
 with the scenarios that caught it.
 
-Each mutant's scenarios run through the parallel runner (hermetic.runs.parallel): one behave
-process per scenario, ``--jobs`` at once, longest first by the last run's
-``reports/durations.json``; its merged reports stay in the scratch folder until the end. Every
-worker runs in a network namespace of its own (hermetic.netns), so a mutant that lets Hermes try
-beyond loopback sends nothing off the machine; those mutants are not run where no namespace can
-be made.
+The mutants run through hermetic mutate's engine (hermetic.mutation.trials), as
+``hermetic mutate`` runs generated ones: one behave process per mutant, ``--jobs`` mutants at
+once, each stopping at its first failing scenario, except a headline mutant, whose every
+scenario must fail with its headline. Every behave process runs in a network namespace of its
+own (hermetic.netns), so a mutant that lets Hermes try beyond loopback sends nothing off the
+machine; those mutants are not run where no namespace can be made.
 
-    .venv/bin/python tools/check_mutants.py [--only NAME,NAME] [--jobs N]
+    .venv/bin/python tools/check_mutants.py [--only NAME,NAME] [--jobs N] [--timeout S]
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ import os
 import shutil
 import sys
 import tempfile
-import time
-import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,14 +33,14 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from hermetic.mutation.trials import Result, Trial, run_trials  # noqa: E402
 from hermetic.netns import ISOLATION_VARIABLE, NAMESPACE  # noqa: E402
 from hermetic.netns.confinement import why_no_namespace  # noqa: E402
-from hermetic.reporting.layout import DURATIONS_JSON, JUNIT_DIR  # noqa: E402
-from hermetic.runs.parallel import Options, default_jobs, run_parallel  # noqa: E402
+from hermetic.runs.parallel import default_jobs  # noqa: E402
 
 PLUGIN = REPO / "alerts_plugin"
-# The last run's durations (if any): each mutant's longest scenarios start first.
-DURATIONS = REPO / "reports" / DURATIONS_JSON
+#: A mutant still running after this long has hung the suite: reported as TIMEOUT.
+TIMEOUT_SECONDS = 1800.0
 
 
 @dataclass(frozen=True)
@@ -358,21 +356,6 @@ def build(mutant: Mutant, parent: Path) -> Path:
     return target
 
 
-def outcomes(junit_dir: Path) -> list[tuple[str, str | None]]:
-    """(scenario name, first line of its failure or None if it passed) for every test case."""
-    found = []
-    for report in junit_dir.glob("*.xml"):
-        for case in ElementTree.parse(report).getroot().iter("testcase"):
-            problem = case.find("failure")
-            problem = problem if problem is not None else case.find("error")
-            message = None
-            if problem is not None:
-                message = (problem.get("message") or "").strip().splitlines()[:1] or [""]
-                message = message[0]
-            found.append((case.get("name", "?").split(" -- @")[0], message))
-    return found
-
-
 def verdict(mutant: Mutant, returncode: int, cases: list[tuple[str, str | None]]) -> str:
     """caught / SURVIVED, or MISREPORTED when a headline mutant was caught with other words."""
     caught = [message for _, message in cases if message is not None]
@@ -385,6 +368,17 @@ def verdict(mutant: Mutant, returncode: int, cases: list[tuple[str, str | None]]
     return "caught"
 
 
+def trial(mutant: Mutant, copy: Path) -> Trial:
+    """The mutant's behave run: a plugin copy named by ``-D plugin=``, or a harness copy as the
+    working folder whose own hermetic/ wins over the installed one."""
+    behave_args = [*mutant.where, "-D", "keep_sandbox=never"]
+    if mutant.target == "harness":
+        env = dict(os.environ) | {"PYTHONPATH": str(copy)}
+        return Trial(mutant.name, behave_args, copy, env, stop=mutant.headline is None)
+    behave_args += ["-D", f"plugin={copy}"]
+    return Trial(mutant.name, behave_args, REPO, dict(os.environ), stop=mutant.headline is None)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="run only these mutants (comma-separated names)")
@@ -392,7 +386,13 @@ def main() -> int:
         "--jobs",
         type=int,
         default=default_jobs(),
-        help="behave processes at once (default: cores + 1 = %(default)s)",
+        help="mutants at once (default: cores + 1 = %(default)s)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=TIMEOUT_SECONDS,
+        help="seconds one mutant may run (default: %(default)s)",
     )
     args = parser.parse_args()
     # Fail fast if the code moved under a mutant, before minutes of behave runs.
@@ -400,52 +400,39 @@ def main() -> int:
         source = (REPO if mutant.target == "harness" else PLUGIN) / mutant.file
         if source.read_text().count(mutant.old) != 1:
             raise SystemExit(f"check_mutants: {mutant.name}: anchor not found once in {source}")
-    survivors = []
+    chosen = [m for m in MUTANTS if not args.only or m.name in args.only.split(",")]
     no_namespace = why_no_namespace()
+    if no_namespace:
+        for mutant in [m for m in chosen if m.namespace]:
+            print(f"{mutant.name:42} {'not run':11} needs a network namespace: {no_namespace}")
+        chosen = [m for m in chosen if not m.namespace]
+    by_name = {mutant.name: mutant for mutant in chosen}
+    survivors = []
+
+    def done(run: Trial, result: Result) -> None:
+        mutant = by_name[run.name]
+        cases = [(case.name, case.message) for case in result.cases]
+        found = (
+            "TIMEOUT"
+            if result.verdict == "timeout"
+            else verdict(mutant, result.returncode or 0, cases)
+        )
+        if found != "caught":
+            survivors.append(mutant.name)
+        caught = [name for name, message in cases if message is not None]
+        print(
+            f"{mutant.name:42} {found:11} {result.seconds:5.1f}s  " + ("; ".join(caught) or "-"),
+            flush=True,
+        )
+        if found == "MISREPORTED":
+            for name, message in cases:
+                print(f"    {name}: {message}", flush=True)
+
     with tempfile.TemporaryDirectory(prefix="hermetic-mutants-") as scratch:
-        for mutant in MUTANTS:
-            if args.only and mutant.name not in args.only.split(","):
-                continue
-            if mutant.namespace and no_namespace:
-                print(f"{mutant.name:42} {'not run':11} needs a network namespace: {no_namespace}")
-                continue
-            copy = build(mutant, Path(scratch))
-            reports = Path(scratch) / f"reports-{mutant.name}"
-            started = time.monotonic()
-            behave_args = [*mutant.where, "-D", "keep_sandbox=never"]
-            env = dict(os.environ)
-            if mutant.target == "harness":
-                # The copy's own hermetic/ must win over the installed one, in every worker.
-                env["PYTHONPATH"] = str(copy)
-                cwd = copy
-            else:
-                behave_args += ["-D", f"plugin={copy}"]
-                cwd = REPO
-            options = Options(
-                python=Path(sys.executable),
-                reports=reports,
-                jobs=args.jobs,
-                behave_args=behave_args,
-                durations_file=DURATIONS,
-                cwd=cwd,
-                env=env,
-            )
-            returncode = run_parallel(options, say=lambda line: None, show_failures=False)
-            if returncode > 128:
-                raise SystemExit(returncode)  # interrupted: no verdict on the rest
-            cases = outcomes(reports / JUNIT_DIR)
-            found = verdict(mutant, returncode, cases)
-            if found != "caught":
-                survivors.append(mutant.name)
-            caught = [name for name, message in cases if message is not None]
-            print(
-                f"{mutant.name:42} {found:11} {time.monotonic() - started:5.1f}s  "
-                + ("; ".join(caught) or "-"),
-                flush=True,
-            )
-            if found == "MISREPORTED":
-                for name, message in cases:
-                    print(f"    {name}: {message}", flush=True)
+        trials = [trial(mutant, build(mutant, Path(scratch))) for mutant in chosen]
+        work = Path(scratch) / "trials"
+        if not run_trials(Path(sys.executable), trials, work, args.jobs, args.timeout, done):
+            raise SystemExit(130)  # interrupted: no verdict on the rest
     print(
         f"{len(survivors)} mutant(s) survived or were misreported"
         + (f": {', '.join(survivors)}" if survivors else "")

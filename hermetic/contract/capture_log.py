@@ -25,6 +25,13 @@ CAPTURE = re.compile(
 )
 
 
+# The contract's logger format puts the level right after the time (``2026-11-29 20:46:27,492
+# ERROR pricewatch …``); a traceback's first line stands alone.
+_ERROR_LINE = re.compile(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?:ERROR|CRITICAL) |^Traceback \(most recent call last\):"
+)
+
+
 @dataclass(frozen=True)
 class CaptureLine:
     """One ``model-unavailable <code> captured: …`` line."""
@@ -60,3 +67,29 @@ def capture_lines(log_path: Path) -> list[CaptureLine]:
     except FileNotFoundError:
         return []
     return [capture for line in text.splitlines() if (capture := parse_capture(line))]
+
+
+def run_problems(captures: list[CaptureLine], reason: str, job_id: str) -> list[str]:
+    """What the capture lines get wrong about why the request failed (Hermes' ``reason``) and
+    in which run (the session ``cron_<job id>_<YYYYmmdd_HHMMSS>`` Hermes passes the hook):
+    without them an operator cannot tell which run of which job to look at."""
+    if not captures:
+        return ["no capture line"]
+    run = f"cron_{job_id}_"
+    problems = []
+    for capture in captures:
+        if capture.reason != reason:
+            problems.append(f"reason {capture.reason!r}, expected {reason!r}")
+        if not (capture.session or "").startswith(run):
+            problems.append(f"session {capture.session!r}, expected the job's run {run}<time>")
+    return problems
+
+
+def error_lines(log_path: Path) -> list[str]:
+    """The log's ERROR and CRITICAL lines and traceback heads: a capture that went cleanly has
+    none (a plugin that stored the alert and then failed says so only here)."""
+    try:
+        text = log_path.read_text("utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    return [line for line in text.splitlines() if _ERROR_LINE.search(line)]

@@ -3,6 +3,7 @@
 from behave import then
 
 from hermetic.contract.records import AlertRecords
+from hermetic.contract.shared_schema import schema_problems
 
 
 def _describe(alerts):
@@ -142,3 +143,11 @@ def step_secret_absent(context, secret):
     world.check(not leaked, "the secret was stored in the database:\n" + "\n".join(leaked))
     lines = records.log_lines(secret)
     world.check(not lines, "the secret was written to telemetry.log:\n" + "\n".join(lines))
+
+
+@then("the alert is stored in the shared contract's table, index included")
+def step_shared_schema(context):
+    """The alert table's columns and indexes are exactly those of the contract's DDL."""
+    world = context.world
+    problems = schema_problems(world.use(AlertRecords).database)
+    world.check(not problems, "the alert table is not the contract's: " + "; ".join(problems))

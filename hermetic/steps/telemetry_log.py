@@ -2,6 +2,7 @@
 
 from behave import then
 
+from hermetic.contract.capture_log import error_lines, run_problems
 from hermetic.contract.records import AlertRecords
 
 STORE_ERROR = "could not store model-unavailable alert"
@@ -26,6 +27,23 @@ def step_log_reports(context, model, code):
         any(capture.code == code for capture in mine),
         f"expected a capture line with code {code}, found:\n" + _lines(mine),
     )
+
+
+@then('the telemetry log names the reason "{reason}" and the run of the job that failed')
+def step_log_names_reason_and_run(context, reason):
+    """Every capture line gives Hermes' reason and the failed run's session (cron_<job>_…)."""
+    world = context.world
+    captures = world.use(AlertRecords).captures()
+    problems = run_problems(captures, reason, world.scheduler.only_job)
+    world.check(not problems, "; ".join(problems) + "; found:\n" + _lines(captures))
+
+
+@then("the telemetry log holds no error")
+def step_log_no_error(context):
+    """telemetry.log has no ERROR or CRITICAL line and no traceback: the capture went cleanly."""
+    world = context.world
+    errors = error_lines(world.use(AlertRecords).log)
+    world.check(not errors, "expected no error in telemetry.log, found:\n" + "\n".join(errors))
 
 
 @then("the telemetry log reports no unavailable model")

@@ -1,0 +1,305 @@
+"""``hermetic mutate``: the plugin's mutants through the features, a score and the survivors.
+
+1. The features run once against the unmutated plugin, exactly as ``hermetic run`` runs them
+   (the parallel runner, report.html and the rest in ``--reports``): a mutant can only be
+   judged by a suite that passes without it.
+2. Every mutant of the plugin's source (``operators``; at most ``--max``, spread over the
+   operators) whose verdict the cache does not hold runs in a copy of the plugin, one behave
+   process each, ``--jobs`` at once, stopping at its first failing scenario (``trials``).
+3. Survivors named in the equivalents file (``mutants.toml`` beside the plugin, or
+   ``--equivalents``) are reported as equivalent, with the reason given there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from hermetic.errors import ConfigError
+from hermetic.mutation import cache as verdicts
+from hermetic.mutation import report
+from hermetic.mutation.operators import Mutant, mutants_of, spread
+from hermetic.mutation.sources import copy_with, source_files
+from hermetic.mutation.trials import Result, Trial, run_trials
+from hermetic.reporting.layout import slug
+
+EQUIVALENTS_FILE = "mutants.toml"
+#: Besides the sources, what makes a plugin's build: its manifests.
+BUILD_FILES = ("plugin.yaml", "pyproject.toml", "setup.cfg")
+#: A trial's time limit when none is given: this many times the unmutated run's, at least
+#: MIN_TIMEOUT seconds (a loaded machine stretches every run; a mutant that loops forever
+#: still ends).
+TIMEOUT_FACTOR = 4.0
+MIN_TIMEOUT = 180.0
+#: Verdicts kept for the next run; a timeout or an error depends on the machine, not the code.
+CACHED_VERDICTS = ("killed", "survived", "incompetent")
+
+
+@dataclass(frozen=True)
+class MutateOptions:
+    python: Path
+    plugin: Path  # the plugin's source folder, as -D plugin= takes it
+    suite_args: Sequence[str]  # behave's arguments without the plugin (features, tags, profile)
+    features: Path  # the features folder, for the cache key
+    profile: Path | None
+    cwd: Path
+    reports: Path
+    jobs: int
+    max_mutants: int | None = None
+    only: Sequence[str] | None = None  # mutant ids
+    timeout: float | None = None
+    equivalents: Path | None = None
+    env: Mapping[str, str] | None = None
+    version: str = ""
+
+
+@dataclass
+class Outcome:
+    entries: list[report.Entry]
+    interrupted: bool = False
+
+    @property
+    def score(self) -> float | None:
+        return report.score(self.entries)
+
+
+def load_equivalents(path: Path | None, plugin: Path) -> dict[str, str]:
+    """``mutant id -> why`` from ``[equivalent]`` of the equivalents file (if there is one)."""
+    chosen = path if path is not None else plugin / EQUIVALENTS_FILE
+    if path is None and not chosen.is_file():
+        return {}
+    try:
+        data = tomllib.loads(chosen.read_text("utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{chosen}: cannot read: {exc.strerror or exc}") from None
+    except tomllib.TomlDecodeError as exc:
+        raise ConfigError(f"{chosen}: not TOML: {exc}") from None
+    table = data.get("equivalent", {})
+    if not isinstance(table, dict) or not all(
+        isinstance(why, str) and why.strip() for why in table.values()
+    ):
+        raise ConfigError(f'{chosen}: equivalent: a table of mutant id = "why it is equivalent"')
+    return {str(key): why.strip() for key, why in table.items()}
+
+
+def all_mutants(plugin: Path) -> tuple[list[Mutant], dict[str, str]]:
+    """Every mutant of the plugin's source files, and each file's text."""
+    texts = {file: (plugin / file).read_text("utf-8") for file in source_files(plugin)}
+    found: list[Mutant] = []
+    for file, text in texts.items():
+        try:
+            found.extend(mutants_of(file, text))
+        except SyntaxError as exc:
+            raise ConfigError(f"{plugin / file}:{exc.lineno}: not Python: {exc.msg}") from None
+    return found, texts
+
+
+def mutate(options: MutateOptions, say: Callable[[str], None]) -> Outcome:
+    """Run the mutants (the unmutated suite must already have passed); record every verdict."""
+    found, texts = all_mutants(options.plugin)
+    known = {mutant.id for mutant in found}
+    if options.only:
+        for unknown in [name for name in options.only if name not in known]:
+            say(f"--only {unknown}: no such mutant (the code moved?)")
+        found = [mutant for mutant in found if mutant.id in options.only]
+    chosen = spread(found, options.max_mutants)
+    equivalents = load_equivalents(options.equivalents, options.plugin)
+    for stale in sorted(set(equivalents) - known):
+        say(f"{EQUIVALENTS_FILE}: {stale}: no such mutant any more (the code moved?)")
+    suite = verdicts.suite_digest(
+        options.features, options.profile, options.suite_args, options.version
+    )
+    cache = verdicts.VerdictCache(options.reports / verdicts.CACHE_FILE)
+    entries: dict[str, report.Entry] = {}
+    to_run: list[tuple[Mutant, str]] = []
+    for mutant in chosen:
+        entry_key = verdicts.key(mutant.digest(texts[mutant.file]), suite)
+        cached = cache.get(entry_key)
+        if cached is not None:
+            entries[mutant.id] = _entry(mutant, texts, cached, cached=True)
+        else:
+            to_run.append((mutant, entry_key))
+    say(
+        f"{len(found)} mutants in {len(texts)} files; {len(chosen)} chosen, "
+        f"{len(chosen) - len(to_run)} from the cache, {len(to_run)} to run on {options.jobs} "
+        "workers"
+    )
+    timeout = options.timeout or MIN_TIMEOUT
+    finished = 0
+    with tempfile.TemporaryDirectory(prefix="hermetic-mutants-") as scratch:
+        trials, keys = [], {}
+        for mutant, entry_key in to_run:
+            name = _copy_name(mutant)
+            copy = copy_with(
+                options.plugin,
+                Path(scratch) / "copies" / name,
+                mutant.file,
+                mutant.apply(texts[mutant.file]),
+            )
+            trials.append(
+                Trial(
+                    mutant.id,
+                    [*options.suite_args, f"--define=plugin={copy}", "--define=keep_sandbox=never"],
+                    options.cwd,
+                    options.env,
+                )
+            )
+            keys[mutant.id] = (mutant, entry_key)
+
+        def done(trial: Trial, result: Result) -> None:
+            nonlocal finished
+            mutant, entry_key = keys[trial.name]
+            data = _result_data(result)
+            if result.verdict in ("error", "timeout"):
+                kept = options.reports / "mutants" / slug(mutant.id)
+                data["message"] = _keep_output(result, kept)
+            if result.verdict in CACHED_VERDICTS:
+                cache.put(entry_key, data)
+                cache.save()
+            entries[mutant.id] = _entry(mutant, texts, data, cached=False)
+            finished += 1
+            killer = f"  by: {data['killed_by']}" if data["killed_by"] else ""
+            say(
+                f"{finished}/{len(trials)} {result.verdict:<11} {result.seconds:6.1f}s  "
+                f"{mutant.where} {mutant.operator}{killer}"
+            )
+
+        completed = run_trials(
+            options.python, trials, Path(scratch) / "trials", options.jobs, timeout, done
+        )
+    for entry in entries.values():
+        if entry.verdict == "survived" and entry.id in equivalents:
+            entry.verdict, entry.why = "equivalent", equivalents[entry.id]
+    ordered = [entries[m.id] for m in chosen if m.id in entries]
+    return Outcome(ordered, interrupted=not completed)
+
+
+def _build_files(plugin: Path) -> list[str]:
+    """What the unmutated run's verdict depends on in the plugin's folder."""
+    manifests = [name for name in BUILD_FILES if (plugin / name).is_file()]
+    return [*source_files(plugin), *manifests]
+
+
+def _keep_output(result: Result, folder: Path) -> str:
+    """The trial's console and output, kept in ``folder`` (its scratch folder goes); the last
+    line of its output, and where the rest is."""
+    folder.mkdir(parents=True, exist_ok=True)
+    last = ""
+    for name in ("console.txt", "output.txt"):
+        source = result.folder / name if result.folder else None
+        if source is not None and source.is_file():
+            text = source.read_text("utf-8", errors="replace")
+            (folder / name).write_text(text, "utf-8")
+            last = next((line for line in reversed(text.splitlines()) if line.strip()), last)
+    return f"exit {result.returncode}: {last.strip()[:200]} (output in {folder})"
+
+
+def _copy_name(mutant: Mutant) -> str:
+    return hashlib.sha256(mutant.id.encode()).hexdigest()[:12]
+
+
+def _result_data(result: Result) -> dict[str, object]:
+    first = result.failed[0] if result.failed else None
+    return {
+        "verdict": result.verdict,
+        "seconds": round(result.seconds, 1),
+        "killed_by": first.name if first else "",
+        "message": (first.message or "") if first else "",
+        "passed": result.passed,
+    }
+
+
+def _entry(
+    mutant: Mutant, texts: Mapping[str, str], data: Mapping[str, object], cached: bool
+) -> report.Entry:
+    return report.Entry(
+        id=mutant.id,
+        verdict=str(data["verdict"]),
+        operator=mutant.operator,
+        file=mutant.file,
+        line=mutant.line,
+        diff=mutant.diff(texts[mutant.file]),
+        seconds=float(data.get("seconds", 0.0)),  # type: ignore[arg-type]
+        cached=cached,
+        killed_by=str(data.get("killed_by", "")),
+        message=str(data.get("message", "")),
+        passed=list(data.get("passed", [])),  # type: ignore[call-overload]
+    )
+
+
+def unmutated_timeout(seconds: float, scenarios: int, jobs: int) -> float:
+    """A trial's limit from the unmutated run: its scenarios one after another (that run spread
+    them over ``jobs`` workers), times :data:`TIMEOUT_FACTOR`, at least :data:`MIN_TIMEOUT`."""
+    serial = seconds * max(1, min(jobs, scenarios))
+    return max(MIN_TIMEOUT, TIMEOUT_FACTOR * serial)
+
+
+def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[str], None]) -> int:
+    """The whole command: the unmutated run, the mutants, the reports, the exit status (0, 1
+    below ``min_score``, 2 when the unmutated plugin already fails or a file is wrong)."""
+    from hermetic.runs.acceptance import run_acceptance
+
+    try:
+        all_mutants(options.plugin)  # a file that is not Python: one line, before any run
+        load_equivalents(options.equivalents, options.plugin)
+    except ConfigError as exc:
+        sys.stderr.write(f"hermetic: {exc}\n")
+        return 2
+    cache = verdicts.VerdictCache(options.reports / verdicts.CACHE_FILE)
+    unmutated_key = "unmutated:" + verdicts.key(
+        verdicts.files_digest(options.plugin, _build_files(options.plugin)),
+        verdicts.suite_digest(
+            options.features, options.profile, options.suite_args, options.version
+        ),
+    )
+    known = cache.get(unmutated_key)
+    if known is not None and (options.reports / "report.html").is_file():
+        seconds, passed = float(known["seconds"]), int(known["passed"])
+        say(f"unmutated plugin: {passed} passed in the last run of this build ({seconds:.1f} s)")
+    else:
+        started = time.monotonic()
+        unmutated = run_acceptance(
+            options.python,
+            options.reports,
+            [*options.suite_args, f"--define=plugin={options.plugin}"],
+            cwd=options.cwd,
+            env=options.env,
+            jobs=options.jobs,
+        )
+        if "interrupted" in unmutated.problems:
+            return 130
+        if not unmutated.ok:
+            say(
+                f"the features fail on the unmutated plugin ({unmutated.closing_line()}; "
+                f"{', '.join(unmutated.problems)}): fix that first, see "
+                f"{options.reports / 'report.html'}"
+            )
+            return 2
+        seconds, passed = time.monotonic() - started, unmutated.passed
+        say(f"unmutated plugin: {unmutated.closing_line()} in {seconds:.1f} s")
+        cache.put(unmutated_key, {"seconds": round(seconds, 1), "passed": passed})
+        cache.save()
+    timeout = options.timeout or unmutated_timeout(seconds, passed, options.jobs)
+    say(f"each mutant may take {timeout:.0f} s")
+    outcome = mutate(replace(options, timeout=timeout), say)
+    # The suite's folder by what it is, not by the scratch folder it was copied into.
+    selection = [arg.replace(str(options.features), "features") for arg in options.suite_args]
+    report.write(options.reports, options.plugin, outcome.entries, selection, outcome.interrupted)
+    for entry in outcome.entries:
+        if entry.verdict in ("survived", "timeout", "error"):
+            say(f"{entry.verdict}: {entry.file}:{entry.line} {entry.description} ({entry.id})")
+    say(f"reports: {options.reports / report.MUTATE_HTML}, {options.reports / report.MUTATE_JSON}")
+    print(report.closing_line(outcome.entries, outcome.interrupted), flush=True)
+    if outcome.interrupted:
+        return 130
+    value = outcome.score
+    if min_score is not None and (value is None or value < min_score):
+        sys.stderr.write(f"hermetic: mutation score {value} % is below --min-score {min_score}\n")
+        return 1
+    return 0

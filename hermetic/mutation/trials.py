@@ -1,0 +1,221 @@
+"""Run many broken variants of a suite's subject, each in one behave process, several at once.
+
+A trial is one behave run (its own arguments, folder and environment: a mutant plugin named by
+``-D plugin=``, or a whole mutated repository as cwd), stopping at its first failing scenario
+unless every scenario's message is wanted. Its verdict comes from its JUnit report:
+
+* ``killed``: a scenario failed;
+* ``survived``: every selected scenario passed;
+* ``incompetent``: the mutant did not even load (the suite's plugin-load headline);
+* ``timeout``: it ran past its time and was stopped;
+* ``error``: behave itself could not run (no JUnit case failed, yet it did not pass).
+
+One process per trial, not the parallel runner's batches of one run's scenarios: here the unit
+that can be spread over the cores is the mutant, and a trial then costs one behave start (no
+listing, no merge), which is most of a killed mutant's time when it dies in its first scenario.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hermetic.hermes.processes import stop_processes_under
+from hermetic.netns.confinement import prepare
+from hermetic.reporting import layout
+
+#: The suite's headline when Hermes could not load the plugin (hermetic.hermes.plugin_load).
+LOAD_FAILURE = "Failed to load plugin"
+VERDICTS = ("killed", "survived", "incompetent", "timeout", "error")
+POLL_SECONDS = 0.2
+#: After SIGTERM, how long behave's hooks get to stop Hermes and clean up before SIGKILL.
+GRACE_SECONDS = 15.0
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One behave run: ``behave_args`` in ``cwd`` with ``env``."""
+
+    name: str
+    behave_args: Sequence[str]
+    cwd: Path
+    env: Mapping[str, str] | None = None
+    stop: bool = True  # stop at the first failing scenario
+
+
+@dataclass(frozen=True)
+class Case:
+    """A scenario of a trial and the first line of its failure (None: it passed)."""
+
+    name: str
+    message: str | None
+
+
+@dataclass
+class Result:
+    verdict: str
+    seconds: float
+    cases: list[Case] = field(default_factory=list)
+    returncode: int | None = None
+    folder: Path | None = None  # the trial's console and output (gone after run_trials)
+
+    @property
+    def failed(self) -> list[Case]:
+        return [case for case in self.cases if case.message is not None]
+
+    @property
+    def passed(self) -> list[str]:
+        return [case.name for case in self.cases if case.message is None]
+
+
+def junit_cases(junit_dir: Path) -> list[Case]:
+    """Every test case of behave's JUnit files, untested ones (after ``--stop``) left out."""
+    found = []
+    for report in sorted(junit_dir.glob("*.xml")):
+        for case in ElementTree.parse(report).getroot().iter("testcase"):
+            problem = case.find("failure")
+            problem = problem if problem is not None else case.find("error")
+            name = case.get("name", "?").split(" -- @")[0]
+            if problem is not None:
+                lines = (problem.get("message") or "").strip().splitlines()
+                found.append(Case(name, lines[0] if lines else ""))
+            elif case.find("skipped") is None and case.get("status", "passed") == "passed":
+                found.append(Case(name, None))
+    return found
+
+
+def verdict_of(returncode: int, cases: list[Case]) -> str:
+    """killed / survived / incompetent / error from a finished trial's exit code and cases."""
+    failed = [case for case in cases if case.message is not None]
+    if any(LOAD_FAILURE in (case.message or "") for case in failed):
+        return "incompetent"
+    if failed:
+        return "killed"
+    if returncode == 0 and cases:
+        return "survived"
+    return "error"
+
+
+@dataclass
+class _Running:
+    trial: Trial
+    folder: Path
+    process: subprocess.Popen[bytes]
+    started: float
+    stopped_at: float | None = None  # when SIGTERM was sent (timeout or cancellation)
+    timed_out: bool = False
+
+
+class _Stop:
+    """SIGINT/SIGTERM: no new trial starts; the running ones get SIGTERM (their hooks clean up)."""
+
+    def __init__(self) -> None:
+        self.signals: list[int] = []
+
+    def __call__(self, signum: int, frame: object) -> None:
+        self.signals.append(signum)
+
+
+def trial_command(python: Path, trial: Trial, folder: Path) -> list[str]:
+    """behave with the console and JUnit written into ``folder``, its sandboxes beneath it."""
+    return [
+        str(python),
+        "-m",
+        "behave",
+        *trial.behave_args,
+        *(["--stop"] if trial.stop else []),
+        "--format=pretty",
+        f"--outfile={folder / 'console.txt'}",
+        "--junit",
+        f"--junit-directory={folder / layout.JUNIT_DIR}",
+        # Its own sandbox folder: how the hermes processes it leaves are traced back to it.
+        f"--define=sandbox_root={folder / 'sandboxes'}",
+    ]
+
+
+def run_trials(
+    python: Path,
+    trials: Sequence[Trial],
+    work: Path,
+    jobs: int,
+    timeout: float,
+    done: Callable[[Trial, Result], None],
+) -> bool:
+    """Run ``trials``, ``jobs`` at once, calling ``done`` as each finishes (in the calling
+    thread). Returns False when a signal stopped the run first (unfinished trials get no call).
+    """
+    pending = list(reversed(trials))
+    running: list[_Running] = []
+    stop = _Stop()
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        while running or (pending and not stop.signals):
+            while pending and not stop.signals and len(running) < max(1, jobs):
+                running.append(_start(python, pending.pop(), work))
+            time.sleep(POLL_SECONDS)
+            now = time.monotonic()
+            for item in list(running):
+                if item.process.poll() is not None:
+                    running.remove(item)
+                    result = _finish(item, now)
+                    if not stop.signals or item.timed_out:
+                        done(item.trial, result)
+                elif stop.signals and item.stopped_at is None:
+                    _signal(item, signal.SIGTERM, now)
+                elif item.stopped_at is None and now - item.started > timeout:
+                    item.timed_out = True
+                    _signal(item, signal.SIGTERM, now)
+                elif item.stopped_at is not None and now - item.stopped_at > GRACE_SECONDS:
+                    _signal(item, signal.SIGKILL, now)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return not stop.signals
+
+
+def _start(python: Path, trial: Trial, work: Path) -> _Running:
+    folder = work / layout.slug(trial.name)
+    (folder / "sandboxes").mkdir(parents=True, exist_ok=True)
+    output = (folder / "output.txt").open("wb")
+    # Like every behave process of a run: settings (and so every install, a pip mutant's build
+    # included) resolved outside, behave itself in a network namespace of its own with only lo.
+    confinement = prepare(python, trial.behave_args, trial.cwd, trial.env, _quiet)
+    with output:
+        process = subprocess.Popen(
+            confinement.command(trial_command(python, trial, folder)),
+            cwd=trial.cwd,
+            env=confinement.env(trial.env),
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            process_group=0,  # a timeout stops the whole trial: behave, Hermes, the mock
+        )
+    return _Running(trial, folder, process, time.monotonic())
+
+
+def _quiet(line: str) -> None:
+    """The run says once how it is isolated; each trial need not say it again."""
+
+
+def _finish(item: _Running, now: float) -> Result:
+    stop_processes_under("HERMES_HOME", item.folder / "sandboxes")
+    seconds = now - item.started
+    returncode = item.process.returncode
+    cases = junit_cases(item.folder / layout.JUNIT_DIR)
+    verdict = "timeout" if item.timed_out else verdict_of(returncode, cases)
+    return Result(verdict, seconds, cases, returncode, item.folder)
+
+
+def _signal(item: _Running, signum: int, now: float) -> None:
+    if item.stopped_at is None:
+        item.stopped_at = now
+    try:
+        os.killpg(item.process.pid, signum)
+    except ProcessLookupError:
+        pass
