@@ -5,6 +5,7 @@ plugin repository.
                  [--reports DIR] [--jobs N] [--shard K/N] [--durations FILE] [BEHAVE ARGS...]
     hermetic merge-reports DIR... [--into DIR]
     hermetic mock [--port N] [--scenario FILE] ...
+    hermetic collector [--port N]
     hermetic init [DIR]
 
 Exit status: 0 all passed, 1 a scenario failed, 2 a usage or setup problem (one line saying what
@@ -101,6 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     mock.add_argument("arguments", nargs=argparse.REMAINDER)
 
+    collector = commands.add_parser(
+        "collector", help="serve a loopback OTLP/HTTP collector", add_help=False, prefix_chars="\0"
+    )
+    collector.add_argument("arguments", nargs=argparse.REMAINDER)
+
     init = commands.add_parser(
         "init",
         help="write hermetic's steps, hooks and features into a plugin repository",
@@ -119,6 +125,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hermetic.mock.cli import main as mock_main
 
         return mock_main(argv[argv.index("mock") + 1 :])
+    if args.command == "collector":
+        from hermetic.mock.collector_cli import main as collector_main
+
+        return collector_main(argv[argv.index("collector") + 1 :])
     if rest and args.command not in ("run", "matrix"):
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "init":

@@ -22,6 +22,8 @@ from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
 
+import jmespath
+from jmespath.exceptions import JMESPathError
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
@@ -34,23 +36,44 @@ PROFILE_FILENAME = "hermetic.toml"
 #: ``[promises]`` keeps them all; the suite's isolation guarantees are checked whatever it says.
 PROMISES: Mapping[str, str] = MappingProxyType(
     {
-        "removed-model": "a model the provider no longer serves becomes an alert and a log line",
+        "removed-model": "a model the provider no longer serves becomes an alert naming the "
+        "model, the provider and the status; a healthy model raises none",
         "failure-table": "each provider answer gets the alert decision of the failure table",
         "gateway": "the gateway's own scheduler raises the same alerts",
         "store-faults": "a locked, corrupt, foreign or full telemetry store loses no alert",
         "redaction": "secrets a provider echoes are stored and logged redacted",
         "login-providers": "providers that need a login (Nous Portal, OAuth) raise the same alerts",
+        "alert-store": "what only a store can keep: repeats counted on one row, first and last "
+        "sighting, store faults, the capture line",
+    }
+)
+#: The promise only a store keeps: kept by default on the sqlite channel (with removed-model,
+#: whose row and log line it always meant), not applicable to a channel that is not a store.
+STORE_PROMISE = "alert-store"
+
+#: Where the plugin's alerts are read (hermetic/alerts/: one module per channel), and the
+#: [alerts] keys each channel takes.
+ALERT_CHANNELS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "sqlite": (),
+        "otlp": ("model", "provider", "status", "reason", "message"),
+        "http": ("path", "items", "model", "provider", "status", "reason", "message"),
     }
 )
 
 #: What ``{name}`` may stand for in [env] values, [files] contents and [config] strings.
-PLACEHOLDERS = ("sink", "now")
+PLACEHOLDERS = ("sink", "collector", "now")
 
 # Sections whose keys are fixed; [env], [files] and [config] take the plugin's own names.
 _FIXED_KEYS: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {"promises": ("keep",), "network": ("expected",), "requires": ("packages",)}
+    {
+        "promises": ("keep",),
+        "network": ("expected",),
+        "requires": ("packages",),
+        "alerts": ("channel", "model", "provider", "status", "reason", "message", "path", "items"),
+    }
 )
-SECTIONS = ("promises", "env", "files", "config", "network", "requires")
+SECTIONS = ("promises", "env", "files", "config", "network", "requires", "alerts")
 
 #: config.yaml keys the sandbox's isolation rests on (sandbox.py writes them): a merge may not
 #: touch them, nor replace a table holding them.
@@ -138,6 +161,23 @@ class RenderedProfile:
 
 
 @dataclass(frozen=True)
+class AlertSettings:
+    """``[alerts]``: the channel the plugin's alerts are read from, and where each field is.
+
+    otlp: attribute names (None: the GenAI conventions); http: JMESPath expressions.
+    """
+
+    channel: str = "sqlite"
+    model: str | None = None
+    provider: str | None = None
+    status: str | None = None
+    reason: str | None = None
+    message: str | None = None
+    path: str | None = None
+    items: str | None = None
+
+
+@dataclass(frozen=True)
 class Profile:
     """A checked ``hermetic.toml``. ``promises`` None means every promise (no ``[promises]``)."""
 
@@ -148,6 +188,7 @@ class Profile:
     network_expected: tuple[str, ...]
     requires: tuple[str, ...]
     promises: frozenset[str] | None
+    alerts: AlertSettings = AlertSettings()
 
     @classmethod
     def empty(cls) -> Profile:
@@ -166,27 +207,49 @@ class Profile:
         """Whether the plugin promises ``promise`` (one of :data:`PROMISES`)."""
         if promise not in PROMISES:
             raise ValueError(f"unknown promise {promise!r}; known: {', '.join(PROMISES)}")
+        if promise == STORE_PROMISE:
+            if self.alerts.channel != "sqlite":
+                return False
+            return self.promises is None or bool({STORE_PROMISE, "removed-model"} & self.promises)
         return self.promises is None or promise in self.promises
 
     @property
     def uses_sink(self) -> bool:
         """Whether any value names ``{sink}``, i.e. whether a sandbox must start one."""
+        return self._names("sink")
+
+    @property
+    def uses_collector(self) -> bool:
+        """Whether any value names ``{collector}``, or the alerts are read from a collector."""
+        return self._names("collector") or self.alerts.channel != "sqlite"
+
+    def _names(self, placeholder: str) -> bool:
         return any(
-            field == "sink"
+            field == placeholder
             for _, text in self._texts()
             for _, field, _, _ in string.Formatter().parse(text)
         )
 
     def render(
-        self, *, sink_url: str | None = None, now: datetime | None = None
+        self,
+        *,
+        sink_url: str | None = None,
+        collector_url: str | None = None,
+        now: datetime | None = None,
     ) -> RenderedProfile:
-        """Fill in ``{sink}`` (the sink URL) and ``{now}`` (ISO-8601 UTC; default: now)."""
+        """Fill in ``{sink}``, ``{collector}`` (their URLs) and ``{now}`` (ISO-8601 UTC)."""
         if sink_url is None and self.uses_sink:
             raise ValueError(f"{self.path} uses {{sink}}, but no sink URL was given")
+        if collector_url is None and self._names("collector"):
+            raise ValueError(f"{self.path} uses {{collector}}, but no collector URL was given")
         moment = now or datetime.now(UTC)
         if moment.utcoffset() is None:
             raise ValueError("now must be an aware datetime")
-        values = {"sink": sink_url or "", "now": moment.astimezone(UTC).isoformat()}
+        values = {
+            "sink": sink_url or "",
+            "collector": collector_url or "",
+            "now": moment.astimezone(UTC).isoformat(),
+        }
         return RenderedProfile(
             path=self.path,
             env={name: value.format(**values) for name, value in self.env.items()},
@@ -297,7 +360,14 @@ class _Checker:
             network_expected=self.hosts(network.get("expected", [])),
             requires=self.packages(requires.get("packages", [])),
             promises=self.promises(data["promises"]) if "promises" in data else None,
+            alerts=self.alerts(data.get("alerts", {})),
         )
+        if profile.alerts.channel != "sqlite" and STORE_PROMISE in (profile.promises or ()):
+            raise self.fail(
+                _key("promises", "keep"),
+                f"{STORE_PROMISE!r} is kept only by a store; channel "
+                f'{profile.alerts.channel!r} is not one (use channel = "sqlite")',
+            )
         for key, text in profile._texts():
             self.placeholders(key, text)
         return profile
@@ -431,6 +501,46 @@ class _Checker:
                     f"{_show(name)} is not a known promise; known promises: {known}",
                 )
         return frozenset(keep)
+
+    def alerts(self, table: dict[str, Any]) -> AlertSettings:
+        channel = table.get("channel", "sqlite")
+        if channel not in ALERT_CHANNELS:
+            raise self.fail(
+                _key("alerts", "channel"),
+                f"{_show(channel)} is not a channel; known: {', '.join(ALERT_CHANNELS)}",
+            )
+        allowed = ALERT_CHANNELS[channel]
+        for name, value in table.items():
+            if name == "channel":
+                continue
+            if name not in allowed:
+                takes = ", ".join(allowed) or "no other key"
+                raise self.fail(_key("alerts", name), f"channel {channel!r} takes {takes}")
+            if not isinstance(value, str) or not value:
+                raise self.fail(
+                    _key("alerts", name), f"must be a non-empty string, not {_show(value)}"
+                )
+        if channel == "http":
+            if "path" not in table:
+                raise self.fail(
+                    _key("alerts", "path"),
+                    'missing; name the path the plugin posts its alerts to (e.g. "/api/spans")',
+                )
+            if not table["path"].startswith("/"):
+                raise self.fail(_key("alerts", "path"), f"{_show(table['path'])} must start with /")
+            for name in ("items", "model", "provider", "status", "reason", "message"):
+                if name in table:
+                    self.jmespath(_key("alerts", name), table[name])
+        return AlertSettings(**table)
+
+    def jmespath(self, key: str, expression: str) -> None:
+        try:
+            jmespath.compile(expression)
+        except JMESPathError as exc:
+            reason = str(exc).splitlines()[0]
+            raise self.fail(
+                key, f"{_show(expression)} is not a JMESPath expression ({reason})"
+            ) from None
 
     def placeholders(self, key: str, text: str) -> None:
         try:
