@@ -32,6 +32,7 @@ Feature: A model the provider stops serving becomes an alert someone can see
     Then the provider received the job's request for "healthy-model"
     And the job is marked as successful
     And no model-unavailable alert is recorded
+    And the telemetry log reports no unavailable model
 
   @promise.alert-store
   Scenario: A model that stays gone is counted on one alert and logged each time

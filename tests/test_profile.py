@@ -20,7 +20,7 @@ from hermetic.profile import (
 
 CREDENTIAL = "looks like a credential; the sandbox never passes credentials to Hermes"
 OWNED = "belongs to the sandbox (its isolation rests on it); a profile cannot override it"
-PLACEHOLDER_HINT = "known: {sink}, {now} (write {{ and }} for literal braces)"
+PLACEHOLDER_HINT = "known: {sink}, {collector}, {now} (write {{ and }} for literal braces)"
 NOW = datetime(2026, 11, 30, 12, 0, 0, 250000, tzinfo=UTC)
 
 
@@ -80,7 +80,8 @@ def test_profile_errors_are_config_errors(tmp_path: Path) -> None:
 
 def test_an_unknown_section_is_refused(tmp_path: Path) -> None:
     assert refusal(tmp_path, "[plugins]\nenabled = []\n") == (
-        "plugins: unknown section; known sections: promises, env, files, config, network, requires"
+        "plugins: unknown section; known sections: promises, env, files, config, network, "
+        "requires, alerts"
     )
 
 
@@ -354,7 +355,8 @@ def test_hermes_itself_cannot_be_required(tmp_path: Path) -> None:
 def test_a_promises_section_must_list_them(tmp_path: Path) -> None:
     assert refusal(tmp_path, "[promises]\n") == (
         "promises.keep: missing; list the promises the plugin keeps (known: "
-        "removed-model, failure-table, gateway, store-faults, redaction, login-providers)"
+        "removed-model, failure-table, gateway, store-faults, redaction, login-providers, "
+        "alert-store)"
     )
 
 
@@ -367,7 +369,8 @@ def test_kept_promises_must_be_a_list(tmp_path: Path) -> None:
 def test_an_unknown_promise_is_refused(tmp_path: Path) -> None:
     assert refusal(tmp_path, '[promises]\nkeep = ["removed-model", "fast"]\n') == (
         'promises.keep[1]: "fast" is not a known promise; known promises: '
-        "removed-model, failure-table, gateway, store-faults, redaction, login-providers"
+        "removed-model, failure-table, gateway, store-faults, redaction, login-providers, "
+        "alert-store"
     )
 
 

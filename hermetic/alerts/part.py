@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from hermetic.alerts.channel import Channel, channels
 from hermetic.reporting.diagnostics import Evidence
+from hermetic.reporting.layout import ALERTS_SEEN
 
 if TYPE_CHECKING:
     from hermetic.alerts.alert import Alert
@@ -74,7 +75,7 @@ class AlertChannel:
     def evidence(self) -> list[Evidence]:
         return [
             *self.channel.evidence(),
-            Evidence(f"alerts as the {self.name} channel saw them", self.seen, "alerts-seen.json"),
+            Evidence(f"alerts as the {self.name} channel saw them", self.seen, ALERTS_SEEN),
         ]
 
     def seen(self) -> str:

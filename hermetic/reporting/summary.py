@@ -17,7 +17,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hermetic.reporting.layout import BEHAVE_JSON, RUN_INFO, SETUP_ERROR, SUMMARY_JSON, artefact_dir
+from hermetic.reporting.layout import (
+    ALERTS_SEEN,
+    BEHAVE_JSON,
+    RUN_INFO,
+    SETUP_ERROR,
+    SUMMARY_JSON,
+    artefact_dir,
+)
 
 #: Tags naming the promise a scenario checks (a profile's [promises] keep).
 PROMISE_TAG = "promise."
@@ -178,7 +185,17 @@ def _scenario_row(
         "message": _first_failure_line(steps, folder) if failing else None,
         # Relative to the reports folder, so the link survives CI uploading that folder.
         "artefacts": folder.relative_to(reports).as_posix() if saved else None,
+        # A failed scenario's alerts as its channel saw them (the row, the span, the JSON).
+        "alerts_seen": _alerts_seen(folder) if saved else None,
     }
+
+
+def _alerts_seen(folder: Path) -> Any:
+    seen = folder / ALERTS_SEEN
+    try:
+        return json.loads(seen.read_text("utf-8")) if seen.is_file() else None
+    except ValueError:
+        return None
 
 
 def _first_failure_line(steps: list[dict[str, Any]], folder: Path) -> str | None:
