@@ -23,7 +23,7 @@ _FIELD_NAMES = {
 
 
 @dataclass(frozen=True)
-class Alert:
+class ChannelAlert:
     """One alert as a channel read it; a field the plugin did not send is None.
 
     ``seen`` is what the channel saw (the row, the span with its attributes, the JSON object),

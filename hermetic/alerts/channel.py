@@ -9,7 +9,7 @@ from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from hermetic.alerts.alert import Alert
+    from hermetic.alerts.alert import ChannelAlert
     from hermetic.profile import AlertSettings
     from hermetic.reporting.diagnostics import Evidence
     from hermetic.world import World
@@ -33,7 +33,7 @@ class Channel(ABC):
         self.world = world
 
     @abstractmethod
-    def alerts(self) -> list[Alert]:
+    def alerts(self) -> list[ChannelAlert]:
         """Every alert the plugin delivered to this channel, oldest first."""
 
     def absence(self) -> str | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import jmespath
 
-from hermetic.alerts.alert import Alert
+from hermetic.alerts.alert import ChannelAlert
 from hermetic.alerts.channel import Channel
 from hermetic.alerts.otlp import status_code
 
@@ -26,7 +26,7 @@ class HttpChannel(Channel):
 
     name = "http"
 
-    def alerts(self) -> list[Alert]:
+    def alerts(self) -> list[ChannelAlert]:
         found = []
         for entry in self.world.collector.requests(self.settings.path):
             if entry.method in _SENDING and entry.decoded is not None:
@@ -40,11 +40,11 @@ class HttpChannel(Channel):
         items = picked if isinstance(picked, list) else [picked]
         return [item for item in items if isinstance(item, dict)]
 
-    def _alert(self, item: dict[str, Any]) -> Alert:
+    def _alert(self, item: dict[str, Any]) -> ChannelAlert:
         values = {
             field: jmespath.search(getattr(self.settings, field) or field, item) for field in FIELDS
         }
-        return Alert(
+        return ChannelAlert(
             channel=self.name,
             model=_text(values["model"]),
             provider=_text(values["provider"]),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermetic.alerts.alert import Alert
+from hermetic.alerts.alert import ChannelAlert
 from hermetic.alerts.channel import Channel
 
 #: The GenAI semantic conventions' attributes for each field (the first one present wins;
@@ -32,7 +32,7 @@ class OtlpChannel(Channel):
 
     name = "otlp"
 
-    def alerts(self) -> list[Alert]:
+    def alerts(self) -> list[ChannelAlert]:
         return [
             self._alert(resource, span)
             for resource, span in self.world.collector.spans()
@@ -48,11 +48,11 @@ class OtlpChannel(Channel):
                     return attributes[name]
         return None
 
-    def _alert(self, resource: dict[str, Any], span: dict[str, Any]) -> Alert:
+    def _alert(self, resource: dict[str, Any], span: dict[str, Any]) -> ChannelAlert:
         message = self._attribute("message", resource, span)
         if message is None and not self.settings.message:
             message = span.get("status", {}).get("message") or _exception_message(span)
-        return Alert(
+        return ChannelAlert(
             channel=self.name,
             model=_text(self._attribute("model", resource, span)),
             provider=_text(self._attribute("provider", resource, span)),

@@ -17,7 +17,7 @@ from hermetic.reporting.diagnostics import Evidence
 from hermetic.reporting.layout import ALERTS_SEEN
 
 if TYPE_CHECKING:
-    from hermetic.alerts.alert import Alert
+    from hermetic.alerts.alert import ChannelAlert
     from hermetic.world import World
 
 #: How long a read waits for the sandbox's hermes processes to exit (a tick's process is
@@ -42,7 +42,7 @@ class AlertChannel:
     def is_store(self) -> bool:
         return self.channel.is_store
 
-    def alerts(self) -> list[Alert]:
+    def alerts(self) -> list[ChannelAlert]:
         """Every alert the plugin delivered, once its processes have exited."""
         if self.channel.after_exit:
             self._wait_for_exit()
@@ -54,7 +54,7 @@ class AlertChannel:
         )
         return self.channel.alerts()
 
-    def alerts_for(self, model: str) -> list[Alert]:
+    def alerts_for(self, model: str) -> list[ChannelAlert]:
         return [alert for alert in self.alerts() if alert.model == model]
 
     def absence(self) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import ClassVar
 
-from hermetic.alerts.alert import Alert
+from hermetic.alerts.alert import ChannelAlert
 from hermetic.alerts.channel import Channel
 from hermetic.contract.records import AlertRecords
 
@@ -22,9 +22,9 @@ class SqliteChannel(Channel):
     # The plugin writes the row inside the hook; nothing waits for a process to exit.
     after_exit: ClassVar[bool] = False
 
-    def alerts(self) -> list[Alert]:
+    def alerts(self) -> list[ChannelAlert]:
         return [
-            Alert(
+            ChannelAlert(
                 channel=self.name,
                 model=row.model,
                 provider=row.provider,
