@@ -15,6 +15,12 @@ def _describe(alerts):
     return "\n".join(f"  {alert.describe()}" for alert in alerts) or "  (none)"
 
 
+def _headline(*findings):
+    """The first finding as the failure's first line (what the report's headline shows)."""
+    found = next((finding for finding in findings if finding), None)
+    return f"{found}\n" if found else ""
+
+
 @then("exactly one model-unavailable alert is recorded")
 def step_exactly_one_alert(context):
     """The channel holds exactly one alert."""
@@ -23,7 +29,7 @@ def step_exactly_one_alert(context):
     alerts = channel.alerts()
     world.check(
         len(alerts) == 1,
-        (f"{channel.absence()}\n" if not alerts else "")
+        _headline(not alerts and channel.absence())
         + f"expected exactly 1 alert in the {channel.name} channel, found {len(alerts)}:\n"
         + _describe(alerts),
     )
@@ -58,16 +64,15 @@ def step_alert_fields(context, model, provider, code):
     alerts = channel.alerts_for(model)
     world.check(
         alerts,
-        (f"{channel.absence()}\n" if not channel.alerts() else "")
+        _headline(not channel.alerts() and channel.absence())
         + f"expected an alert for {model!r}, found:\n"
         + _describe(channel.alerts()),
     )
     if not any(alert.provider == provider and alert.status == code for alert in alerts):
         lacking = [alert.lacks(field) for alert in alerts for field in ("provider", "status")]
-        headline = next((finding for finding in lacking if finding), None)
         world.check(
             False,
-            (f"{headline}\n" if headline else "")
+            _headline(*lacking)
             + f"expected provider={provider!r} status={code}, found:\n"
             + _describe(alerts),
         )
@@ -95,7 +100,7 @@ def step_alert_decision(context, model, recorded, code):
     mine = [alert for alert in alerts if alert.model == model]
     world.check(
         len(mine) == 1 and mine[0].status == int(code),
-        (f"{mine[0].lacks('status')}\n" if len(mine) == 1 and mine[0].lacks("status") else "")
+        _headline(*(alert.lacks("status") for alert in mine))
         + f"expected one alert for {model!r} with error code {code}, found:\n"
         + _describe(alerts),
     )
@@ -113,13 +118,13 @@ def step_alert_message(context, model):
     """The alert's message contains what the provider said about the model."""
     world = context.world
     expected = world.provider.error_message(model)
-    alerts = world.use(AlertChannel).alerts_for(model)
-    world.check(alerts, f"expected an alert for {model!r}")
+    channel = world.use(AlertChannel)
+    alerts = channel.alerts_for(model)
+    world.check(alerts, _headline(channel.absence()) + f"expected an alert for {model!r}")
     stored = alerts[0].message or ""
-    lacking = alerts[0].lacks("message")
     world.check(
         expected in stored,
-        (f"{lacking}\n" if lacking else "")
+        _headline(alerts[0].lacks("message"))
         + f"expected the alert's message to contain the provider's message {expected!r}, "
         f"found {stored!r}",
     )
