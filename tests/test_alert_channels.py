@@ -222,3 +222,29 @@ def test_http_absence_names_what_did_arrive(tmp_path: Path) -> None:
         assert world.use(AlertChannel).absence() == (
             "nothing was posted to /api/spans (the collector received only GET /api/health)"
         )
+
+
+def test_a_collector_channel_is_read_once_the_sandbox_s_processes_have_exited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermetic.alerts import part
+    from hermetic.hermes.processes import ProcessInfo
+
+    with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
+        running = [ProcessInfo(pid=4242, command="hermes gateway run")]
+        calls: list[int] = []
+
+        def leftovers() -> list[ProcessInfo]:
+            calls.append(1)
+            if len(calls) == 3:  # the exit flush: the span arrives as the process ends
+                post(world.collector.url + "/v1/traces", traces(span(GENAI)))
+                return []
+            return running
+
+        monkeypatch.setattr(world, "leftover_processes", leftovers)
+        assert len(world.use(AlertChannel).alerts()) == 1 and len(calls) == 3
+        calls.clear()
+        monkeypatch.setattr(world, "leftover_processes", lambda: running)
+        monkeypatch.setattr(part, "EXIT_WAIT", 0.2)
+        with pytest.raises(AssertionError, match="still running after 0.2 s.*4242 hermes"):
+            world.use(AlertChannel).alerts()
