@@ -65,4 +65,5 @@ def run_info_rows(about: dict[str, Any]) -> dict[str, str]:
         "Hermes": f"{about['hermes']['version']} ({about['hermes']['path']})",
         "Profile": about["profile"] or "none (every promise is checked)",
         "Promises": "all" if promises == "all" else ", ".join(promises) or "none",
+        "Alerts": f"{about.get('alerts', 'sqlite')} channel",
     }
