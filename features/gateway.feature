@@ -19,7 +19,6 @@ Feature: The unattended scheduler inside the gateway raises the same alerts
     When the gateway runs until its scheduler has run the job
     Then the job is marked as failed
     And the alert names the model "gone-model" from provider "custom" with error code 404
-    And the telemetry log reports the model "gone-model" as unavailable with code 404
 
   Scenario: The gateway's own scheduler runs a healthy job without an alert
     Given the provider serves the model "healthy-model"

@@ -8,7 +8,7 @@ Feature: Odd and hostile provider answers are stored safely
   Background:
     Given a Hermes home with the alerts plugin enabled
 
-  @promise.redaction
+  @promise.redaction @promise.alert-store
   Scenario: A provider error that echoes a secret is stored and logged without it
     Given the provider no longer serves the model "gone-model", and its error echoes the key "sk-live-hermetic-echo-0123456789abcdef"
     And a scheduled job uses the model "gone-model"
@@ -16,7 +16,7 @@ Feature: Odd and hostile provider answers are stored safely
     Then the alert names the model "gone-model" from provider "custom" with error code 404
     And neither the alert nor the telemetry log contains "sk-live-hermetic-echo-0123456789abcdef"
 
-  @promise.removed-model
+  @promise.removed-model @promise.alert-store
   Scenario: A model name made of quotes and SQL is stored as plain data
     Given the provider no longer serves the model "gone'); DROP TABLE model_unavailable_alerts;--"
     And a scheduled job uses the model "gone'); DROP TABLE model_unavailable_alerts;--"

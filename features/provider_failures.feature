@@ -62,6 +62,7 @@ Feature: Every way a provider can fail leads to a deliberate alert decision
       And the job is marked as successful
       And no model-unavailable alert is recorded
 
+    @promise.alert-store
     Scenario Outline: A model that keeps failing is reported once, when Hermes gives up
       Given Hermes makes up to 3 attempts per request
       And the provider answers the model "broken-model" with "overloaded (503)"
@@ -114,6 +115,7 @@ Feature: Every way a provider can fail leads to a deliberate alert decision
       Then the job is marked as failed with Hermes' message "blocked for safety"
       And no model-unavailable alert is recorded
 
+    @promise.alert-store
     Scenario: Two jobs on two gone models in one tick raise two alerts
       Given the provider no longer serves the models "old-model-a" and "old-model-b"
       And scheduled jobs use the models "old-model-a" and "old-model-b"

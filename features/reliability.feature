@@ -1,4 +1,4 @@
-@reliability @promise.removed-model
+@reliability @promise.removed-model @promise.alert-store
 Feature: Every alert is counted, even when many jobs fail at once
   When a provider retires a popular model, every job on it fails in the same minute. Hermes runs
   due jobs on parallel threads, and a second scheduler process can start while one is running.

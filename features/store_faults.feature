@@ -1,4 +1,4 @@
-@faults @promise.store-faults
+@faults @promise.store-faults @promise.alert-store
 Feature: An alert survives a broken alert store, and Hermes is never taken down by it
   The alert store fails in real life: another process holds the database, a file is corrupted,
   someone created the table with other columns, the disk fills up, a folder's permissions are

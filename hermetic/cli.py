@@ -9,6 +9,7 @@ plugin repository.
                     [--equivalents FILE] [BEHAVE ARGS...]
     hermetic merge-reports DIR... [--into DIR]
     hermetic mock [--port N] [--scenario FILE] ...
+    hermetic collector [--port N]
     hermetic init [DIR] [--pytest] [--ci github|gitlab]
     hermetic summary [REPORTS]
     hermetic baseline [--write] [--plugin DIR] [--profile FILE] [--reports DIR]
@@ -120,6 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     mock.add_argument("arguments", nargs=argparse.REMAINDER)
 
+    collector = commands.add_parser(
+        "collector", help="serve a loopback OTLP/HTTP collector", add_help=False, prefix_chars="\0"
+    )
+    collector.add_argument("arguments", nargs=argparse.REMAINDER)
+
     init = commands.add_parser(
         "init",
         help="write hermetic's steps, hooks and features into a plugin repository",
@@ -169,6 +175,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hermetic.mock.cli import main as mock_main
 
         return mock_main(argv[argv.index("mock") + 1 :])
+    if args.command == "collector":
+        from hermetic.mock.collector_cli import main as collector_main
+
+        return collector_main(argv[argv.index("collector") + 1 :])
     if rest and args.command not in ("run", "matrix", "mutate"):
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "init":

@@ -46,16 +46,29 @@ PROFILE_FILENAME = "hermetic.toml"
 #: ``[promises]`` keeps them all; the suite's isolation guarantees are checked whatever it says.
 PROMISES: Mapping[str, str] = MappingProxyType(
     {
-        "removed-model": "a model the provider no longer serves becomes an alert and a log line",
+        "removed-model": "a model the provider no longer serves becomes an alert naming the "
+        "model, the provider and the status; a healthy model raises none",
         "gone-model": "a model the provider says is gone (410) is an alert on its first failure",
         "failure-table": "each provider answer gets the alert decision of the failure table",
         "gateway": "the gateway's own scheduler raises the same alerts",
         "store-faults": "a locked, corrupt, foreign or full telemetry store loses no alert",
         "redaction": "secrets a provider echoes are stored and logged redacted",
         "login-providers": "providers that need a login (Nous Portal, OAuth) raise the same alerts",
-        "alert-store": (
-            "repeats counted on one row, first/last seen, store faults, the capture line"
-        ),
+        "alert-store": "what only a store can keep: repeats counted on one row, first and last "
+        "sighting, store faults, the capture line",
+    }
+)
+#: The promise only a store keeps: kept by default on the sqlite channel (with removed-model,
+#: whose row and log line it always meant), not applicable to a channel that is not a store.
+STORE_PROMISE = "alert-store"
+
+#: Where the plugin's alerts are read (hermetic/alerts/: one module per channel), and the
+#: [alerts] keys each channel takes.
+ALERT_CHANNELS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "sqlite": (),
+        "otlp": ("model", "provider", "status", "reason", "message"),
+        "http": ("path", "items", "model", "provider", "status", "reason", "message"),
     }
 )
 
@@ -523,6 +536,19 @@ class ProfileFile(_Table):
         return self
 
     @model_validator(mode="after")
+    def _store_promise_needs_a_store(self) -> ProfileFile:
+        if self.alerts.channel != "sqlite" and self.promises and (
+            STORE_PROMISE in self.promises.keep
+        ):
+            raise _refuse(
+                f"{STORE_PROMISE!r} is kept only by a store; channel "
+                f'{self.alerts.channel!r} is not one (use channel = "sqlite")',
+                "promises",
+                "keep",
+            )
+        return self
+
+    @model_validator(mode="after")
     def _baseline_promises_claimed(self) -> ProfileFile:
         keep = self.promises.keep if self.promises else None
         for index, entry in enumerate(self.baseline):
@@ -673,6 +699,10 @@ class Profile:
         """Whether the plugin promises ``promise`` (one of :data:`PROMISES`)."""
         if promise not in PROMISES:
             raise ValueError(f"unknown promise {promise!r}; known: {', '.join(PROMISES)}")
+        if promise == STORE_PROMISE:
+            if self.alerts.channel != "sqlite":
+                return False
+            return self.promises is None or bool({STORE_PROMISE, "removed-model"} & self.promises)
         return self.promises is None or promise in self.promises
 
     @property
@@ -682,8 +712,8 @@ class Profile:
 
     @property
     def uses_collector(self) -> bool:
-        """Whether any value names ``{collector}``, i.e. whether a sandbox must start one."""
-        return self._uses("collector")
+        """Whether any value names ``{collector}``, or the alerts are read from a collector."""
+        return self._uses("collector") or self.alerts.channel != "sqlite"
 
     @property
     def uses_credential(self) -> bool:

@@ -21,7 +21,7 @@ from hermetic.hermes.releases import DEFAULT_RELEASE, release_key, unsupported_r
 from hermetic.netns import GUARD_ONLY
 from hermetic.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation, this_process
 from hermetic.plugin_sources import PluginUnderTest, load_plugin
-from hermetic.profile import Profile, find_profile, load_profile
+from hermetic.profile import PROMISES, STORE_PROMISE, Profile, find_profile, load_profile
 from hermetic.tempdirs import make_temp_dir
 
 KEEP_CHOICES = ("on-failure", "always", "never")
@@ -97,12 +97,16 @@ class Settings:
 
     def describe(self) -> dict[str, Any]:
         """What was tested, for every report: the plugin (name, path, revision), its profile
-        and the promises it keeps, and the Hermes it ran against."""
+        and the promises it keeps, where its alerts are read, and the Hermes it ran against."""
         promises = self.profile.promises
+        if promises is not None or not self.profile.keeps(STORE_PROMISE):
+            # What is checked: a store promise kept by default, or one no channel but sqlite keeps.
+            promises = frozenset(name for name in PROMISES if self.profile.keeps(name))
         return {
             "plugin": self.plugin.describe(),
             "profile": str(self.profile.path) if self.profile.path else None,
             "promises": sorted(promises) if promises is not None else "all",
+            "alerts": self.profile.alerts.channel,
             "hermes": {
                 "version": self.hermes_version,
                 "path": str(self.hermes),

@@ -28,7 +28,7 @@ from hermetic.hermes.processes import ProcessInfo, processes_with_environment
 from hermetic.hermes.releases import hang_timeout
 from hermetic.hermes.sandbox import Sandbox
 from hermetic.hermes.scheduler import Scheduler
-from hermetic.mock import HttpSink, MockProvider
+from hermetic.mock import Collector, HttpSink, MockProvider
 from hermetic.profile import RenderedProfile
 from hermetic.providers import Providers
 from hermetic.reporting.diagnostics import Evidence, failure_report
@@ -58,12 +58,14 @@ class World:
         add_cleanup: Callable[[Callable[[], None]], None],
         profile: RenderedProfile | None = None,
         sink: HttpSink | None = None,
+        collector: Collector | None = None,
     ) -> None:
         self.settings = settings
         self.sandbox = sandbox
         self.add_cleanup = add_cleanup
         self.profile = profile
         self._sink = sink
+        self._collector = collector
         self.hermes = HermesCommands(sandbox, timeout=hang_timeout(settings.hermes_version))
         self.config = HermesConfig(
             sandbox.config_path,
@@ -103,6 +105,14 @@ class World:
             self._sink = HttpSink().start()
             self.add_cleanup(self._sink.stop)
         return self._sink
+
+    @property
+    def collector(self) -> Collector:
+        """A loopback OTLP/HTTP collector (and REST endpoint) for plugins with a backend."""
+        if self._collector is None:
+            self._collector = Collector().start()
+            self.add_cleanup(self._collector.stop)
+        return self._collector
 
     def use(self, part: type[P]) -> P:
         """This world's part of type ``part``, created on first use."""
@@ -161,6 +171,11 @@ class World:
         if self._sink is not None:
             sink = self._sink
             items.append(Evidence("HTTP sink requests", sink.describe, "sink-requests.txt"))
+        if self._collector is not None:
+            collector = self._collector
+            items.append(
+                Evidence("collector requests", collector.describe, "collector-requests.txt")
+            )
         for part in self._parts.values():
             contribute = getattr(part, "evidence", None)
             if contribute is not None:
@@ -217,7 +232,14 @@ def build_world(
         credential = stand_in.issue() if profile.uses_credential else None
         if credential is not None:
             stack.callback(stand_in.retire, credential)
-        rendered = profile.render(sink_url=sink.url if sink else None, credential=credential)
+        # Entered before the world's own cleanups, so it collects until every hermes process
+        # of the scenario has been stopped (a plugin's exit flush included).
+        collector = stack.enter_context(Collector()) if profile.uses_collector else None
+        rendered = profile.render(
+            sink_url=sink.url if sink else None,
+            collector_url=collector.url if collector else None,
+            credential=credential,
+        )
         # The profile's files exist before the first hermes command, and its variables reach
         # every one of them (under the sandbox's own, which always win).
         rendered.write_files(sandbox.hermes_home)
@@ -229,5 +251,6 @@ def build_world(
             add_cleanup=stack.callback,
             profile=rendered,
             sink=sink,
+            collector=collector,
         )
         yield world

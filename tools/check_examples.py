@@ -13,7 +13,12 @@
    An example whose profile this hermetic cannot read yet (see :data:`NEEDS`) is only
    installed and checked to load through its entry point, and says NOT RUN for the rest.
 5. lostsession (a planted bug: its capture line says ``session=None``), ``--tags=@smoke``:
-   fails in the seed scenario only, naming the session.
+   fails in one scenario only, naming the session.
+6. The plugins that report to a backend of their own (otlp_json_urllib, vendor_rest_gzip: pip
+   projects whose package folder is also a directory plugin) pass what they declare through
+   their alert channel, and a defect copy of each (drops the error status, omits the status
+   code, never sends at exit) fails the removed-model scenario with a headline naming what is
+   missing (``--only channels``).
 
 Reports go to ``reports/examples/<what>/``.
 
@@ -237,6 +242,98 @@ def directory_examples() -> list[str]:
     return failures
 
 
+#: Examples that report to a backend: (report name, the package folder Hermes loads).
+CHANNEL_EXAMPLES = (
+    ("otlp-json-urllib", EXAMPLES / "otlp_json_urllib" / "otlp_json_urllib"),
+    ("vendor-rest-gzip", EXAMPLES / "vendor_rest_gzip" / "vendor_rest_gzip"),
+)
+REMOVED_MODEL = "--name=A job whose model was removed raises a model-unavailable alert"
+
+
+@dataclass(frozen=True)
+class ChannelDefect:
+    """A copy of a channel example with one behaviour broken, and the headline it must get."""
+
+    name: str
+    example: str  # a CHANNEL_EXAMPLES name
+    old: str  # text of __init__.py that must occur exactly once
+    new: str
+    headline: str  # the failure's first line must contain it
+
+
+CHANNEL_DEFECTS = (
+    ChannelDefect(
+        "drops-the-error-status",
+        "otlp-json-urllib",
+        '"status": {"code": STATUS_CODE_ERROR, "message": message}',
+        '"status": {"message": message}',
+        "none with status ERROR",
+    ),
+    ChannelDefect(
+        "omits-the-status-code",
+        "otlp-json-urllib",
+        'attributes.append(_attribute("http.response.status_code", call["status_code"]))',
+        "pass",
+        "the alert for 'gone-model' carries no HTTP status: a removed model cannot be told",
+    ),
+    ChannelDefect(
+        "never-sends-at-exit",
+        "vendor-rest-gzip",
+        "atexit.register(client.flush)",
+        "pass",
+        "nothing was posted to /api/v1/spans (the collector received only GET /api/v1/health)",
+    ),
+    ChannelDefect(
+        "omits-the-status-code",
+        "vendor-rest-gzip",
+        '"status_code": call.get("status_code"),',
+        "",
+        "the alert for 'gone-model' carries no HTTP status: a removed model cannot be told",
+    ),
+)
+
+
+def headline_problems(reports: Path, expected: str) -> list[str]:
+    """Problems with a defect's run: its one scenario must fail, the headline naming the defect."""
+    summary = json.loads((reports / "summary.json").read_text("utf-8"))
+    rows = [row for row in summary["scenarios"] if row["status"] != "skipped"]
+    if [row["status"] for row in rows] != ["failed"]:
+        return [f"expected one failed scenario, found {[row['status'] for row in rows]}"]
+    headline = (rows[0]["message"] or "").strip().splitlines()[0]
+    if expected not in headline:
+        return [f"headline {headline!r} does not say {expected!r}"]
+    return []
+
+
+def check_channel_examples() -> list[str]:
+    """The channel examples through their package folders, and their defect copies."""
+    failures = []
+    folders = dict(CHANNEL_EXAMPLES)
+    for name, folder in CHANNEL_EXAMPLES:
+        code, _ = hermetic_run(name, folder)
+        if code != 0:
+            failures.append(f"{name} with its profile (exit {code})")
+    for defect in CHANNEL_DEFECTS:
+        with tempfile.TemporaryDirectory(prefix="hermetic-defect-") as scratch:
+            broken = Path(scratch) / folders[defect.example].name
+            shutil.copytree(
+                folders[defect.example], broken, ignore=shutil.ignore_patterns("__pycache__")
+            )
+            module = broken / "__init__.py"
+            text = module.read_text("utf-8")
+            if text.count(defect.old) != 1:
+                failures.append(f"{defect.example} {defect.name}: its text is not in the plugin")
+                continue
+            module.write_text(text.replace(defect.old, defect.new), "utf-8")
+            label = f"{defect.example}-{defect.name}"
+            code, reports = hermetic_run(label, broken, REMOVED_MODEL, "-D", "keep_sandbox=never")
+        if code != 1:
+            failures.append(f"{label} must fail with exit 1, not {code}")
+        else:
+            failures += [f"{label}: {p}" for p in headline_problems(reports, defect.headline)]
+    return failures
+
+
 def own_unit_tests(folder: Path, scratch: Path) -> int:
     """The example's own tests, in an environment holding it (built, with its test extra)."""
     venv = scratch / "unit-venv"
@@ -339,7 +436,9 @@ def pip_example(example: PipExample) -> tuple[list[str], list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", help="one pip example's folder name, or 'directory'")
+    parser.add_argument(
+        "--only", help="one pip example's folder name, or 'directory', or 'channels'"
+    )
     args = parser.parse_args(argv)
     shutil.rmtree(REPORTS, ignore_errors=True)
     failures: list[str] = []
@@ -347,6 +446,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in (None, "directory"):
         failures += directory_examples()
         failures += planted_bug_caught()
+    if args.only in (None, "channels"):
+        failures += check_channel_examples()
     for example in PIP_EXAMPLES:
         if args.only in (None, example.folder):
             failed, skipped = pip_example(example)

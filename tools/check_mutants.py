@@ -67,6 +67,17 @@ FAULTS = ("features/store_faults.feature",)
 GATEWAY = ("features/gateway.feature",)
 RELIABILITY = ("features/reliability.feature",)
 LOGIN = ("features/login_providers.feature",)
+# The channel examples, run from the mutated copy (relative to it).
+OTLP_SMOKE = (
+    "--tags=@smoke",
+    "-D",
+    "plugin=tests/fixtures/plugins/otlp_json_urllib/otlp_json_urllib",
+)
+HTTP_SMOKE = (
+    "--tags=@smoke",
+    "-D",
+    "plugin=tests/fixtures/plugins/vendor_rest_gzip/vendor_rest_gzip",
+)
 
 
 MUTANTS = (
@@ -332,6 +343,47 @@ MUTANTS = (
         "        self.plugin_source = plugin.source\n"
         '        self.add_stale_copy(plugin.name + ".bak.2024")\n        return target',
         ("--tags=@smoke",),
+        "harness",
+    ),
+    # Each alert channel's reader, broken: the same Gherkin must notice.
+    Mutant(
+        "sqlite-channel-reads-no-status",
+        "hermetic/alerts/sqlite.py",
+        "status=row.error_code,",
+        "status=None,",
+        ("--tags=@smoke",),
+        "harness",
+    ),
+    Mutant(
+        "otlp-channel-takes-unset-spans-for-errors",
+        "hermetic/alerts/otlp.py",
+        '_ERROR = ("STATUS_CODE_ERROR", 2)',
+        '_ERROR = ("STATUS_CODE_UNSET", 0)',
+        OTLP_SMOKE,
+        "harness",
+    ),
+    Mutant(
+        "otlp-channel-reads-the-old-status-attribute",
+        "hermetic/alerts/otlp.py",
+        '"status": ("http.response.status_code",),',
+        '"status": ("http.status_code",),',
+        OTLP_SMOKE,
+        "harness",
+    ),
+    Mutant(
+        "http-channel-ignores-items",
+        "hermetic/alerts/http.py",
+        "picked = jmespath.search(self.settings.items, body) if self.settings.items else body",
+        "picked = body",
+        HTTP_SMOKE,
+        "harness",
+    ),
+    Mutant(
+        "collector-cannot-read-gzip",
+        "hermetic/mock/collector.py",
+        'if encoding == "gzip":',
+        'if encoding == "x-gzip":',
+        HTTP_SMOKE,
         "harness",
     ),
 )

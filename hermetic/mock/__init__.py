@@ -7,6 +7,8 @@
 * :class:`MockPortal` -- a Nous Portal: device-code login, token refresh (refusable), account
   and model advice, with unsigned JWTs whose lifetime the test chooses.
 * :class:`HttpSink` -- a webhook receiver that accepts any request and journals its body.
+* :class:`Collector` -- an OTLP/HTTP collector (traces, metrics, logs; JSON and protobuf) that
+  also journals any other path, for plugins reporting to a backend of their own.
 * :class:`ClosedPort` -- a loopback port that refuses connections ("the provider is down").
 
 Every peer is a :class:`LoopbackServer` (127.0.0.1, a free port, its own thread) and keeps a
@@ -16,6 +18,7 @@ provider from a shell.
 
 from hermetic.mock.answers import ANSWER_NAMES, PRESETS, Preset, RenderedAnswer, render_answer
 from hermetic.mock.closed_port import ClosedPort
+from hermetic.mock.collector import Collector, CollectorEntry
 from hermetic.mock.journal import Journal, JournalEntry, redact_authorization
 from hermetic.mock.portal import IssuedTokens, MockPortal, PortalEntry
 from hermetic.mock.provider import MockProvider
@@ -43,6 +46,8 @@ __all__ = [
     "UNMATCHED_STATUS",
     "Answer",
     "ClosedPort",
+    "Collector",
+    "CollectorEntry",
     "HttpSink",
     "IssuedTokens",
     "Journal",

@@ -78,6 +78,7 @@ def run_info_rows(about: dict[str, Any]) -> dict[str, str]:
         "Profile": about["profile"] or "none (every promise is checked)",
         "Promises": "all" if promises == "all" else ", ".join(promises) or "none",
         **({"Isolation": isolation_row(about)} if "isolation" in about else {}),
+        "Alerts": f"{about.get('alerts', 'sqlite')} channel",
     }
     if plugin.get("pins_changed"):
         # A finding, not a failure: users who pip-install the plugin get the same versions.

@@ -20,6 +20,7 @@ from typing import Any
 from hermetic.known.verdicts import EXPLAINED, Explanation, baseline_states, rewrite_junit
 from hermetic.netns import GUARD_ONLY, KERNEL_TAG, not_run_reason
 from hermetic.reporting.layout import (
+    ALERTS_SEEN,
     BEHAVE_JSON,
     JUNIT_DIR,
     RUN_INFO,
@@ -203,10 +204,20 @@ def _scenario_row(
         "message": _first_failure_line(steps, folder) if failing else None,
         # Relative to the reports folder, so the link survives CI uploading that folder.
         "artefacts": folder.relative_to(reports).as_posix() if saved else None,
+        # A failed scenario's alerts as its channel saw them (the row, the span, the JSON).
+        "alerts_seen": _alerts_seen(folder) if saved else None,
     }
     if explanation is not None:
         row.update(status=explanation.status, explanation=explanation.reason)
     return row
+
+
+def _alerts_seen(folder: Path) -> Any:
+    seen = folder / ALERTS_SEEN
+    try:
+        return json.loads(seen.read_text("utf-8")) if seen.is_file() else None
+    except ValueError:
+        return None
 
 
 def _first_failure_line(steps: list[dict[str, Any]], folder: Path) -> str | None:

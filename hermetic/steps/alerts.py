@@ -1,7 +1,13 @@
-"""Steps about model-unavailable alerts: the rows the plugin stored (see CONTRACT.md)."""
+"""Steps about model-unavailable alerts, read through the profile's alert channel (the
+contract's table by default, see CONTRACT.md; spans or a REST path, see docs/alert-channels.md).
+
+What only a store can show (a repeat counted on one row, first and last sighting) is read from
+the store itself; those scenarios carry ``@promise.alert-store``.
+"""
 
 from behave import then
 
+from hermetic.alerts import AlertChannel
 from hermetic.contract.records import AlertRecords
 from hermetic.contract.shared_schema import schema_problems
 
@@ -10,57 +16,77 @@ def _describe(alerts):
     return "\n".join(f"  {alert.describe()}" for alert in alerts) or "  (none)"
 
 
+def _headline(*findings):
+    """The first finding as the failure's first line (what the report's headline shows)."""
+    found = next((finding for finding in findings if finding), None)
+    return f"{found}\n" if found else ""
+
+
 @then("exactly one model-unavailable alert is recorded")
 def step_exactly_one_alert(context):
-    """The alert table holds exactly one row."""
+    """The channel holds exactly one alert."""
     world = context.world
-    records = world.use(AlertRecords)
-    alerts = records.alerts()
+    channel = world.use(AlertChannel)
+    alerts = channel.alerts()
     world.check(
         len(alerts) == 1,
-        f"expected exactly 1 alert in {records.database}, found {len(alerts)}:\n"
+        _headline(not alerts and channel.absence())
+        + f"expected exactly 1 alert in the {channel.name} channel, found {len(alerts)}:\n"
         + _describe(alerts),
     )
 
 
 @then("no model-unavailable alert is recorded")
 def step_no_alert(context):
-    """The alert table is empty or absent."""
+    """The channel holds no alert (an absent table or no span at all counts as none)."""
     world = context.world
-    alerts = world.use(AlertRecords).alerts()
+    alerts = world.use(AlertChannel).alerts()
     world.check(not alerts, f"expected no alert, found {len(alerts)}:\n" + _describe(alerts))
 
 
 @then("{count:d} model-unavailable alerts are recorded, each seen once")
 def step_many_alerts(context, count):
-    """The alert table holds that many rows, each with occurrences 1."""
+    """That many alerts, one per model and provider (on a store: each with occurrences 1)."""
     world = context.world
-    alerts = world.use(AlertRecords).alerts()
+    alerts = world.use(AlertChannel).alerts()
     world.check(
-        len(alerts) == count and all(alert.occurrences == 1 for alert in alerts),
+        len(alerts) == count
+        and len({(alert.model, alert.provider) for alert in alerts}) == count
+        and all(alert.occurrences in (None, 1) for alert in alerts),
         f"expected {count} alerts seen once each, found:\n" + _describe(alerts),
     )
 
 
 @then('the alert names the model "{model}" from provider "{provider}" with error code {code:d}')
 def step_alert_fields(context, model, provider, code):
-    """The alert row for the model has the provider and HTTP status Hermes reported."""
+    """The alert for the model names the provider and the HTTP status Hermes reported."""
     world = context.world
-    records = world.use(AlertRecords)
-    alerts = records.alerts_for(model)
-    world.check(alerts, f"expected an alert for {model!r}, found:\n" + _describe(records.alerts()))
+    channel = world.use(AlertChannel)
+    alerts = channel.alerts_for(model)
     world.check(
-        any((alert.provider, alert.error_code) == (provider, code) for alert in alerts),
-        f"expected provider={provider!r} error_code={code}, found:\n" + _describe(alerts),
+        alerts,
+        _headline(not channel.alerts() and channel.absence())
+        + f"expected an alert for {model!r}, found:\n"
+        + _describe(channel.alerts()),
     )
+    if not any(alert.provider == provider and alert.status == code for alert in alerts):
+        lacking = [alert.lacks(field) for alert in alerts for field in ("provider", "status")]
+        world.check(
+            False,
+            _headline(*lacking)
+            + f"expected provider={provider!r} status={code}, found:\n"
+            + _describe(alerts),
+        )
 
 
 @then('the alert recorded for "{model}" is "{recorded}" with error code "{code}"')
 def step_alert_decision(context, model, recorded, code):
-    """yes: one alert row and one log line for the model with the code; no: none at all."""
+    """yes: one alert for the model with the code; no: none at all. On a store, the capture
+    line in the telemetry log too (the alert-store promise)."""
     world = context.world
-    records = world.use(AlertRecords)
-    alerts, lines = records.alerts(), records.captures()
+    alerts = world.use(AlertChannel).alerts()
+    store = world.settings.profile.keeps("alert-store")
+    lines = world.use(AlertRecords).captures() if store else []
     if recorded == "no":
         world.check(not alerts, "expected no alert, found:\n" + _describe(alerts))
         world.check(
@@ -74,9 +100,13 @@ def step_alert_decision(context, model, recorded, code):
         )
     mine = [alert for alert in alerts if alert.model == model]
     world.check(
-        len(mine) == 1 and mine[0].error_code == int(code),
-        f"expected one alert for {model!r} with error code {code}, found:\n" + _describe(alerts),
+        len(mine) == 1 and mine[0].status == int(code),
+        _headline(*(alert.lacks("status") for alert in mine))
+        + f"expected one alert for {model!r} with error code {code}, found:\n"
+        + _describe(alerts),
     )
+    if not store:
+        return
     world.check(
         any(line.model == model and line.code == int(code) for line in lines),
         f"expected a capture line for {model!r} with code {code}, found:\n"
@@ -86,15 +116,18 @@ def step_alert_decision(context, model, recorded, code):
 
 @then('the alert for "{model}" carries the provider\'s message')
 def step_alert_message(context, model):
-    """The alert's error_message contains what the provider said about the model."""
+    """The alert's message contains what the provider said about the model."""
     world = context.world
     expected = world.provider.error_message(model)
-    alerts = world.use(AlertRecords).alerts_for(model)
-    world.check(alerts, f"expected an alert for {model!r}")
-    stored = alerts[0].error_message or ""
+    channel = world.use(AlertChannel)
+    alerts = channel.alerts_for(model)
+    world.check(alerts, _headline(channel.absence()) + f"expected an alert for {model!r}")
+    stored = alerts[0].message or ""
     world.check(
         expected in stored,
-        f"expected error_message to contain the provider's message {expected!r}, stored {stored!r}",
+        _headline(alerts[0].lacks("message"))
+        + f"expected the alert's message to contain the provider's message {expected!r}, "
+        f"found {stored!r}",
     )
 
 

@@ -48,7 +48,7 @@ def step_log_no_error(context):
 
 @then("the telemetry log reports no unavailable model")
 def step_log_silent(context):
-    """telemetry.log holds no capture line at all."""
+    """telemetry.log holds no capture line at all (a plugin that keeps no log has none)."""
     world = context.world
     captures = world.use(AlertRecords).captures()
     world.check(not captures, "expected no capture line, found:\n" + _lines(captures))

@@ -1,0 +1,60 @@
+"""The store-independent alert every channel reads, and the findings for the fields it lacks."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+#: Why each field matters to an operator: the finding when the plugin does not send it.
+CONSEQUENCES = {
+    "model": "nobody can tell which job's model is gone",
+    "provider": "nobody can tell which provider dropped the model",
+    "status": "a removed model cannot be told from a bad request",
+    "message": "the provider's own words about the model are lost",
+}
+# How a finding names each field.
+_FIELD_NAMES = {
+    "model": "model",
+    "provider": "provider",
+    "status": "HTTP status",
+    "message": "message",
+}
+
+
+@dataclass(frozen=True)
+class ChannelAlert:
+    """One alert as a channel read it; a field the plugin did not send is None.
+
+    ``seen`` is what the channel saw (the row, the span with its attributes, the JSON object),
+    shown as it is in reports. ``occurrences`` is only a store's (repeats counted on one row).
+    """
+
+    channel: str
+    model: str | None
+    provider: str | None
+    status: int | None
+    reason: str | None
+    message: str | None
+    seen: Any
+    occurrences: int | None = None
+
+    def describe(self) -> str:
+        """One line with every field, for failure messages."""
+        message = (self.message or "")[:120]
+        counted = f" occurrences={self.occurrences}" if self.occurrences is not None else ""
+        return (
+            f"model={self.model!r} provider={self.provider!r} status={self.status!r} "
+            f"reason={self.reason!r}{counted} message={message!r} (via {self.channel})"
+        )
+
+    def seen_as(self) -> str:
+        """What the channel saw, as indented JSON."""
+        return json.dumps(self.seen, indent=2, default=str, sort_keys=True)
+
+    def lacks(self, field: str) -> str | None:
+        """The finding when ``field`` (model, provider, status, message) was not sent, or None."""
+        if getattr(self, field) not in (None, ""):
+            return None
+        whose = f"the alert for {self.model!r}" if self.model else "an alert"
+        return f"{whose} carries no {_FIELD_NAMES[field]}: {CONSEQUENCES[field]}"

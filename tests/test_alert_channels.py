@@ -1,0 +1,250 @@
+"""The alert channels (hermetic.alerts): one alert shape from a table, spans, or REST bodies.
+
+Worlds are built as for a scenario (no Hermes runs): what a plugin would send is posted to the
+world's own collector over loopback, or written into the contract's table.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sqlite3
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermetic.alerts import AlertChannel, channels
+from hermetic.contract.schema import DDL, database_path
+from hermetic.profile import ALERT_CHANNELS
+from hermetic.settings import Settings
+from hermetic.world import build_world
+
+PLUGIN = Path(__file__).resolve().parent.parent / "alerts_plugin"
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def settings_with(tmp_path: Path, profile: str) -> Settings:
+    path = tmp_path / "hermetic.toml"
+    path.write_text(profile, "utf-8")
+    return Settings.from_userdata(
+        {"plugin": str(PLUGIN), "profile": str(path), "sandbox_root": str(tmp_path)}
+    )
+
+
+def post(url: str, payload: Any, encoding: str = "") -> None:
+    body = json.dumps(payload).encode()
+    headers = {"Content-Type": "application/json"}
+    if encoding == "gzip":
+        body, headers["Content-Encoding"] = gzip.compress(body), "gzip"
+    with _OPENER.open(urllib.request.Request(url, data=body, headers=headers), timeout=5):
+        pass
+
+
+def span(attributes: dict[str, Any], status: dict[str, Any] | None = None, **extra: Any) -> dict:
+    def value(item: Any) -> dict[str, Any]:
+        return {"intValue": str(item)} if isinstance(item, int) else {"stringValue": item}
+
+    return {
+        "traceId": "5b8efff798038103d269b633813fc60c",
+        "spanId": "eee19b7ec3c1b174",
+        "name": "chat",
+        "attributes": [{"key": k, "value": value(v)} for k, v in attributes.items()],
+        "status": status if status is not None else {"code": 2, "message": "gone"},
+        **extra,
+    }
+
+
+def traces(*spans: dict) -> dict:
+    return {"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}
+
+
+GENAI = {
+    "gen_ai.request.model": "gone-model",
+    "gen_ai.provider.name": "custom",
+    "http.response.status_code": 404,
+    "error.type": "model_not_found",
+}
+
+
+def test_every_channel_module_is_found_and_named_in_the_profile() -> None:
+    assert set(channels()) == set(ALERT_CHANNELS) == {"sqlite", "otlp", "http"}
+
+
+def test_the_sqlite_channel_reads_the_contract_table(tmp_path: Path) -> None:
+    with build_world(settings_with(tmp_path, "")) as world:
+        database = database_path(world.sandbox.hermes_home)
+        database.parent.mkdir(parents=True)
+        with sqlite3.connect(database) as connection:
+            connection.executescript(DDL)
+            connection.execute(
+                "INSERT INTO model_unavailable_alerts VALUES (?, ?, ?, ?, ?, ?, ?)",
+                ("gone-model", "custom", 404, "gone", *["2026-12-01T00:00:00+00:00"] * 2, 3),
+            )
+        channel = world.use(AlertChannel)
+        [alert] = channel.alerts()
+        assert channel.is_store and world.settings.profile.keeps("alert-store")
+        assert (alert.model, alert.provider, alert.status, alert.message) == (
+            "gone-model",
+            "custom",
+            404,
+            "gone",
+        )
+        assert alert.occurrences == 3 and alert.seen["occurrences"] == 3
+
+
+def test_the_otlp_channel_reads_error_spans_by_the_genai_conventions(tmp_path: Path) -> None:
+    with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
+        ok = span({**GENAI, "gen_ai.request.model": "healthy"}, status={"code": 1})
+        post(world.collector.url + "/v1/traces", traces(span(GENAI), ok))
+        channel = world.use(AlertChannel)
+        [alert] = channel.alerts()
+        assert (alert.model, alert.provider, alert.status, alert.reason, alert.message) == (
+            "gone-model",
+            "custom",
+            404,
+            "model_not_found",
+            "gone",
+        )
+        assert alert.seen["span"]["attributes"]["gen_ai.request.model"] == "gone-model"
+        assert not channel.is_store and not world.settings.profile.keeps("alert-store")
+        assert '"gen_ai.request.model": "gone-model"' in channel.seen()
+        assert "alerts as the otlp channel saw them" in [e.title for e in world.evidence()]
+
+
+def test_the_otlp_message_falls_back_to_error_message_then_the_exception_event(
+    tmp_path: Path,
+) -> None:
+    with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
+        event = {
+            "name": "exception",
+            "attributes": [{"key": "exception.message", "value": {"stringValue": "from event"}}],
+        }
+        post(
+            world.collector.url + "/v1/traces",
+            traces(
+                span({**GENAI, "error.message": "from attribute"}, status={"code": 2}),
+                span(GENAI, status={"code": 2}, events=[event]),
+            ),
+        )
+        messages = [alert.message for alert in world.use(AlertChannel).alerts()]
+        assert messages == ["from attribute", "from event"]
+
+
+def test_otlp_attributes_can_be_renamed(tmp_path: Path) -> None:
+    profile = '[alerts]\nchannel = "otlp"\nstatus = "vendor.status"\nmodel = "vendor.model"\n'
+    with build_world(settings_with(tmp_path, profile)) as world:
+        post(
+            world.collector.url + "/v1/traces",
+            traces(span({"vendor.status": "410", "vendor.model": "m", **GENAI})),
+        )
+        [alert] = world.use(AlertChannel).alerts()
+        assert (alert.model, alert.status) == ("m", 410)
+
+
+def test_a_missing_status_is_a_finding_that_says_why_it_matters(tmp_path: Path) -> None:
+    with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
+        lacking = {k: v for k, v in GENAI.items() if k != "http.response.status_code"}
+        post(world.collector.url + "/v1/traces", traces(span(lacking)))
+        [alert] = world.use(AlertChannel).alerts()
+        assert alert.lacks("status") == (
+            "the alert for 'gone-model' carries no HTTP status: a removed model cannot be told "
+            "from a bad request"
+        )
+        assert alert.lacks("model") is None
+
+
+def test_spans_without_error_status_are_no_alert_and_the_absence_says_so(
+    tmp_path: Path,
+) -> None:
+    with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
+        channel = world.use(AlertChannel)
+        assert channel.alerts() == []
+        assert channel.absence() == "the collector received no span"
+        post(world.collector.url + "/v1/traces", traces(span(GENAI, status={})))
+        assert channel.alerts() == []
+        assert channel.absence().startswith("the collector received 1 span(s), none with status")
+
+
+def test_an_undecodable_body_fails_the_read_naming_it(tmp_path: Path) -> None:
+    with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
+        request = urllib.request.Request(
+            world.collector.url + "/v1/traces",
+            data=b"\xff",
+            headers={"Content-Type": "application/x-protobuf"},
+        )
+        with pytest.raises(urllib.error.HTTPError):
+            _OPENER.open(request, timeout=5)
+        with pytest.raises(AssertionError, match=r"POST /v1/traces \(application/x-protobuf\)"):
+            world.use(AlertChannel).alerts()
+
+
+HTTP_PROFILE = """
+[alerts]
+channel = "http"
+path = "/api/spans"
+items = "spans[?error]"
+status = "metadata.status_code"
+message = "error_info.message"
+"""
+
+
+def test_the_http_channel_picks_items_and_reads_fields_with_jmespath(tmp_path: Path) -> None:
+    with build_world(settings_with(tmp_path, HTTP_PROFILE)) as world:
+        batch = {
+            "spans": [
+                {
+                    "model": "gone-model",
+                    "provider": "custom",
+                    "error": True,
+                    "metadata": {"status_code": 404},
+                    "error_info": {"message": "gone"},
+                },
+                {"model": "healthy", "error": False},
+            ]
+        }
+        post(world.collector.url + "/api/spans", batch, encoding="gzip")
+        post(world.collector.url + "/elsewhere", batch)
+        [alert] = world.use(AlertChannel).alerts()
+        assert (alert.model, alert.provider, alert.status, alert.message) == (
+            "gone-model",
+            "custom",
+            404,
+            "gone",
+        )
+        assert alert.seen == batch["spans"][0]
+
+
+def test_http_absence_names_what_did_arrive(tmp_path: Path) -> None:
+    with build_world(settings_with(tmp_path, HTTP_PROFILE)) as world:
+        _OPENER.open(world.collector.url + "/api/health", timeout=5).close()
+        assert world.use(AlertChannel).absence() == (
+            "nothing was posted to /api/spans (the collector received only GET /api/health)"
+        )
+
+
+def test_a_collector_channel_is_read_once_the_sandbox_s_processes_have_exited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermetic.alerts import part
+    from hermetic.hermes.processes import ProcessInfo
+
+    with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
+        running = [ProcessInfo(pid=4242, command="hermes gateway run")]
+        calls: list[int] = []
+
+        def leftovers() -> list[ProcessInfo]:
+            calls.append(1)
+            if len(calls) == 3:  # the exit flush: the span arrives as the process ends
+                post(world.collector.url + "/v1/traces", traces(span(GENAI)))
+                return []
+            return running
+
+        monkeypatch.setattr(world, "leftover_processes", leftovers)
+        assert len(world.use(AlertChannel).alerts()) == 1 and len(calls) == 3
+        calls.clear()
+        monkeypatch.setattr(world, "leftover_processes", lambda: running)
+        monkeypatch.setattr(part, "EXIT_WAIT", 0.2)
+        with pytest.raises(AssertionError, match="still running after 0.2 s.*4242 hermes"):
+            world.use(AlertChannel).alerts()

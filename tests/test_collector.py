@@ -1,0 +1,194 @@
+"""Unit tests for hermetic.mock.collector: real OTLP/HTTP over loopback, both encodings."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import urllib.error
+import urllib.request
+import zlib
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from google.protobuf import json_format
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+
+from hermetic.mock import Collector
+
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+TRACE_ID = "5b8efff798038103d269b633813fc60c"
+SPAN_ID = "eee19b7ec3c1b174"
+
+
+def otlp_json() -> dict[str, Any]:
+    """One ERROR span as the OTLP/JSON encoding writes it (hex ids, int64 as text, enum numbers)."""
+    return {
+        "resourceSpans": [
+            {
+                "resource": {
+                    "attributes": [{"key": "service.name", "value": {"stringValue": "hermes"}}]
+                },
+                "scopeSpans": [
+                    {
+                        "scope": {"name": "test"},
+                        "spans": [
+                            {
+                                "traceId": TRACE_ID,
+                                "spanId": SPAN_ID,
+                                "name": "chat gone-model",
+                                "kind": 3,
+                                "startTimeUnixNano": "1",
+                                "endTimeUnixNano": "2",
+                                "attributes": [
+                                    {
+                                        "key": "gen_ai.request.model",
+                                        "value": {"stringValue": "gone-model"},
+                                    },
+                                    {
+                                        "key": "http.response.status_code",
+                                        "value": {"intValue": "404"},
+                                    },
+                                ],
+                                "status": {"code": 2, "message": "does not exist"},
+                            }
+                        ],
+                    }
+                ],
+            }
+        ]
+    }
+
+
+def protobuf_body() -> bytes:
+    message = ExportTraceServiceRequest()
+    json_format.ParseDict(otlp_json(), message)  # base64 ids here: the proto's own mapping
+    message.resource_spans[0].scope_spans[0].spans[0].trace_id = bytes.fromhex(TRACE_ID)
+    message.resource_spans[0].scope_spans[0].spans[0].span_id = bytes.fromhex(SPAN_ID)
+    return message.SerializeToString()
+
+
+def send(url: str, body: bytes, headers: dict[str, str], method: str = "POST") -> tuple[int, bytes]:
+    request = urllib.request.Request(url, data=body, headers=headers, method=method)
+    try:
+        with _OPENER.open(request, timeout=5) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        with error:
+            return error.code, error.read()
+
+
+@pytest.fixture
+def collector() -> Iterator[Collector]:
+    with Collector() as started:
+        yield started
+
+
+def only_span(collector: Collector) -> dict[str, Any]:
+    [(resource, span)] = list(collector.spans())
+    assert resource == {"service.name": "hermes"}
+    return span
+
+
+@pytest.mark.parametrize(
+    ("encoding", "compress"),
+    [("", lambda body: body), ("gzip", gzip.compress), ("deflate", zlib.compress)],
+)
+def test_an_otlp_json_span_is_decoded_with_its_attributes_flattened(
+    collector: Collector, encoding: str, compress: Any
+) -> None:
+    headers = {"Content-Type": "application/json"}
+    if encoding:
+        headers["Content-Encoding"] = encoding
+    status, answer = send(
+        collector.url + "/v1/traces", compress(json.dumps(otlp_json()).encode()), headers
+    )
+    assert (status, json.loads(answer)) == (200, {})
+    span = only_span(collector)
+    assert span["attributes"] == {
+        "gen_ai.request.model": "gone-model",
+        "http.response.status_code": 404,
+    }
+    assert span["status"] == {"code": "STATUS_CODE_ERROR", "message": "does not exist"}
+    assert (span["traceId"], span["spanId"]) == (TRACE_ID, SPAN_ID)  # hex, as OTLP/JSON says
+
+
+def test_a_protobuf_span_reads_the_same_and_gets_a_protobuf_answer(collector: Collector) -> None:
+    headers = {"Content-Type": "application/x-protobuf", "Content-Encoding": "gzip"}
+    status, answer = send(collector.url + "/v1/traces", gzip.compress(protobuf_body()), headers)
+    assert status == 200
+    ExportTraceServiceResponse().ParseFromString(answer)  # a valid (empty) OTLP answer
+    span = only_span(collector)
+    assert span["attributes"]["http.response.status_code"] == 404
+    assert (span["traceId"], span["spanId"]) == (TRACE_ID, SPAN_ID)
+
+
+def test_logs_are_decoded_too(collector: Collector) -> None:
+    body = ExportLogsServiceRequest().SerializeToString()
+    headers = {"Content-Type": "application/x-protobuf"}
+    assert send(collector.url + "/v1/logs", body, headers)[0] == 200
+    [entry] = collector.requests("/v1/logs")
+    assert entry.signal == "logs" and entry.problem is None
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "headers", "problem"),
+    [
+        ("/v1/traces", b"\xff\x00garbage", {"Content-Type": "application/x-protobuf"}, "protobuf"),
+        ("/v1/traces", b"{not json", {"Content-Type": "application/json"}, "JSON"),
+        ("/v1/traces", b"x", {"Content-Type": "text/plain"}, "is not OTLP/HTTP"),
+        (
+            "/v1/metrics",
+            b"not gzip",
+            {"Content-Type": "application/json", "Content-Encoding": "gzip"},
+            "not valid gzip",
+        ),
+        (
+            "/v1/traces",
+            b"x",
+            {"Content-Type": "application/json", "Content-Encoding": "br"},
+            "unsupported Content-Encoding 'br'",
+        ),
+    ],
+)
+def test_a_body_it_cannot_decode_is_a_finding_naming_path_and_type(
+    collector: Collector, path: str, body: bytes, headers: dict[str, str], problem: str
+) -> None:
+    status, _ = send(collector.url + path, body, headers)
+    assert status == 400
+    [finding] = collector.problems()
+    assert finding.startswith(f"POST {path} ({headers['Content-Type']}): ")
+    assert problem in finding
+    assert list(collector.spans()) == []
+    assert "!!" in collector.describe()
+    # ... and the collector keeps serving.
+    assert (
+        send(
+            collector.url + "/v1/traces",
+            json.dumps(otlp_json()).encode(),
+            {"Content-Type": "application/json"},
+        )[0]
+        == 200
+    )
+
+
+def test_any_other_path_is_journaled_and_answered_200_empty(collector: Collector) -> None:
+    assert send(collector.url + "/api/v1/health", b"", {}, method="GET") == (200, b"{}")
+    body = gzip.compress(b'{"spans": [{"model": "m"}]}')
+    headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+    assert send(collector.url + "/api/v1/spans", body, headers) == (200, b"{}")
+    assert collector.json_bodies("/api/v1/spans") == [{"spans": [{"model": "m"}]}]
+    assert [(e.method, e.path) for e in collector.requests()] == [
+        ("GET", "/api/v1/health"),
+        ("POST", "/api/v1/spans"),
+    ]
+    assert collector.problems() == []
+
+
+def test_it_binds_loopback_only() -> None:
+    with pytest.raises(ValueError, match="loopback only"):
+        Collector("192.0.2.1")
