@@ -39,7 +39,9 @@ Feature: A test run stays inside its sandbox
 
   Rule: Nothing leaves the machine and nothing is installed
 
-    @netns
+    # 0.22 no longer asks openrouter.ai about a custom endpoint's model: it asks the endpoint
+    # itself and falls back to 256,000 tokens (agent/model_metadata.py), so nothing goes online.
+    @netns @before.hermes-0.22.0
     Scenario: A lookup beyond loopback is caught and named
       Given Hermes is allowed to look up model details online
       And a scheduled job uses the model "gone-model"

@@ -71,8 +71,18 @@ def test_identity_names_a_stale_copy_that_won(tmp_path: Path) -> None:
 
 def test_identity_reports_a_plugin_that_never_loaded(tmp_path: Path) -> None:
     installed_copy = _plugin(tmp_path / "plugins" / "hermetic-alerts", "hermetic-alerts")
-    problem = identity_problem("nothing here", "hermetic-alerts", installed_copy)
+    done = "[plugins] INFO Plugin discovery complete: 3 found, 2 enabled"
+    problem = identity_problem(done, "hermetic-alerts", installed_copy)
     assert problem is not None and "did not load the plugin 'hermetic-alerts' at all" in problem
+
+
+def test_a_run_that_stopped_before_loading_plugins_has_no_identity_question(
+    tmp_path: Path,
+) -> None:
+    # 0.22: a tick that finds the scheduler lock held exits in the middle of plugin discovery.
+    installed_copy = _plugin(tmp_path / "plugins" / "hermetic-alerts", "hermetic-alerts")
+    partial = "[plugins] DEBUG Parsed manifest: key=platforms/irc name=irc-platform kind=platform"
+    assert identity_problem(partial, "hermetic-alerts", installed_copy) is None
 
 
 def test_installed_packages_include_hermes_itself(hermes_executable: Path) -> None:

@@ -17,6 +17,10 @@ _LOADING = re.compile(
 )
 
 
+# Hermes' line once every plugin it found is loaded (0.15.2-0.22: hermes_cli/plugins.py).
+_DISCOVERY_DONE = "Plugin discovery complete:"
+
+
 def loaded_paths(debug_output: str, name: str) -> list[str]:
     """The paths Hermes reported loading a plugin called ``name`` from, in order."""
     paths = []
@@ -45,6 +49,10 @@ def identity_problem(debug_output: str, name: str, installed: Path) -> str | Non
     paths = loaded_paths(debug_output, name)
     copies = same_name_copies(installed.parent, name)
     others = [copy for copy in copies if copy != installed]
+    if not paths and _DISCOVERY_DONE not in debug_output:
+        # Hermes stopped before it loaded any plugin: 0.22's tick that finds the scheduler lock
+        # held exits mid-discovery. No plugin ran, so there is no copy to ask about.
+        return None
     if not paths:
         return (
             f"Hermes did not load the plugin {name!r} at all (no \"Loading plugin '{name}'\" "
