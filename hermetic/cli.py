@@ -362,9 +362,9 @@ def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
     except ConfigError as exc:
         return _option_error(exc)
     try:
-        versions = args.versions or declared_rows(requires_hermes(args.plugin.resolve()))
+        versions = args.versions or declared_rows(requires_hermes(Path(args.plugin).resolve()))
     except ValueError as exc:
-        return _fail(f"{args.plugin / 'plugin.yaml'}: requires_hermes: {exc}")
+        return _fail(f"{Path(args.plugin) / 'plugin.yaml'}: requires_hermes: {exc}")
     reports = args.reports.resolve()
     with tempfile.TemporaryDirectory(prefix="hermetic-suite-") as scratch:
         features = scratch_suite(Path(scratch))
