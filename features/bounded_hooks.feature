@@ -13,6 +13,7 @@ Feature: An alert plugin's hook has the time Hermes gives it, and no more
     Given a Hermes home with the alerts plugin enabled
     And the provider no longer serves the model "gone-model"
 
+  @directory-plugin
   Scenario: A hook that takes a while, within Hermes' time for hooks, keeps its alert
     Given the plugin takes 2 seconds to record an alert
     And a scheduled job uses the model "gone-model"
@@ -20,7 +21,7 @@ Feature: An alert plugin's hook has the time Hermes gives it, and no more
     Then exactly one model-unavailable alert is recorded
     And Hermes reports no plugin hook that ran over its time
 
-  @since.hermes-0.22.0
+  @since.hermes-0.22.0 @directory-plugin
   Scenario: Hermes abandons a hook that runs over its time, and the alert it had not written is lost
     Given Hermes waits at most 1 second for a plugin hook
     And the plugin takes 20 seconds to record an alert
@@ -30,7 +31,7 @@ Feature: An alert plugin's hook has the time Hermes gives it, and no more
     And the job is marked as failed
     And no model-unavailable alert is recorded
 
-  @before.hermes-0.22.0
+  @before.hermes-0.22.0 @directory-plugin
   Scenario: Hermes before 0.22 waits for a slow hook however long it takes, and keeps its alert
     Given Hermes waits at most 1 second for a plugin hook
     And the plugin takes 3 seconds to record an alert

@@ -61,7 +61,7 @@ Feature: A test run stays inside its sandbox
     machine either. The run still has to say who tried, or a plugin that phones home would pass.
     These scenarios try for real, so they run only where the namespace exists.
 
-    @netns
+    @netns @directory-plugin
     Scenario: A program the plugin starts that connects beyond loopback is stopped and named
       Given the plugin under test starts a program that connects to "192.0.2.10" when Hermes loads it
       And a scheduled job uses the model "gone-model"
@@ -69,7 +69,7 @@ Feature: A test run stays inside its sandbox
       Then the run is reported for a program of the plugin under test trying to reach "192.0.2.10"
       And exactly one model-unavailable alert is recorded
 
-    @netns
+    @netns @directory-plugin
     Scenario: The plugin's own C-level connection beyond loopback is stopped and named
       Given the plugin under test connects to "192.0.2.10" through the C library when Hermes loads it
       And a scheduled job uses the model "gone-model"
@@ -111,6 +111,7 @@ Feature: A test run stays inside its sandbox
     peers; written into a log, a stored alert or a command's output, it is what a real key
     would leak, and the run fails naming the file.
 
+    @directory-plugin
     Scenario: A plugin that writes its key into its own log is reported, naming the file
       Given the plugin is given a stand-in key as "VENDOR_API_KEY"
       And the plugin under test writes its key into a log of its own when Hermes loads it
@@ -118,6 +119,7 @@ Feature: A test run stays inside its sandbox
       When the scheduler runs once
       Then the suite reports the stand-in key written into the plugin's own log, naming the file
 
+    @directory-plugin
     Scenario: A plugin that sends its key only to its backend keeps it secret
       Given the plugin is given a stand-in key as "VENDOR_API_KEY"
       And the plugin under test sends its key to its backend when Hermes loads it

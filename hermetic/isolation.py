@@ -149,11 +149,11 @@ class Isolation:
         return self.key_variable
 
     def _append_to_plugin(self, code: str) -> None:
-        installed = self.world.sandbox.installed_plugin
-        if installed is None:
-            raise HarnessError("install the plugin under test before changing what it does")
-        with (installed / "__init__.py").open("a", encoding="utf-8") as handle:
+        with (self.world.sandbox.own_copy_of_plugin() / "__init__.py").open(
+            "a", encoding="utf-8"
+        ) as handle:
             handle.write(code)
+
     def make_plugin_reach_out(self, how: str, host: str) -> None:
         """The installed plugin reaches ``host`` in a way the guard cannot see when Hermes loads
         it: ``how`` is ``helper`` (a child process) or ``c-level`` (ctypes ``connect``)."""

@@ -208,12 +208,25 @@ class Sandbox:
         ``__init__.py``, where even a ``from __future__`` import cannot be in the way)."""
         self.add_code_to_plugin(f"import {module}  # added by hermetic: a package Hermes lacks")
 
+    def own_copy_of_plugin(self) -> Path:
+        """The scenario's own copy of a directory plugin, which a scenario may change.
+
+        A pip plugin's code lives in an environment every scenario of the run shares: changing
+        it would change every later scenario too, so only ``@directory-plugin`` scenarios may.
+        """
+        if self.installed_plugin is None:
+            raise HarnessError("install the plugin under test before changing what it runs")
+        if self.plugin_code is not None:
+            raise HarnessError(
+                "the plugin under test is pip-installed in an environment all scenarios share; "
+                "a scenario that changes its code must be tagged @directory-plugin"
+            )
+        return self.installed_plugin
+
     def add_code_to_plugin(self, code: str) -> None:
         """Make the installed plugin run ``code`` when Hermes loads it (at the end of its
         ``__init__.py``); the isolation scenarios break a guarantee this way."""
-        if self.installed_plugin is None:
-            raise HarnessError("install the plugin under test before changing what it runs")
-        init = self.installed_plugin / "__init__.py"
+        init = self.own_copy_of_plugin() / "__init__.py"
         with init.open("a", encoding="utf-8") as handle:
             handle.write(f"\n\n{code}\n")
 
@@ -224,9 +237,7 @@ class Sandbox:
         The wrapper keeps the callback's signature (``functools.wraps``): 0.20+ pass a callback
         only the arguments it declares, read from that signature.
         """
-        if self.installed_plugin is None:
-            raise HarnessError("install the plugin under test before slowing its hooks down")
-        init = self.installed_plugin / "__init__.py"
+        init = self.own_copy_of_plugin() / "__init__.py"
         with init.open("a", encoding="utf-8") as handle:
             handle.write(_SLOW_HOOKS.format(seconds=float(seconds)))
 
