@@ -45,7 +45,17 @@ def schema(name: str, path: Path, cwd: Path) -> bool:
 
 def zizmor(path: Path, cwd: Path) -> set[str]:
     """The audits zizmor (offline) reports at medium severity or more."""
-    command = [str(BIN / "zizmor"), "--offline", "--min-severity", "medium", str(path)]
+    # Plain text whatever the terminal: under CI=true zizmor colours its output, and the
+    # escape codes hid every audit name from the pattern below (the unsafe check then failed).
+    command = [
+        str(BIN / "zizmor"),
+        "--offline",
+        "--color",
+        "never",
+        "--min-severity",
+        "medium",
+        str(path),
+    ]
     output = run(*command, cwd=cwd).stdout
     return set(re.findall(r"^(?:error|warning)\[([a-z-]+)\]", output, re.MULTILINE))
 
