@@ -3,8 +3,9 @@
 CI reads the plain ``N passed, N failed`` line as it reads pytest's. A run of several steps
 (lint, unit tests, the example plugins, the release matrix, the acceptance suite) counts the
 scenarios of the steps that run scenarios, and each failed step that ran none of its own (a
-lint error, a unit test, the example plugins) as one failure; the line then names what failed.
-So it never says ``0 failed`` for a run whose exit status is 1.
+lint error, a unit test, the example plugins) as one failure. So it never says ``0 failed``
+for a run whose exit status is 1. What failed is said on the line before (``FAILED: …``): the
+closing line stays alone on its line, as CI's reader wants it.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ def closing_line(
     outcome: Outcome | None, failures: Sequence[str], counted: Collection[str] = ()
 ) -> str:
     """``outcome``'s line, with one failure more per entry of ``failures`` not in ``counted``
-    (those whose failed scenarios the outcome already counts), and what failed at the end."""
+    (those whose failed scenarios the outcome already counts)."""
     tally = dataclasses.replace(outcome) if outcome is not None else Outcome()
     tally.failed += sum(failure not in counted for failure in failures)
-    line = tally.closing_line()
-    return f"{line} (failed: {', '.join(failures)})" if failures else line
+    return tally.closing_line()
