@@ -13,7 +13,7 @@ from hermetic.hermes.processes import (
     stop_processes_under,
 )
 from hermetic.netguard.log import GUARD_DIR
-from hermetic.netguard.process_log import read_process_starts
+from hermetic.netguard.process_log import ProcessStart, read_process_starts
 from hermetic.netguard.site.hermetic_netguard_protocol import PROCESS_LOG_VARIABLE
 
 
@@ -77,3 +77,9 @@ def test_process_starts_record_names_not_values(tmp_path: Path) -> None:
     assert len(starts) == 1
     assert starts[0].credential_names() == ["OPENAI_API_KEY"]
     assert "sk-very-secret" not in log.read_text()
+
+
+def test_only_the_profiles_stand_in_variables_are_not_counted_as_keys() -> None:
+    start = ProcessStart(1, ("hermes",), frozenset({"ACMEOBS_API_KEY", "OPENAI_API_KEY", "PATH"}))
+    assert start.credential_names() == ["ACMEOBS_API_KEY", "OPENAI_API_KEY"]
+    assert start.credential_names(frozenset({"ACMEOBS_API_KEY"})) == ["OPENAI_API_KEY"]

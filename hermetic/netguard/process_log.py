@@ -30,8 +30,12 @@ class ProcessStart:
     # The network namespace it ran in (``net:[4026532…]``), if the site hook could tell.
     netns: str | None = None
 
-    def credential_names(self) -> list[str]:
-        return sorted(name for name in self.names if CREDENTIAL_NAME.search(name))
+    def credential_names(self, stand_ins: frozenset[str] = frozenset()) -> list[str]:
+        """The credential-named variables it saw, but ``stand_ins``: those the profile set to
+        its ``{credential}``, whose value is the scenario's worthless stand-in."""
+        return sorted(
+            name for name in self.names if CREDENTIAL_NAME.search(name) and name not in stand_ins
+        )
 
 
 def unguarded(starts: list[ProcessStart], pid: int, command: str) -> str | None:
