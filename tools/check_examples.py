@@ -353,6 +353,18 @@ def headline_problem(reports: Path, headline: str) -> str | None:
     return f"the failure must start {headline!r}; it starts {first[:300]!r}"
 
 
+def verdict(reports: Path) -> str:
+    """The channel a run read its alerts through, and its verdict on each promise it claimed."""
+    try:
+        summary = json.loads((reports / "summary.json").read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        return f"no summary ({exc})"
+    promises = ", ".join(
+        f"{name} {state}" for name, state in summary["promises"].items() if state != "not claimed"
+    )
+    return f"alerts read through the {summary['run']['alerts']} channel; {promises}"
+
+
 def pip_example(example: PipExample) -> list[str]:
     """What failed for one pip example."""
     folder = EXAMPLES / example.folder
@@ -362,11 +374,13 @@ def pip_example(example: PipExample) -> list[str]:
         if (folder / "tests").is_dir() and own_unit_tests(folder, scratch) != 0:
             failures.append(f"{example.folder}: its own unit tests")
         profile = ("--profile", str(folder / example.profile))
-        code, _ = hermetic_run(f"{example.folder}-folder", folder, *profile)
+        code, reports = hermetic_run(f"{example.folder}-folder", folder, *profile)
+        say(f"check_examples: {example.folder} through its folder: {verdict(reports)}")
         if code != 0:
             failures.append(f"{example.folder} through its folder (exit {code})")
         wheel = build_wheel(folder, scratch / "wheel")
-        code, _ = hermetic_run(f"{example.folder}-wheel", wheel, *profile)
+        code, reports = hermetic_run(f"{example.folder}-wheel", wheel, *profile)
+        say(f"check_examples: {example.folder} through its wheel: {verdict(reports)}")
         if code != 0:
             failures.append(f"{example.folder} through its wheel {wheel.name} (exit {code})")
         for defect in example.defects:
