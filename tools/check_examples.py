@@ -199,6 +199,19 @@ PIP_EXAMPLES = (
                 ),
                 NO_STATUS,
             ),
+            # Its {credential} may go to the collector only: logged, it fails naming the log.
+            Defect(
+                "writes its key to Hermes' log",
+                _replace(
+                    "vendor_rest_gzip/__init__.py",
+                    "    atexit.register(client.flush)\n",
+                    "    atexit.register(client.flush)\n"
+                    '    log.warning("vendor-rest-gzip: on with key %s", client.key)\n',
+                ),
+                "the stand-in credential the plugin is given (env.ACMEOBS_API_KEY) was written "
+                "where a real key would leak (it may only be sent to loopback peers):\n"
+                "  HERMES_HOME/logs/agent.log, line",
+            ),
         ),
         profile="vendor_rest_gzip/hermetic.toml",
     ),
