@@ -327,9 +327,10 @@ def own_unit_tests(folder: Path, scratch: Path) -> int:
         "venv for its own tests", [uv(), "venv", "-q", "--python", sys.executable, str(venv)]
     )
     if code == 0:
+        source = source_copy(folder, scratch / "unit-source")
         code = run_step(
             "install it for its own tests",
-            [uv(), "pip", "install", "-q", "--python", str(python), f"{folder}[test]"],
+            [uv(), "pip", "install", "-q", "--python", str(python), f"{source}[test]"],
         )
     if code == 0:
         code = run_step(
@@ -340,9 +341,16 @@ def own_unit_tests(folder: Path, scratch: Path) -> int:
     return code
 
 
+def source_copy(folder: Path, copy: Path) -> Path:
+    """A copy of an example to build from: setuptools writes ``build/`` into what it builds."""
+    shutil.copytree(
+        folder, copy, ignore=shutil.ignore_patterns("__pycache__", "build", "dist", "*.egg-info")
+    )
+    return copy
+
+
 def build_wheel(folder: Path, out: Path) -> Path:
-    source = out / "source"
-    shutil.copytree(folder, source, ignore=shutil.ignore_patterns("__pycache__", "build", "dist"))
+    source = source_copy(folder, out / "source")
     subprocess.run(
         [uv(), "build", "-q", "--wheel", "--out-dir", str(out / "dist"), str(source)], check=True
     )
