@@ -11,7 +11,7 @@ machine, whatever language or library it is written in.
 * :mod:`~hermetic.netns.counters` reads what the kernel refused inside the namespace, and
   :mod:`~hermetic.netns.refusals` turns that into a finding that names who tried.
 
-This package (but ``prepare``) is standard library only: ``tools/run.py`` uses it before
+This package (but ``prepare`` and ``egress_pytest``) is standard library only: ``tools/run.py`` uses it before
 ``.venv`` exists.
 """
 
@@ -22,6 +22,10 @@ SWITCH = "HERMETIC_NETNS"
 ISOLATION_VARIABLE = "HERMETIC_ISOLATION"
 NAMESPACE = "network namespace"
 GUARD_ONLY = "python guard only"
+#: Set by ``tools/check_no_egress.py`` to its own namespace (``net:[…]``): a loopback-only
+#: namespace that stands for the host, so our code treats it as it treats the host (and only
+#: the namespaces it makes inside count as a world's).
+HOST_STANDIN = "HERMETIC_HOST_STANDIN"
 #: The tag of scenarios that need the kernel's refusal (they try beyond loopback for real).
 KERNEL_TAG = "netns"
 
