@@ -11,8 +11,9 @@ machine, whatever language or library it is written in.
 * :mod:`~hermetic.netns.counters` reads what the kernel refused inside the namespace, and
   :mod:`~hermetic.netns.refusals` turns that into a finding that names who tried.
 
-This package (but ``prepare`` and ``egress_pytest``) is standard library only: ``tools/run.py`` uses it before
-``.venv`` exists.
+This package (but ``prepare`` and ``egress_pytest``, the pytest plugin of
+``tools/check_no_egress.py``) is standard library only: ``tools/run.py`` uses it before ``.venv``
+exists.
 """
 
 #: Set to ``off`` to run without a namespace (as where none can be made): the Python guard only.
