@@ -12,6 +12,15 @@ from hermetic.hermes.installs import ensure_hermes
 from hermetic.hermes.sandbox import Sandbox
 from hermetic.netns import enter as netns_enter
 from hermetic.netns.confinement import why_no_namespace
+from hermetic.netns.egress_pytest import REGISTRY_MARKER
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{REGISTRY_MARKER}: installs from the package registry (not run by "
+        "tools/check_no_egress.py, whose namespace cannot reach it)",
+    )
 
 
 @pytest.fixture(scope="session")

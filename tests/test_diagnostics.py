@@ -48,3 +48,16 @@ def test_tail_reads_only_the_end_of_a_huge_file(tmp_path: Path) -> None:
     empty = tmp_path / "empty.log"
     empty.write_text("")
     assert tail(empty) == "(empty)"
+
+
+def test_a_report_carries_only_what_xml_can(tmp_path: Path) -> None:
+    # A collector that cannot read gzip showed the raw body; behave's JUnit file then did not parse.
+    from xml.etree import ElementTree
+    from xml.sax.saxutils import quoteattr
+
+    body = b"\x1f\x8b\x08\x00\x04c\tline\n".decode("utf-8", "replace") + "\ufffe"
+    report = failure_report(
+        sandbox_root=tmp_path, last_command=None, evidence=[Evidence("collector", lambda: body)]
+    )
+    assert "\\x1f\ufffd\\x08\\x00\\x04c\tline" in report and report.endswith("\\ufffe")
+    ElementTree.fromstring(f"<failure message={quoteattr(report)}/>")

@@ -206,6 +206,7 @@ def minimal_env(hermes_executable: Path, tmp_path_factory: pytest.TempPathFactor
     return plugin, env, root
 
 
+@pytest.mark.registry
 def test_the_entry_point_is_read_from_the_installed_metadata(minimal_env) -> None:
     _, env, _ = minimal_env
     assert (env.distribution, env.version) == ("hermes-minimal404", "0.0.3")
@@ -216,6 +217,7 @@ def test_the_entry_point_is_read_from_the_installed_metadata(minimal_env) -> Non
     assert env.hermes.is_file()
 
 
+@pytest.mark.registry
 def test_an_unchanged_build_reuses_its_environment(
     minimal_env, hermes_executable: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -307,6 +309,7 @@ def test_the_pip_example_is_the_directory_example_packaged() -> None:
     assert packaged.read_text("utf-8") == directory.read_text("utf-8")
 
 
+@pytest.mark.registry
 def test_a_prepared_project_names_its_build_in_every_report(
     hermes_executable: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox
 ) -> None:

@@ -7,6 +7,7 @@ written. All of them work as root on a CI machine (no chmod tricks, which root i
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -21,17 +22,7 @@ from hermetic.errors import HarnessError
 if TYPE_CHECKING:
     from hermetic.world import World
 
-_LOCKER = """
-import sqlite3, sys, time
-connection = sqlite3.connect(sys.argv[1], timeout=30, isolation_level=None)
-connection.execute("PRAGMA journal_mode=WAL")
-connection.executescript(sys.argv[3])
-connection.execute("BEGIN IMMEDIATE")
-connection.execute("CREATE TABLE IF NOT EXISTS hermetic_lock_probe (x)")
-print("locked", flush=True)
-time.sleep(float(sys.argv[2]))
-connection.execute("ROLLBACK")
-"""
+_LOCK_HOLDER = Path(__file__).with_name("lock_holder.py")
 
 
 class FaultUnavailable(HarnessError):
@@ -53,26 +44,50 @@ def _database(hermes_home: Path) -> Path:
     return db
 
 
-def hold_write_lock(hermes_home: Path, seconds: float) -> InjectedFault:
-    """Another process opens telemetry.db and holds a write transaction for ``seconds``."""
+def hold_write_lock(hermes_home: Path, after_arrival: float | None) -> InjectedFault:
+    """Another process opens telemetry.db and holds a write transaction.
+
+    It lets go *after_arrival* seconds after the plugin has the database open, or, when None,
+    only when the fault is cleared: an event either way, so a slow Hermes start cannot outlast
+    the lock (see :mod:`hermetic.contract.lock_holder`).
+    """
     db = _database(hermes_home)
-    locker = subprocess.Popen(
-        [sys.executable, "-c", _LOCKER, str(db), str(seconds), DDL],
+    release = (
+        ["--until-cleared"] if after_arrival is None else ["--after-arrival", f"{after_arrival:g}"]
+    )
+    holder = subprocess.Popen(
+        [sys.executable, str(_LOCK_HOLDER), str(db), DDL, str(os.getpid()), *release],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert locker.stdout is not None
-    if locker.stdout.readline().strip() != "locked":
-        locker.kill()
-        raise HarnessError(f"the lock holder did not start: {locker.stderr.read()[-500:]}")
+    assert holder.stdout is not None
+    first = holder.stdout.readline().strip()
+    if first != "locked":
+        holder.kill()
+        _, errors = holder.communicate()
+        raise HarnessError(f"the lock holder did not start: {first} {errors[-500:]}".strip())
 
     def clear() -> None:
-        if locker.poll() is None:
-            locker.kill()
-        locker.wait()
+        if holder.returncode is not None:
+            return  # cleared already
+        if after_arrival is None:
+            try:
+                holder.communicate(timeout=10)  # closes its input: it rolls back and exits
+                return
+            except subprocess.TimeoutExpired:
+                pass
+        # Released already, or the plugin never came (nothing to keep but the probe table).
+        holder.kill()
+        holder.communicate()
 
-    return InjectedFault(f"write lock held for {seconds:g} s", clear)
+    held = (
+        "until cleared"
+        if after_arrival is None
+        else f"{after_arrival:g} s after the plugin's arrival"
+    )
+    return InjectedFault(f"write lock held {held}", clear)
 
 
 def corrupt_database(hermes_home: Path) -> InjectedFault:
@@ -126,8 +141,10 @@ def unwritable_folder(hermes_home: Path) -> InjectedFault:
 
 
 FAULTS: dict[str, Callable[[Path], InjectedFault]] = {
-    "a write lock held by another process for 4 seconds": lambda home: hold_write_lock(home, 4),
-    "a write lock held by another process for 30 seconds": lambda home: hold_write_lock(home, 30),
+    "a write lock held by another process for 2 seconds after the plugin asks for it": (
+        lambda home: hold_write_lock(home, 2)
+    ),
+    "a write lock held by another process": lambda home: hold_write_lock(home, None),
     "a corrupt database file": corrupt_database,
     "a table with an unexpected schema": unexpected_schema,
     "a full disk": full_disk,

@@ -11,8 +11,9 @@ machine, whatever language or library it is written in.
 * :mod:`~hermetic.netns.counters` reads what the kernel refused inside the namespace, and
   :mod:`~hermetic.netns.refusals` turns that into a finding that names who tried.
 
-This package (but ``prepare``) is standard library only: ``tools/run.py`` uses it before
-``.venv`` exists.
+This package (but ``prepare`` and ``egress_pytest``, the pytest plugin of
+``tools/check_no_egress.py``) is standard library only: ``tools/run.py`` uses it before ``.venv``
+exists.
 """
 
 #: Set to ``off`` to run without a namespace (as where none can be made): the Python guard only.
@@ -22,6 +23,10 @@ SWITCH = "HERMETIC_NETNS"
 ISOLATION_VARIABLE = "HERMETIC_ISOLATION"
 NAMESPACE = "network namespace"
 GUARD_ONLY = "python guard only"
+#: Set by ``tools/check_no_egress.py`` to its own namespace (``net:[…]``): a loopback-only
+#: namespace that stands for the host, so our code treats it as it treats the host (and only
+#: the namespaces it makes inside count as a world's).
+HOST_STANDIN = "HERMETIC_HOST_STANDIN"
 #: The tag of scenarios that need the kernel's refusal (they try beyond loopback for real).
 KERNEL_TAG = "netns"
 

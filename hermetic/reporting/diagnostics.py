@@ -8,6 +8,7 @@ failure it explains: a piece of evidence that cannot be read says so in its own 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,24 @@ class Evidence:
     tail_lines: int | None = None
 
 
+# What XML 1.0 cannot carry even escaped: C0 controls but tab, newline and carriage return, lone
+# surrogates, U+FFFE/U+FFFF. One of them in a report (a request body of raw gzip bytes, seen)
+# made behave's JUnit file of the whole feature unreadable, hiding every failure in it.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def printable(text: str) -> str:
+    """*text* with every character XML cannot carry written as an escape (``\\x1f``)."""
+    return _NOT_XML.sub(
+        lambda found: (
+            f"\\x{ord(found.group()):02x}"
+            if ord(found.group()) < 0x100
+            else f"\\u{ord(found.group()):04x}"
+        ),
+        text,
+    )
+
+
 def section(title: str, body: str) -> str:
     return f"--- {title} ---\n{body.rstrip()}"
 
@@ -44,7 +63,8 @@ def failure_report(
     evidence: Iterable[Evidence],
     lines: int = 20,
 ) -> str:
-    """A plain-text report: the sandbox path, the last command's output, each evidence's tail."""
+    """A plain-text report: the sandbox path, the last command's output, each evidence's tail,
+    in characters any report format can carry (:func:`printable`)."""
     parts = [f"sandbox: {sandbox_root}" if sandbox_root else "sandbox: none"]
     if last_command is not None:
         parts.append(
@@ -65,4 +85,4 @@ def failure_report(
             parts.append(section(f"{item.title} ({content})", tail(content, lines)))
         else:
             parts.append(section(item.title, content))
-    return "\n".join(parts)
+    return printable("\n".join(parts))

@@ -1,0 +1,124 @@
+"""Another process holding the alert store's write lock, let go on an event, never on a clock.
+
+Run as a script (standard library only, started with the suite's interpreter by
+:func:`hermetic.contract.faults.hold_write_lock`)::
+
+    python lock_holder.py DB DDL SUITE_PID (--after-arrival SECONDS | --until-cleared)
+
+It opens ``DB`` in WAL mode, takes the write lock (``BEGIN IMMEDIATE`` and a write), prints
+``locked`` and then keeps the lock
+
+* ``--until-cleared``: until its standard input closes (the fault is cleared);
+* ``--after-arrival SECONDS``: until SECONDS after another process has the database open.
+
+Why an arrival and not a fixed time from the start: a fixed hold measured from the start of the
+scenario races Hermes' start-up. Under a load of 25 a tick took longer than the hold, the hook
+found the lock gone, and a plugin that does not wait at all passed the scenario. The arrival is
+read from the kernel's table of file locks (``/proc/locks``): a SQLite connection in WAL mode
+holds a shared lock on the database file and on its ``-shm`` file from its first statement until
+it closes (seen on SQLite 3.40, which Hermes' environment and the suite both use), and the
+plugin's first statement comes microseconds before its ``BEGIN IMMEDIATE``. The hold after the
+arrival only has to outlast those microseconds (a plugin that does not wait fails) and end inside
+the plugin's wait (a plugin that waits then writes), whatever the load before the hook.
+
+``SUITE_PID`` (the behave process) and the holder itself are never taken for an arrival: the
+suite may read the store while the lock is held.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+LOCKS = Path("/proc/locks")
+#: How often the kernel's lock table is read while waiting for the plugin (it is one small file).
+POLL_SECONDS = 0.01
+
+
+def lock_owners(table: str) -> dict[str, set[int]]:
+    """``/proc/locks`` as {file id ("maj:min:inode"): pids holding a lock on it}.
+
+    A line reads ``1: POSIX  ADVISORY  READ 4242 00:2b:1183 128 128``; a waiter's line has
+    ``->`` after the number and is not a holder.
+    """
+    owners: dict[str, set[int]] = {}
+    for line in table.splitlines():
+        fields = line.split()
+        if len(fields) < 6 or fields[1] == "->" or "ADVISORY" not in fields[:4]:
+            continue
+        at = fields.index("ADVISORY")
+        try:
+            pid = int(fields[at + 2])
+            file_id = fields[at + 3]
+        except (IndexError, ValueError):
+            continue
+        owners.setdefault(file_id, set()).add(pid)
+    return owners
+
+
+def files_locked_by(pid: int, table: str) -> set[str]:
+    """The file ids on which *pid* holds a lock (how the kernel names the files we locked)."""
+    return {file_id for file_id, pids in lock_owners(table).items() if pid in pids}
+
+
+def arrivals(files: Iterable[str], ignored: Iterable[int], table: str) -> set[int]:
+    """Pids other than *ignored* that hold a lock on any of *files*."""
+    owners = lock_owners(table)
+    found: set[int] = set()
+    for file_id in files:
+        found |= owners.get(file_id, set())
+    return found - set(ignored)
+
+
+def _take_lock(db: str, ddl: str) -> sqlite3.Connection:
+    connection = sqlite3.connect(db, timeout=30, isolation_level=None)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.executescript(ddl)
+    connection.execute("BEGIN IMMEDIATE")
+    connection.execute("CREATE TABLE IF NOT EXISTS hermetic_lock_probe (x)")
+    return connection
+
+
+def _wait_for_arrival(files: set[str], ignored: set[int]) -> set[int]:
+    while True:
+        found = arrivals(files, ignored, LOCKS.read_text())
+        if found:
+            return found
+        time.sleep(POLL_SECONDS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("db")
+    parser.add_argument("ddl")
+    parser.add_argument("suite_pid", type=int)
+    release = parser.add_mutually_exclusive_group(required=True)
+    release.add_argument("--after-arrival", type=float, metavar="SECONDS")
+    release.add_argument("--until-cleared", action="store_true")
+    args = parser.parse_args(argv)
+
+    connection = _take_lock(args.db, args.ddl)
+    files = files_locked_by(os.getpid(), LOCKS.read_text())
+    if not files:
+        # Without our own lock in the table, an arrival could never be seen: say so, hold nothing.
+        print(f"cannot see this process's SQLite locks in {LOCKS}", flush=True)
+        return 1
+    print("locked", flush=True)
+    if args.until_cleared:
+        sys.stdin.read()
+    else:
+        who = _wait_for_arrival(files, {os.getpid(), args.suite_pid})
+        time.sleep(args.after_arrival)
+        print(f"released {args.after_arrival:g} s after pid {min(who)} opened it", flush=True)
+    connection.execute("ROLLBACK")
+    connection.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
