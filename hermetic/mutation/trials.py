@@ -146,9 +146,12 @@ def run_trials(
     jobs: int,
     timeout: float,
     done: Callable[[Trial, Result], None],
+    arrange: Callable[[Trial], Trial] | None = None,
 ) -> bool:
     """Run ``trials``, ``jobs`` at once, calling ``done`` as each finishes (in the calling
-    thread). Returns False when a signal stopped the run first (unfinished trials get no call).
+    thread), and ``arrange`` on each just before it starts (what it runs may depend on what
+    the trials before it found). Returns False when a signal stopped the run first (unfinished
+    trials get no call).
     """
     pending = list(reversed(trials))
     running: list[_Running] = []
@@ -157,7 +160,8 @@ def run_trials(
     try:
         while running or (pending and not stop.signals):
             while pending and not stop.signals and len(running) < max(1, jobs):
-                running.append(_start(python, pending.pop(), work))
+                trial = pending.pop()
+                running.append(_start(python, arrange(trial) if arrange else trial, work))
             time.sleep(POLL_SECONDS)
             now = time.monotonic()
             for item in list(running):
