@@ -158,6 +158,9 @@ def mutate(
     by_name = {name: location for location, name in (reached.names if reached else {}).items()}
     timeout = options.timeout or MIN_TIMEOUT
     finished = 0
+    # A directory plugin's copies differ from it in one .py file only: their settings (the
+    # manifest, the profile and what it installs) are the plugin's, resolved once.
+    settings_key = "directory copies" if (options.plugin / "plugin.yaml").is_file() else None
     with tempfile.TemporaryDirectory(prefix="hermetic-mutants-") as scratch:
         trials, keys = [], {}
         for mutant, entry_key in to_run:
@@ -174,6 +177,7 @@ def mutate(
                     [*options.suite_args, f"--define=plugin={copy}", "--define=keep_sandbox=never"],
                     options.cwd,
                     _without_coverage(options.env),
+                    settings_key=settings_key,
                 )
             )
             keys[mutant.id] = (mutant, entry_key)
