@@ -8,8 +8,12 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
+import pytest
+
+from hermetic.cli import main
 from hermetic.mutation import coverage, report
 from hermetic.mutation.command import MutateOptions, mutate
 from hermetic.mutation.operators import mutants_of
@@ -223,3 +227,20 @@ def test_not_reached_is_missed_and_shown_apart(tmp_path: Path) -> None:
     assert data["counts"][report.NOT_REACHED] == 1
     assert (data["ran"], data["without_running"]) == (1, 1)
     assert "Not reached by any selected scenario" in (tmp_path / report.MUTATE_HTML).read_text()
+
+
+def test_a_wheel_is_refused_in_one_line_naming_the_project_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wheel = tmp_path / "hermes_x-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("hermes_x/__init__.py", "def register(ctx):\n    pass\n")
+        archive.writestr(
+            "hermes_x-1.0.dist-info/entry_points.txt", "[hermes_agent.plugins]\nx = hermes_x\n"
+        )
+    assert main(["mutate", "--plugin", str(wheel), "--reports", str(tmp_path / "r")]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line == (
+        f"hermetic: --plugin {wheel}: not a folder; a mutant is a changed copy of the plugin's "
+        "source tree: pass the project folder it is built from"
+    )

@@ -304,6 +304,13 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
     below ``min_score``, 2 when the unmutated plugin already fails or a file is wrong)."""
     from hermetic.runs.acceptance import run_acceptance
 
+    if not options.plugin.is_dir():
+        # A wheel, an sdist or a requirement: what Hermes would import is built from a project.
+        sys.stderr.write(
+            f"hermetic: --plugin {options.plugin}: not a folder; a mutant is a changed copy of "
+            "the plugin's source tree: pass the project folder it is built from\n"
+        )
+        return 2
     try:
         all_mutants(options.plugin)  # a file that is not Python: one line, before any run
         load_equivalents(options.equivalents, options.plugin)
