@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -14,10 +15,12 @@ from pathlib import Path
 import pytest
 
 from hermetic.cli import main
-from hermetic.mutation import coverage, report
+from hermetic.mutation import coverage, pip_builds, report
 from hermetic.mutation.command import MutateOptions, mutate
 from hermetic.mutation.operators import mutants_of
 from hermetic.netguard.log import GUARD_DIR
+
+REPO = Path(__file__).resolve().parent.parent
 
 PLUGIN = '''"""A plugin."""
 
@@ -244,3 +247,23 @@ def test_a_wheel_is_refused_in_one_line_naming_the_project_folder(
         f"hermetic: --plugin {wheel}: not a folder; a mutant is a changed copy of the plugin's "
         "source tree: pass the project folder it is built from"
     )
+
+
+def test_a_pip_mutants_build_is_its_own_and_its_environment_goes(tmp_path: Path) -> None:
+    project = REPO / "tests" / "fixtures" / "plugins" / "minimal404_pip"
+    assert pip_builds.is_pip_project(project)
+    assert not pip_builds.is_pip_project(REPO / "tests" / "fixtures" / "plugins" / "minimal404")
+    copy = tmp_path / "copy"
+    shutil.copytree(project, copy)
+    (copy / "hermes_minimal404" / "__init__.py").write_text("# a mutant\n")
+    key = pip_builds.build_key(copy)
+    assert key != pip_builds.build_key(project)
+    for name, stamped in (("hermes+plugin-aaa", key), ("hermes+plugin-bbb", "project other")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / ".hermetic-plugin.json").write_text(json.dumps({"key": stamped}))
+        (tmp_path / f"{name}.lock").write_text("")
+    pip_builds.remove_build(key, tmp_path)
+    assert sorted(p.name for p in tmp_path.glob("hermes+*")) == [
+        "hermes+plugin-bbb",
+        "hermes+plugin-bbb.lock",
+    ]

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from hermetic.errors import ConfigError
 from hermetic.mutation import cache as verdicts
-from hermetic.mutation import coverage, report
+from hermetic.mutation import coverage, pip_builds, report
 from hermetic.mutation.operators import Mutant, mutants_of, spread
 from hermetic.mutation.sources import copy_with, source_files
 from hermetic.mutation.trials import Result, Trial, run_trials
@@ -160,7 +160,9 @@ def mutate(
     finished = 0
     # A directory plugin's copies differ from it in one .py file only: their settings (the
     # manifest, the profile and what it installs) are the plugin's, resolved once.
-    settings_key = "directory copies" if (options.plugin / "plugin.yaml").is_file() else None
+    pip = pip_builds.is_pip_project(options.plugin)
+    settings_key = None if pip else "directory copies"
+    builds: dict[str, str] = {}  # a pip project's mutant -> the key of its build's environment
     with tempfile.TemporaryDirectory(prefix="hermetic-mutants-") as scratch:
         trials, keys = [], {}
         for mutant, entry_key in to_run:
@@ -181,6 +183,8 @@ def mutate(
                 )
             )
             keys[mutant.id] = (mutant, entry_key)
+            if pip:
+                builds[mutant.id] = pip_builds.build_key(copy)
 
         def arrange(trial: Trial) -> Trial:
             """The trial with only its mutant's scenarios, ordered as the kills so far say."""
@@ -194,6 +198,8 @@ def mutate(
         def done(trial: Trial, result: Result) -> None:
             nonlocal finished
             mutant, entry_key = keys[trial.name]
+            if trial.name in builds:
+                pip_builds.remove_build(builds.pop(trial.name))
             data = _result_data(result)
             if result.verdict in ("error", "timeout"):
                 kept = options.reports / "mutants" / slug(mutant.id)
@@ -214,9 +220,19 @@ def mutate(
                 f"{mutant.where} {mutant.operator}{killer}"
             )
 
-        completed = run_trials(
-            options.python, trials, Path(scratch) / "trials", options.jobs, timeout, done, arrange
-        )
+        try:
+            completed = run_trials(
+                options.python,
+                trials,
+                Path(scratch) / "trials",
+                options.jobs,
+                timeout,
+                done,
+                arrange,
+            )
+        finally:
+            for key in builds.values():  # trials an interruption left unfinished
+                pip_builds.remove_build(key)
     for entry in entries.values():
         if entry.verdict == "survived" and entry.id in equivalents:
             entry.verdict, entry.why = "equivalent", equivalents[entry.id]
