@@ -155,7 +155,11 @@ def mutate(
     )
     # Which scenario killed how many mutants so far: the next trials try those first.
     kills: dict[str, int] = {}
-    by_name = {name: location for location, name in (reached.names if reached else {}).items()}
+    # JUnit names an outline's row without its " -- @1.1 Examples" (trials.junit_cases).
+    by_name = {
+        name.split(" -- @")[0]: location
+        for location, name in (reached.names if reached else {}).items()
+    }
     timeout = options.timeout or MIN_TIMEOUT
     finished = 0
     # A directory plugin's copies differ from it in one .py file only: their settings (the
