@@ -68,7 +68,7 @@ def _mutant(operator: str, line: int):
     )
 
 
-def test_the_tracer_records_the_plugins_lines_only_and_each_once(tmp_path: Path) -> None:
+def test_the_tracer_records_the_plugins_lines_once_each_from_its_import(tmp_path: Path) -> None:
     plugin = tmp_path / "plugins" / "p"
     plugin.mkdir(parents=True)
     (plugin / "mod.py").write_text(
@@ -95,6 +95,31 @@ def test_the_tracer_records_the_plugins_lines_only_and_each_once(tmp_path: Path)
     (written,) = out.glob("*.lines")
     rows = written.read_text().splitlines()
     assert sorted(rows) == sorted(f"mod.py\t{n}" for n in (1, 4, 5, 6, 7))  # once each
+    # A thread started before the import is traced from its start: its plugin lines count.
+    written.unlink()
+    early = (
+        "import os, sys, threading, time\n"
+        f"sys.path[:0] = [{str(plugin)!r}]\n"
+        "def later():\n"
+        "    time.sleep(0.5)\n"
+        "    sys.modules['mod'].f(False)\n"
+        "t = threading.Thread(target=later); t.start()\n"
+        "import mod\n"
+        "t.join()\n"
+    )
+    subprocess.run([sys.executable, "-c", early], env=env, check=True, timeout=60)
+    (written,) = out.glob("*.lines")
+    assert sorted(written.read_text().splitlines()) == sorted(f"mod.py\t{n}" for n in (1, 4, 5, 7))
+    # Imported in another thread, the main one stays untraced: said so.
+    written.unlink()
+    elsewhere = (
+        "import sys, threading\n"
+        f"sys.path[:0] = [{str(plugin)!r}]\n"
+        "t = threading.Thread(target=__import__, args=('mod',)); t.start(); t.join()\n"
+    )
+    subprocess.run([sys.executable, "-c", elsewhere], env=env, check=True, timeout=60)
+    (written,) = out.glob("*.lines")
+    assert written.read_text().splitlines()[0] == f"{coverage.UNTRACED}MainThread\t0"
 
 
 def test_without_the_variables_nothing_is_traced(tmp_path: Path) -> None:
@@ -144,6 +169,18 @@ def test_the_map_turns_a_pip_packages_names_into_the_projects_files(tmp_path: Pa
     found = coverage.read_map(tmp_path, ["src/pkg/__init__.py", "tests/test_pkg.py"])
     assert found.lines == {"features/a.feature:3": {"src/pkg/__init__.py": frozenset({4, 5})}}
     assert coverage.CoverageMap.from_json(found.to_json()) == found
+
+
+def test_a_scenario_with_an_untraced_thread_reaches_every_line(tmp_path: Path) -> None:
+    for location, rows in (("features/a.feature:3", "*\t0\n"), ("features/b.feature:7", "")):
+        folder = tmp_path / location.replace("/", "-")
+        folder.mkdir()
+        about = {"location": location, "name": location, "seconds": 1.0, "package": ""}
+        (folder / coverage.SCENARIO_FILE).write_text(json.dumps(about))
+        (folder / "1.lines").write_text(rows)
+    found = coverage.read_map(tmp_path, ["__init__.py"])
+    assert not found.empty
+    assert found.reaching("__init__.py", 20, 21) == ["features/a.feature:3"]
 
 
 FAKE_BEHAVE = f"""#!{sys.executable}

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 ROOT_VARIABLE = "HERMETIC_MUTATE_COVERAGE"
 SCENARIO_FILE = "scenario.json"
 LINES_SUFFIX = ".lines"
+#: How the tracer's record of the threads it cannot follow begins (``*MainThread<TAB>0``).
+UNTRACED = "*"
 
 
 @contextmanager
@@ -89,12 +91,15 @@ class CoverageMap:
     names: dict[str, str] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
     lines: dict[str, dict[str, frozenset[int]]] = field(default_factory=dict)
+    #: Scenarios in which a thread that the tracer could not follow was already running when
+    #: the plugin was imported: taken to reach every line.
+    untraced: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
         """No scenario ran a line of the plugin: the tracer did not run, so nothing can be
         told apart (the run falls back to every scenario for every mutant)."""
-        return not any(files for files in self.lines.values())
+        return not any(files for files in self.lines.values()) and not self.untraced
 
     def reaching(self, file: str, first: int, last: int) -> list[str]:
         """The scenarios that ran a line of ``file`` from ``first`` to ``last``."""
@@ -102,13 +107,14 @@ class CoverageMap:
         return [
             location
             for location, files in self.lines.items()
-            if any(line in files.get(file, ()) for line in wanted)
+            if location in self.untraced or any(line in files.get(file, ()) for line in wanted)
         ]
 
     def to_json(self) -> dict[str, Any]:
         return {
             "names": self.names,
             "seconds": self.seconds,
+            "untraced": self.untraced,
             "lines": {
                 location: {file: sorted(lines) for file, lines in files.items()}
                 for location, files in self.lines.items()
@@ -120,6 +126,7 @@ class CoverageMap:
         return cls(
             names=dict(data["names"]),
             seconds={k: float(v) for k, v in data["seconds"].items()},
+            untraced=list(data["untraced"]),
             lines={
                 location: {file: frozenset(lines) for file, lines in files.items()}
                 for location, files in data["lines"].items()
@@ -139,6 +146,10 @@ def read_map(root: Path, sources: Sequence[str]) -> CoverageMap:
         found.seconds[location] = float(about["seconds"])
         files: dict[str, set[int]] = {}
         for name, line in _recorded(folder):
+            if name.startswith(UNTRACED):
+                if location not in found.untraced:
+                    found.untraced.append(location)
+                continue
             source = _source_of(name, about.get("package", ""), sources)
             if source is not None:
                 files.setdefault(source, set()).add(line)
