@@ -23,6 +23,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermetic.errors import ConfigError
 from hermetic.mutation import cache as verdicts
@@ -31,6 +32,9 @@ from hermetic.mutation.operators import Mutant, mutants_of, spread
 from hermetic.mutation.sources import copy_with, source_files
 from hermetic.mutation.trials import Result, Trial, run_trials
 from hermetic.reporting.layout import slug
+
+if TYPE_CHECKING:
+    from hermetic.runs import acceptance
 
 EQUIVALENTS_FILE = "mutants.toml"
 #: Besides the sources, what makes a plugin's build: its manifests.
@@ -244,6 +248,30 @@ def mutate(
     return Outcome(ordered, interrupted=not completed)
 
 
+def _unmutated_run(
+    options: MutateOptions, traced: bool
+) -> tuple[acceptance.Outcome, coverage.CoverageMap | None]:
+    """The features against the unmutated plugin, as ``hermetic run`` runs them; ``traced``:
+    with the line tracer on, and the coverage map it recorded."""
+    from hermetic.runs.acceptance import run_acceptance
+
+    with tempfile.TemporaryDirectory(prefix="hermetic-coverage-") as lines:
+        env = dict(os.environ if options.env is None else options.env)
+        if traced:
+            env[coverage.ROOT_VARIABLE] = lines
+        unmutated = run_acceptance(
+            options.python,
+            options.reports,
+            [*options.suite_args, f"--define=plugin={options.plugin}"],
+            cwd=options.cwd,
+            env=env,
+            jobs=options.jobs,
+        )
+        if not traced:
+            return unmutated, None
+        return unmutated, coverage.read_map(Path(lines), source_files(options.plugin))
+
+
 def _build_files(plugin: Path) -> list[str]:
     """What the unmutated run's verdict depends on in the plugin's folder."""
     manifests = [name for name in BUILD_FILES if (plugin / name).is_file()]
@@ -322,8 +350,6 @@ def unmutated_timeout(seconds: float, scenarios: int, jobs: int) -> float:
 def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[str], None]) -> int:
     """The whole command: the unmutated run, the mutants, the reports, the exit status (0, 1
     below ``min_score``, 2 when the unmutated plugin already fails or a file is wrong)."""
-    from hermetic.runs.acceptance import run_acceptance
-
     if not options.plugin.is_dir():
         # A wheel, an sdist or a requirement: what Hermes would import is built from a project.
         sys.stderr.write(
@@ -355,23 +381,16 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
         reached = coverage.CoverageMap.from_json(known["coverage"]) if options.coverage else None
     else:
         started = time.monotonic()
-        with tempfile.TemporaryDirectory(prefix="hermetic-coverage-") as lines:
-            env = dict(os.environ if options.env is None else options.env)
-            if options.coverage:
-                env[coverage.ROOT_VARIABLE] = lines
-            unmutated = run_acceptance(
-                options.python,
-                options.reports,
-                [*options.suite_args, f"--define=plugin={options.plugin}"],
-                cwd=options.cwd,
-                env=env,
-                jobs=options.jobs,
+        unmutated, reached = _unmutated_run(options, traced=options.coverage)
+        if options.coverage and not unmutated.ok and "interrupted" not in unmutated.problems:
+            # The tracer makes Hermes slower (docs/mutation.md): on a loaded machine a command
+            # can pass the suite's time limit. Without it, the selection is every scenario.
+            say(
+                f"the features fail on the unmutated plugin with the line tracer on "
+                f"({unmutated.closing_line()}); once more without it, and then every mutant "
+                "runs every selected scenario"
             )
-            reached = (
-                coverage.read_map(Path(lines), source_files(options.plugin))
-                if options.coverage
-                else None
-            )
+            unmutated, reached = _unmutated_run(options, traced=False)
         if "interrupted" in unmutated.problems:
             return 130
         if not unmutated.ok:
