@@ -304,3 +304,39 @@ def test_a_pip_mutants_build_is_its_own_and_its_environment_goes(tmp_path: Path)
         "hermes+plugin-bbb",
         "hermes+plugin-bbb.lock",
     ]
+
+
+def test_a_run_that_fails_with_the_tracer_on_runs_once_more_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermetic.mutation.command import run_mutate
+    from hermetic.runs import acceptance
+
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    (plugin / "plugin.yaml").write_text("name: p\n")
+    (plugin / "__init__.py").write_text("X = 1\n")
+    features = tmp_path / "features"
+    features.mkdir()
+    traced: list[bool] = []
+
+    def fake_run(python, reports, args, cwd=None, env=None, **kwargs):  # noqa: ANN001, ANN202
+        traced.append(coverage.ROOT_VARIABLE in env)
+        ok = not traced[-1]  # a command past its limit with the tracer on, fine without
+        return acceptance.Outcome(passed=3 if ok else 0, problems=[] if ok else ["failed"])
+
+    monkeypatch.setattr(acceptance, "run_acceptance", fake_run)
+    said: list[str] = []
+    options = MutateOptions(
+        python=Path(sys.executable),
+        plugin=plugin,
+        suite_args=[str(features)],
+        features=features,
+        profile=None,
+        cwd=tmp_path,
+        reports=tmp_path / "reports",
+        jobs=1,
+    )
+    assert run_mutate(options, None, said.append) == 0
+    assert traced == [True, False]
+    assert any("once more without it" in line for line in said)
