@@ -122,7 +122,7 @@ def world(context: Any, scenario: Scenario):
 
     with build_world(context.settings, keep=failed, on_kept=kept) as built:
         # hermetic mutate's unmutated run: which of the plugin's lines this scenario runs.
-        with coverage.recording(built.sandbox, context.settings.plugin, scenario):
+        with coverage.recording(built, scenario):
             yield built
 
 

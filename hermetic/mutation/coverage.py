@@ -36,23 +36,30 @@ if TYPE_CHECKING:
     from hermetic.hermes.sandbox import Sandbox
     from hermetic.mutation.operators import Mutant
     from hermetic.plugin_sources import PluginUnderTest
+    from hermetic.world import World
 
 #: In behave's environment: the folder that receives one folder per scenario.
 ROOT_VARIABLE = "HERMETIC_MUTATE_COVERAGE"
 SCENARIO_FILE = "scenario.json"
+#: The tracer makes a ``hermes`` process up to half as slow again; on a loaded machine that
+#: can pass the suite's hang limit, which a traced run therefore doubles.
+TRACED_HANG_FACTOR = 2.0
 LINES_SUFFIX = ".lines"
 #: How the tracer's record of the threads it cannot follow begins (``*MainThread<TAB>0``).
 UNTRACED = "*"
 
 
 @contextmanager
-def recording(sandbox: Sandbox, plugin: PluginUnderTest, scenario: Any) -> Iterator[None]:
+def recording(world: World, scenario: Any) -> Iterator[None]:
     """While the scenario runs, its ``hermes`` processes record the plugin's lines they run
     (when ``hermetic mutate`` asked for it); at its end, where and how long it ran."""
     root = os.environ.get(ROOT_VARIABLE)
     if not root:
         yield
         return
+    sandbox, plugin = world.sandbox, world.settings.plugin
+    # A traced process runs slower (docs/mutation.md): so much longer before it counts as hung.
+    world.hermes.timeout *= TRACED_HANG_FACTOR
     location = str(scenario.location)
     folder = Path(root) / hashlib.sha256(location.encode()).hexdigest()[:16]
     folder.mkdir(parents=True, exist_ok=True)
