@@ -235,6 +235,12 @@ def test_each_mutant_runs_only_the_scenarios_that_reach_it_and_an_unreached_one_
         timeout=60,
     )
     outcome = mutate(options, lambda line: None, MAP)
+    assert not (plugin / "mutants.toml").exists()
+    (plugin / "mutants.toml").write_text(
+        f'[equivalent]\n"{chosen[2].id}" = "the raise nobody can reach"\n'
+    )
+    explained = mutate(options, lambda line: None, MAP)
+    assert [e.verdict for e in explained.entries if e.id == chosen[2].id] == ["equivalent"]
     verdicts = {entry.id: entry.verdict for entry in outcome.entries}
     assert verdicts == {
         chosen[0].id: "killed",

@@ -242,7 +242,7 @@ def mutate(
             for key in builds.values():  # trials an interruption left unfinished
                 pip_builds.remove_build(key)
     for entry in entries.values():
-        if entry.verdict == "survived" and entry.id in equivalents:
+        if entry.verdict in report.MISSED and entry.id in equivalents:
             entry.verdict, entry.why = "equivalent", equivalents[entry.id]
     ordered = [entries[m.id] for m in chosen if m.id in entries]
     return Outcome(ordered, interrupted=not completed)
