@@ -346,3 +346,9 @@ def test_a_run_that_fails_with_the_tracer_on_runs_once_more_without_it(
     assert run_mutate(options, None, said.append) == 0
     assert traced == [True, False]
     assert any("once more without it" in line for line in said)
+
+
+def test_a_pip_plugins_package_or_module_is_named_as_the_tracer_records_it() -> None:
+    assert coverage._package_name(Path("/env/site-packages/hermes_x")) == "hermes_x"
+    assert coverage._package_name(Path("/env/site-packages/hermes_x.py")) == ""
+    assert coverage._source_of("hermes_x.py", "", ["src/hermes_x.py"]) == "src/hermes_x.py"

@@ -75,10 +75,15 @@ def recording(world: World, scenario: Any) -> Iterator[None]:
             "location": location,
             "name": scenario.name,
             "seconds": round(time.monotonic() - started, 2),
-            # How the recorded names map to the source: a pip plugin's package by its name.
-            "package": code.name if code is not None and plugin.kind != "directory" else "",
+            # How the recorded names map to the source: a pip plugin's package by its name (a
+            # module of its own is recorded by its file's name already).
+            "package": _package_name(code) if plugin.kind != "directory" else "",
         }
         (folder / SCENARIO_FILE).write_text(json.dumps(about) + "\n", "utf-8")
+
+
+def _package_name(code: Path | None) -> str:
+    return code.name if code is not None and code.suffix != ".py" else ""
 
 
 def installed_code(sandbox: Sandbox, plugin: PluginUnderTest) -> Path | None:
