@@ -265,7 +265,9 @@ def test_each_mutant_runs_only_the_scenarios_that_reach_it_and_an_unreached_one_
 def test_not_reached_is_missed_and_shown_apart(tmp_path: Path) -> None:
     entries = [
         report.Entry("a:1:0:x", "killed", "call-removed", "a", 1, ""),
-        report.Entry("a:2:0:x", report.NOT_REACHED, "call-removed", "a", 2, "-x\n+pass\n"),
+        report.Entry(
+            "a:2:0:x", report.NOT_REACHED, "call-removed", "a", 2, "-x\n+pass\n", scenarios=[]
+        ),
     ]
     assert report.score(entries) == 50.0
     report.write(tmp_path, Path("plugin"), entries, ["features"])

@@ -79,8 +79,9 @@ def closing_line(entries: Sequence[Entry], interrupted: bool = False) -> str:
 
 
 def ran(entries: Sequence[Entry]) -> int:
-    """How many mutants ran this time (the rest came from the cache or reached no scenario)."""
-    return sum(not entry.cached and entry.verdict != NOT_REACHED for entry in entries)
+    """How many mutants ran this time (the rest came from the cache or reached no scenario:
+    given no scenario, even when ``mutants.toml`` calls one equivalent)."""
+    return sum(not entry.cached and entry.scenarios != [] for entry in entries)
 
 
 def write(
