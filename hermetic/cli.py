@@ -6,7 +6,7 @@ plugin repository.
                  [--reports DIR] [--jobs N] [--shard K/N] [--durations FILE] [BEHAVE ARGS...]
     hermetic mutate [--plugin DIR] [--profile FILE] [--reports DIR] [--jobs N] [--max N]
                     [--only ID,...] [--min-score P] [--timeout S] [--suite DIR]
-                    [--equivalents FILE] [BEHAVE ARGS...]
+                    [--equivalents FILE] [--no-coverage] [BEHAVE ARGS...]
     hermetic merge-reports DIR... [--into DIR]
     hermetic mock [--port N] [--scenario FILE] ...
     hermetic collector [--port N]
@@ -247,6 +247,12 @@ def _add_mutate_command(commands: argparse._SubParsersAction) -> None:
         "steps/ and environment.py, as `hermetic init` writes (the bundled features and yours)",
     )
     mutate.add_argument(
+        "--no-coverage",
+        action="store_true",
+        help="run every selected scenario against every mutant (default: only the scenarios "
+        "that ran its line in the unmutated run)",
+    )
+    mutate.add_argument(
         "--equivalents",
         type=Path,
         help='mutant id = "why no scenario can catch it" under [equivalent] '
@@ -441,6 +447,7 @@ def mutate(args: argparse.Namespace, behave_args: list[str]) -> int:
             equivalents=args.equivalents.resolve() if args.equivalents else None,
             env=os.environ,
             version=__version__,
+            coverage=not args.no_coverage,
         )
         return run_mutate(options, args.min_score, _say_mutate)
 

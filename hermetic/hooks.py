@@ -30,6 +30,7 @@ from hermetic.errors import HarnessError
 from hermetic.hermes.releases import release_key
 from hermetic.known import baseline
 from hermetic.known.settle import settle
+from hermetic.mutation import coverage
 from hermetic.netns.status import NOT_STARTED_BY_RUNNER
 from hermetic.plugin_sources import kind_skip_reason
 from hermetic.reporting import figures
@@ -120,7 +121,9 @@ def world(context: Any, scenario: Scenario):
         warn(f"sandbox of {scenario.name!r} kept at {root}{why}")
 
     with build_world(context.settings, keep=failed, on_kept=kept) as built:
-        yield built
+        # hermetic mutate's unmutated run: which of the plugin's lines this scenario runs.
+        with coverage.recording(built, scenario):
+            yield built
 
 
 def promise_skip_reason(scenario: Scenario, settings: Settings) -> str | None:

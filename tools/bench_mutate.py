@@ -6,7 +6,10 @@ then the same run again (what the cache saves). Prints figures; asserts nothing 
                                            [--reports DIR] [BEHAVE ARGS, default --tags=@smoke]
 
 Per run: wall seconds, CPU seconds of every process it started (behave, Hermes, the mock),
-the load average before and after (the machine may be shared), and the verdicts. The CPU
+the load average before and after (the machine may be shared), the verdicts, and how many
+mutants ran and how many were classified without running (not reached by any selected
+scenario, or from the cache). ``--no-coverage`` runs every selected scenario against every
+mutant, for comparison. The CPU
 figure over the cores is what the run would take on a quiet machine of this kind, give or take
 the waiting each scenario does on Hermes.
 """
@@ -58,11 +61,26 @@ def one_run(command: list[str], label: str) -> dict[str, float | str]:
     return figures
 
 
+def _how_classified(report: dict) -> dict[str, int]:
+    mutants = report["mutants"]
+    return {
+        "ran": report["ran"],
+        "without_running": report["without_running"],
+        "not_reached": sum(m["verdict"] == "not-reached" for m in mutants),
+        "cached": sum(bool(m["cached"]) for m in mutants),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--plugin", type=Path, default=REPO / "alerts_plugin")
     parser.add_argument("--max", type=int, default=30)
     parser.add_argument("--jobs", type=int, default=default_jobs())
+    parser.add_argument(
+        "--no-coverage",
+        action="store_true",
+        help="every selected scenario against every mutant (hermetic mutate --no-coverage)",
+    )
     parser.add_argument(
         "--reports", type=Path, help="keep the reports here (emptied first; default: thrown away)"
     )
@@ -83,12 +101,17 @@ def main() -> int:
             str(args.max),
             "--jobs",
             str(args.jobs),
+            *(["--no-coverage"] if args.no_coverage else []),
             *behave_args,
         ]
         runs = [one_run(command, "cold cache")]
         report = json.loads((reports / "mutate.json").read_text("utf-8"))
+        runs[0].update(_how_classified(report))
         runs.append(one_run(command, "warm cache"))
-    seconds = sorted(m["seconds"] for m in report["mutants"] if not m["cached"])
+        runs[1].update(_how_classified(json.loads((reports / "mutate.json").read_text("utf-8"))))
+    seconds = sorted(
+        m["seconds"] for m in report["mutants"] if not m["cached"] and m["verdict"] != "not-reached"
+    )
     for figures in runs:
         print(json.dumps(figures, indent=1))
     cold = runs[0]
@@ -98,6 +121,11 @@ def main() -> int:
         f"{cold['cpu_seconds']} s CPU (so about {float(cold['cpu_seconds']) / cores:.0f} s "
         f"on a quiet machine), load average {cold['load_before']} -> {cold['load_after']}; "
         f"a second run: {runs[1]['wall_seconds']} s"
+    )
+    print(
+        f"cold: {cold['ran']} mutants ran, {cold['without_running']} classified without running "
+        f"({cold['not_reached']} not reached by any selected scenario, {cold['cached']} from the "
+        f"cache); warm: {runs[1]['ran']} ran, {runs[1]['without_running']} without running"
     )
     if seconds:
         print(

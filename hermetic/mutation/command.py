@@ -3,9 +3,11 @@
 1. The features run once against the unmutated plugin, exactly as ``hermetic run`` runs them
    (the parallel runner, report.html and the rest in ``--reports``): a mutant can only be
    judged by a suite that passes without it.
+   Its ``hermes`` processes record which lines of the plugin each scenario runs (``coverage``).
 2. Every mutant of the plugin's source (``operators``; at most ``--max``, spread over the
    operators) whose verdict the cache does not hold runs in a copy of the plugin, one behave
-   process each, ``--jobs`` at once, stopping at its first failing scenario (``trials``).
+   process each, ``--jobs`` at once, stopping at its first failing scenario (``trials``), with
+   only the scenarios that ran its line; one that no scenario reached is ``not-reached``.
 3. Survivors named in the equivalents file (``mutants.toml`` beside the plugin, or
    ``--equivalents``) are reported as equivalent, with the reason given there.
 """
@@ -13,6 +15,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import tempfile
 import time
@@ -20,14 +23,18 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermetic.errors import ConfigError
 from hermetic.mutation import cache as verdicts
-from hermetic.mutation import report
+from hermetic.mutation import coverage, pip_builds, report
 from hermetic.mutation.operators import Mutant, mutants_of, spread
 from hermetic.mutation.sources import copy_with, source_files
 from hermetic.mutation.trials import Result, Trial, run_trials
 from hermetic.reporting.layout import slug
+
+if TYPE_CHECKING:
+    from hermetic.runs import acceptance
 
 EQUIVALENTS_FILE = "mutants.toml"
 #: Besides the sources, what makes a plugin's build: its manifests.
@@ -57,6 +64,8 @@ class MutateOptions:
     equivalents: Path | None = None
     env: Mapping[str, str] | None = None
     version: str = ""
+    #: Run each mutant with only the scenarios that reached its line (``--no-coverage``: all).
+    coverage: bool = True
 
 
 @dataclass
@@ -100,8 +109,14 @@ def all_mutants(plugin: Path) -> tuple[list[Mutant], dict[str, str]]:
     return found, texts
 
 
-def mutate(options: MutateOptions, say: Callable[[str], None]) -> Outcome:
-    """Run the mutants (the unmutated suite must already have passed); record every verdict."""
+def mutate(
+    options: MutateOptions,
+    say: Callable[[str], None],
+    reached: coverage.CoverageMap | None = None,
+) -> Outcome:
+    """Run the mutants (the unmutated suite must already have passed); record every verdict.
+    With ``reached`` (the unmutated run's coverage), each mutant runs only the scenarios that
+    ran its statement, and one that none ran is ``not-reached`` without running."""
     found, texts = all_mutants(options.plugin)
     known = {mutant.id for mutant in found}
     if options.only:
@@ -116,22 +131,46 @@ def mutate(options: MutateOptions, say: Callable[[str], None]) -> Outcome:
         options.features, options.profile, options.suite_args, options.version
     )
     cache = verdicts.VerdictCache(options.reports / verdicts.CACHE_FILE)
+    reach = coverage.Reach(reached, texts) if reached is not None else None
     entries: dict[str, report.Entry] = {}
     to_run: list[tuple[Mutant, str]] = []
+    selected: dict[str, list[str] | None] = {}  # mutant id -> the scenarios it runs (None: all)
     for mutant in chosen:
-        entry_key = verdicts.key(mutant.digest(texts[mutant.file]), suite)
+        locations = reach.scenarios(mutant) if reach is not None else None
+        if locations == []:
+            entries[mutant.id] = _entry(mutant, texts, NOT_REACHED, cached=False, scenarios=[])
+            continue
+        selected[mutant.id] = locations
+        entry_key = verdicts.key(
+            mutant.digest(texts[mutant.file]),
+            f"{suite}\0{coverage.selection_digest(locations)}",
+        )
         cached = cache.get(entry_key)
         if cached is not None:
-            entries[mutant.id] = _entry(mutant, texts, cached, cached=True)
+            entries[mutant.id] = _entry(mutant, texts, cached, cached=True, scenarios=locations)
         else:
             to_run.append((mutant, entry_key))
+    unreached = len(chosen) - len(selected)
     say(
         f"{len(found)} mutants in {len(texts)} files; {len(chosen)} chosen, "
-        f"{len(chosen) - len(to_run)} from the cache, {len(to_run)} to run on {options.jobs} "
+        f"{unreached} not reached by any selected scenario, "
+        f"{len(selected) - len(to_run)} from the cache, {len(to_run)} to run on {options.jobs} "
         "workers"
     )
+    # Which scenario killed how many mutants so far: the next trials try those first.
+    kills: dict[str, int] = {}
+    # JUnit names an outline's row without its " -- @1.1 Examples" (trials.junit_cases).
+    by_name = {
+        name.split(" -- @")[0]: location
+        for location, name in (reached.names if reached else {}).items()
+    }
     timeout = options.timeout or MIN_TIMEOUT
     finished = 0
+    # A directory plugin's copies differ from it in one .py file only: their settings (the
+    # manifest, the profile and what it installs) are the plugin's, resolved once.
+    pip = pip_builds.is_pip_project(options.plugin)
+    settings_key = None if pip else "directory copies"
+    builds: dict[str, str] = {}  # a pip project's mutant -> the key of its build's environment
     with tempfile.TemporaryDirectory(prefix="hermetic-mutants-") as scratch:
         trials, keys = [], {}
         for mutant, entry_key in to_run:
@@ -147,14 +186,28 @@ def mutate(options: MutateOptions, say: Callable[[str], None]) -> Outcome:
                     mutant.id,
                     [*options.suite_args, f"--define=plugin={copy}", "--define=keep_sandbox=never"],
                     options.cwd,
-                    options.env,
+                    _without_coverage(options.env),
+                    settings_key=settings_key,
                 )
             )
             keys[mutant.id] = (mutant, entry_key)
+            if pip:
+                builds[mutant.id] = pip_builds.build_key(copy)
+
+        def arrange(trial: Trial) -> Trial:
+            """The trial with only its mutant's scenarios, ordered as the kills so far say."""
+            locations = selected[trial.name]
+            if locations is None or reach is None:
+                return trial
+            features = str(options.features)
+            rest = [arg for arg in trial.behave_args if arg != features]
+            return replace(trial, behave_args=[*rest, *reach.ordered(locations, kills)])
 
         def done(trial: Trial, result: Result) -> None:
             nonlocal finished
             mutant, entry_key = keys[trial.name]
+            if trial.name in builds:
+                pip_builds.remove_build(builds.pop(trial.name))
             data = _result_data(result)
             if result.verdict in ("error", "timeout"):
                 kept = options.reports / "mutants" / slug(mutant.id)
@@ -162,7 +215,12 @@ def mutate(options: MutateOptions, say: Callable[[str], None]) -> Outcome:
             if result.verdict in CACHED_VERDICTS:
                 cache.put(entry_key, data)
                 cache.save()
-            entries[mutant.id] = _entry(mutant, texts, data, cached=False)
+            entries[mutant.id] = _entry(
+                mutant, texts, data, cached=False, scenarios=selected[mutant.id]
+            )
+            if data["killed_by"] in by_name:
+                killer_location = by_name[str(data["killed_by"])]
+                kills[killer_location] = kills.get(killer_location, 0) + 1
             finished += 1
             killer = f"  by: {data['killed_by']}" if data["killed_by"] else ""
             say(
@@ -170,14 +228,48 @@ def mutate(options: MutateOptions, say: Callable[[str], None]) -> Outcome:
                 f"{mutant.where} {mutant.operator}{killer}"
             )
 
-        completed = run_trials(
-            options.python, trials, Path(scratch) / "trials", options.jobs, timeout, done
-        )
+        try:
+            completed = run_trials(
+                options.python,
+                trials,
+                Path(scratch) / "trials",
+                options.jobs,
+                timeout,
+                done,
+                arrange,
+            )
+        finally:
+            for key in builds.values():  # trials an interruption left unfinished
+                pip_builds.remove_build(key)
     for entry in entries.values():
-        if entry.verdict == "survived" and entry.id in equivalents:
+        if entry.verdict in report.MISSED and entry.id in equivalents:
             entry.verdict, entry.why = "equivalent", equivalents[entry.id]
     ordered = [entries[m.id] for m in chosen if m.id in entries]
     return Outcome(ordered, interrupted=not completed)
+
+
+def _unmutated_run(
+    options: MutateOptions, traced: bool
+) -> tuple[acceptance.Outcome, coverage.CoverageMap | None]:
+    """The features against the unmutated plugin, as ``hermetic run`` runs them; ``traced``:
+    with the line tracer on, and the coverage map it recorded."""
+    from hermetic.runs.acceptance import run_acceptance
+
+    with tempfile.TemporaryDirectory(prefix="hermetic-coverage-") as lines:
+        env = dict(os.environ if options.env is None else options.env)
+        if traced:
+            env[coverage.ROOT_VARIABLE] = lines
+        unmutated = run_acceptance(
+            options.python,
+            options.reports,
+            [*options.suite_args, f"--define=plugin={options.plugin}"],
+            cwd=options.cwd,
+            env=env,
+            jobs=options.jobs,
+        )
+        if not traced:
+            return unmutated, None
+        return unmutated, coverage.read_map(Path(lines), source_files(options.plugin))
 
 
 def _build_files(plugin: Path) -> list[str]:
@@ -215,8 +307,22 @@ def _result_data(result: Result) -> dict[str, object]:
     }
 
 
+def _without_coverage(env: Mapping[str, str] | None) -> dict[str, str]:
+    """A trial's environment: the coverage is the unmutated run's alone."""
+    base = os.environ if env is None else env
+    return {name: value for name, value in base.items() if name != coverage.ROOT_VARIABLE}
+
+
+#: The data of a mutant no selected scenario reached: not run, missed.
+NOT_REACHED: Mapping[str, object] = {"verdict": report.NOT_REACHED, "seconds": 0.0}
+
+
 def _entry(
-    mutant: Mutant, texts: Mapping[str, str], data: Mapping[str, object], cached: bool
+    mutant: Mutant,
+    texts: Mapping[str, str],
+    data: Mapping[str, object],
+    cached: bool,
+    scenarios: list[str] | None = None,
 ) -> report.Entry:
     return report.Entry(
         id=mutant.id,
@@ -230,6 +336,7 @@ def _entry(
         killed_by=str(data.get("killed_by", "")),
         message=str(data.get("message", "")),
         passed=list(data.get("passed", [])),  # type: ignore[call-overload]
+        scenarios=scenarios,
     )
 
 
@@ -243,8 +350,13 @@ def unmutated_timeout(seconds: float, scenarios: int, jobs: int) -> float:
 def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[str], None]) -> int:
     """The whole command: the unmutated run, the mutants, the reports, the exit status (0, 1
     below ``min_score``, 2 when the unmutated plugin already fails or a file is wrong)."""
-    from hermetic.runs.acceptance import run_acceptance
-
+    if not options.plugin.is_dir():
+        # A wheel, an sdist or a requirement: what Hermes would import is built from a project.
+        sys.stderr.write(
+            f"hermetic: --plugin {options.plugin}: not a folder; a mutant is a changed copy of "
+            "the plugin's source tree: pass the project folder it is built from\n"
+        )
+        return 2
     try:
         all_mutants(options.plugin)  # a file that is not Python: one line, before any run
         load_equivalents(options.equivalents, options.plugin)
@@ -259,19 +371,26 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
         ),
     )
     known = cache.get(unmutated_key)
-    if known is not None and (options.reports / "report.html").is_file():
+    if (
+        known is not None
+        and (options.reports / "report.html").is_file()
+        and (not options.coverage or "coverage" in known)
+    ):
         seconds, passed = float(known["seconds"]), int(known["passed"])
         say(f"unmutated plugin: {passed} passed in the last run of this build ({seconds:.1f} s)")
+        reached = coverage.CoverageMap.from_json(known["coverage"]) if options.coverage else None
     else:
         started = time.monotonic()
-        unmutated = run_acceptance(
-            options.python,
-            options.reports,
-            [*options.suite_args, f"--define=plugin={options.plugin}"],
-            cwd=options.cwd,
-            env=options.env,
-            jobs=options.jobs,
-        )
+        unmutated, reached = _unmutated_run(options, traced=options.coverage)
+        if options.coverage and not unmutated.ok and "interrupted" not in unmutated.problems:
+            # The tracer makes Hermes slower (docs/mutation.md): on a loaded machine a command
+            # can pass the suite's time limit. Without it, the selection is every scenario.
+            say(
+                f"the features fail on the unmutated plugin with the line tracer on "
+                f"({unmutated.closing_line()}); once more without it, and then every mutant "
+                "runs every selected scenario"
+            )
+            unmutated, reached = _unmutated_run(options, traced=False)
         if "interrupted" in unmutated.problems:
             return 130
         if not unmutated.ok:
@@ -283,16 +402,25 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
             return 2
         seconds, passed = time.monotonic() - started, unmutated.passed
         say(f"unmutated plugin: {unmutated.closing_line()} in {seconds:.1f} s")
-        cache.put(unmutated_key, {"seconds": round(seconds, 1), "passed": passed})
+        known = {"seconds": round(seconds, 1), "passed": passed}
+        if reached is not None:
+            known["coverage"] = reached.to_json()
+        cache.put(unmutated_key, known)
         cache.save()
+    if reached is not None and reached.empty:
+        say(
+            "no scenario ran a line of the plugin's files (the line tracer recorded nothing): "
+            "every mutant runs every selected scenario"
+        )
+        reached = None
     timeout = options.timeout or unmutated_timeout(seconds, passed, options.jobs)
     say(f"each mutant may take {timeout:.0f} s")
-    outcome = mutate(replace(options, timeout=timeout), say)
+    outcome = mutate(replace(options, timeout=timeout), say, reached)
     # The suite's folder by what it is, not by the scratch folder it was copied into.
     selection = [arg.replace(str(options.features), "features") for arg in options.suite_args]
     report.write(options.reports, options.plugin, outcome.entries, selection, outcome.interrupted)
     for entry in outcome.entries:
-        if entry.verdict in ("survived", "timeout", "error"):
+        if entry.verdict in ("survived", "timeout", "error", report.NOT_REACHED):
             say(f"{entry.verdict}: {entry.file}:{entry.line} {entry.description} ({entry.id})")
     say(f"reports: {options.reports / report.MUTATE_HTML}, {options.reports / report.MUTATE_JSON}")
     print(report.closing_line(outcome.entries, outcome.interrupted), flush=True)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermetic.hermes.processes import stop_processes_under
-from hermetic.netns.confinement import prepare
+from hermetic.netns.confinement import Confinement, prepare
 from hermetic.reporting import layout
 
 #: The suite's headline when Hermes could not load the plugin (hermetic.hermes.plugin_load).
@@ -47,6 +47,10 @@ class Trial:
     cwd: Path
     env: Mapping[str, str] | None = None
     stop: bool = True  # stop at the first failing scenario
+    #: Trials with the same key resolve the same settings (copies of a directory plugin whose
+    #: manifest and profile are the plugin's own): prepared once, not once each. None: each
+    #: trial is prepared (a pip mutant is a new build, installed by its preparation).
+    settings_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -146,18 +150,24 @@ def run_trials(
     jobs: int,
     timeout: float,
     done: Callable[[Trial, Result], None],
+    arrange: Callable[[Trial], Trial] | None = None,
 ) -> bool:
     """Run ``trials``, ``jobs`` at once, calling ``done`` as each finishes (in the calling
-    thread). Returns False when a signal stopped the run first (unfinished trials get no call).
+    thread), and ``arrange`` on each just before it starts (what it runs may depend on what
+    the trials before it found). Returns False when a signal stopped the run first (unfinished
+    trials get no call).
     """
     pending = list(reversed(trials))
     running: list[_Running] = []
+    prepared: dict[str, Confinement] = {}
     stop = _Stop()
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         while running or (pending and not stop.signals):
             while pending and not stop.signals and len(running) < max(1, jobs):
-                running.append(_start(python, pending.pop(), work))
+                trial = pending.pop()
+                trial = arrange(trial) if arrange else trial
+                running.append(_start(python, trial, work, prepared))
             time.sleep(POLL_SECONDS)
             now = time.monotonic()
             for item in list(running):
@@ -179,13 +189,17 @@ def run_trials(
     return not stop.signals
 
 
-def _start(python: Path, trial: Trial, work: Path) -> _Running:
+def _start(python: Path, trial: Trial, work: Path, prepared: dict[str, Confinement]) -> _Running:
     folder = work / layout.slug(trial.name)
     (folder / "sandboxes").mkdir(parents=True, exist_ok=True)
     output = (folder / "output.txt").open("wb")
     # Like every behave process of a run: settings (and so every install, a pip mutant's build
     # included) resolved outside, behave itself in a network namespace of its own with only lo.
-    confinement = prepare(python, trial.behave_args, trial.cwd, trial.env, _quiet)
+    confinement = prepared.get(trial.settings_key or "")
+    if confinement is None:
+        confinement = prepare(python, trial.behave_args, trial.cwd, trial.env, _quiet)
+        if trial.settings_key is not None:
+            prepared[trial.settings_key] = confinement
     with output:
         process = subprocess.Popen(
             confinement.command(trial_command(python, trial, folder)),

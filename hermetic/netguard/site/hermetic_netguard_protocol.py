@@ -23,6 +23,10 @@ PROCESS_LOG_VARIABLE = "HERMETIC_PROCESS_LOG"
 #: (``spawn``), or a C library network function looked up through ctypes (``native``).
 HANDOFF_LOG_VARIABLE = "HERMETIC_NETGUARD_HANDOFFS"
 HANDOFF_KINDS = ("spawn", "native")
+#: ``hermetic mutate``'s coverage: the folder that receives one file per process of the lines
+#: of the plugin's own files it ran, and the plugin's installed code (a folder or one module).
+COVERAGE_DIR_VARIABLE = "HERMETIC_COVERAGE_DIR"
+COVERAGE_CODE_VARIABLE = "HERMETIC_COVERAGE_CODE"
 
 LOOPBACK_NAMES = frozenset({"localhost", "localhost."})
 

@@ -33,6 +33,10 @@ may not load the guard) or a C library network function called through ctypes. W
 (``time``, ``pid``, ``kind`` ``spawn``/``native``, ``what``: the command line or the function,
 ``stack``): the kernel's namespace refuses what they try, and these records say who handed off.
 
+For ``hermetic mutate`` only (``HERMETIC_COVERAGE_DIR`` and ``HERMETIC_COVERAGE_CODE`` set), a
+line tracer records which lines of the plugin's own files the process runs (see
+:func:`_install_coverage`); without those variables nothing is traced.
+
 If another ``sitecustomize`` exists further down ``sys.path`` (one we shadow by being first), it is
 executed after the guard is installed, so putting this folder on ``PYTHONPATH`` removes nothing.
 
@@ -49,6 +53,8 @@ import sys
 import threading
 
 from hermetic_netguard_protocol import (  # beside this file, on the same PYTHONPATH entry
+    COVERAGE_CODE_VARIABLE,
+    COVERAGE_DIR_VARIABLE,
     HANDOFF_LOG_VARIABLE,
     LOG_VARIABLE,
     MODE_VARIABLE,
@@ -475,8 +481,93 @@ def _chain_shadowed_sitecustomize() -> None:
         )
 
 
+def _install_coverage() -> None:
+    """Append ``file<TAB>line`` to ``$HERMETIC_COVERAGE_DIR/<pid>.lines`` the first time this
+    process runs each line of a file under ``$HERMETIC_COVERAGE_CODE`` (``file`` relative to
+    it; a module file is named by its own name).
+
+    Every thread started from here on is traced from its start (``threading.settrace``);
+    the thread that imports the plugin is traced from the moment the first of the plugin's
+    modules is about to run (the ``exec`` audit event of its code): no plugin line can run
+    before, and the start-up imports, most of a ``hermes`` process' time, run untraced
+    (tracing them made a ``hermes cron tick`` half as slow again, past the suite's 60 s limit
+    on a loaded machine). Should that thread not be the main one, the main thread stays
+    untraced: the line ``*MainThread<TAB>0`` says so, and the harness then takes the scenario
+    for one that reaches every line. The global tracer returns None for every code object of
+    another file, so Hermes' own frames get no line events. Each line is written when first
+    seen, not at exit: a process the scenario kills (SIGKILL runs no exit handler) still
+    leaves what it ran.
+    """
+    folder = os.environ.get(COVERAGE_DIR_VARIABLE)
+    code = os.environ.get(COVERAGE_CODE_VARIABLE)
+    if not folder or not code:
+        return
+    code = os.path.abspath(code)
+    if code.endswith(".py"):
+        prefixes = tuple({code, os.path.realpath(code)})
+    else:
+        prefixes = tuple({code + os.sep, os.path.realpath(code) + os.sep})
+    target = os.path.join(os.path.abspath(folder), f"{os.getpid()}.lines")
+    seen: set[tuple[str, int]] = set()
+    lock = threading.Lock()
+
+    def record(filename: str, line: int) -> None:
+        if (filename, line) in seen:
+            return
+        seen.add((filename, line))
+        if code.endswith(".py"):
+            write(os.path.basename(filename), line)
+        else:
+            write(next(filename[len(p) :] for p in prefixes if filename.startswith(p)), line)
+
+    def write(name: str, line: int) -> None:
+        try:
+            with lock:
+                fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    os.write(fd, f"{name}\t{line}\n".encode("utf-8", "replace"))
+                finally:
+                    os.close(fd)
+        except Exception:
+            pass
+
+    def local(frame, event, arg):  # noqa: ANN001, ANN202 - a trace function
+        if event == "line":
+            record(frame.f_code.co_filename, frame.f_lineno)
+        return local
+
+    def tracer(frame, event, arg):  # noqa: ANN001, ANN202 - a trace function
+        if frame.f_code.co_filename.startswith(prefixes):
+            return local
+        return None
+
+    switched_on = []
+
+    def switch_on(event: str, args: tuple) -> None:
+        if event != "exec" or switched_on:
+            return
+        try:
+            if not getattr(args[0], "co_filename", "").startswith(prefixes):
+                return
+            switched_on.append(True)
+            main = threading.main_thread()
+            if threading.current_thread() is not main and main.is_alive():
+                write(f"*{main.name}", 0)  # it could run the plugin's code, untraced
+            sys.settrace(tracer)
+        except Exception:
+            pass
+
+    threading.settrace(tracer)
+    sys.addaudithook(switch_on)
+
+
 try:
     _install()
+except Exception:
+    pass
+
+try:
+    _install_coverage()
 except Exception:
     pass
 
