@@ -45,5 +45,6 @@ Feature: A model the provider stops serving becomes an alert someone can see
     And the alert keeps its first sighting and moves its last sighting later
     And the telemetry log reports 2 captures for "gone-model"
     And the telemetry log names the reason "model_not_found" and the run of the job that failed
+    And every capture line in the telemetry log names the provider "custom"
     And the telemetry log holds no error
     And the alert is stored in the shared contract's table, index included

@@ -605,6 +605,26 @@ def test_hook_never_raises_when_telemetry_dir_is_a_file(
     ), messages
 
 
+def test_hook_that_raises_is_reported_in_hermes_own_log(
+    plugin: types.ModuleType,
+    home: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # No input makes handle() raise (alerts_plugin/mutants.toml says why the mutant that drops
+    # this warning survives every scenario); a bug in it must still reach agent.log.
+    hook = importlib.import_module(f"{PKG}.hook")
+
+    def broken(kwargs: dict[str, Any], folder: Path) -> None:
+        raise RuntimeError("a bug in the plugin")
+
+    monkeypatch.setattr(hook, "handle", broken)
+    with caplog.at_level(logging.WARNING, logger=PKG):
+        assert plugin.on_api_request_error(**hermes_kwargs()) is None
+    failed = [r for r in caplog.records if r.getMessage() == "hermetic-alerts: hook failed"]
+    assert failed and failed[0].exc_info is not None, caplog.records
+
+
 def test_hook_logs_error_when_db_is_corrupt(plugin: types.ModuleType, home: Path) -> None:
     (home / "telemetry").mkdir()
     (home / "telemetry" / "telemetry.db").write_bytes(b"this is not a sqlite database" * 100)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hermetic.contract.capture_log import error_lines, parse_capture, run_problems
+from hermetic.contract.capture_log import (
+    error_lines,
+    parse_capture,
+    provider_problems,
+    run_problems,
+)
 
 LINE = (
     "2026-11-29 20:46:27,492 INFO p model-unavailable 404 captured: model='gone-model' "
@@ -33,6 +38,15 @@ def test_a_lost_session_or_another_jobs_run_is_named() -> None:
         "reason 'model_not_found', expected 'format_error'"
     ]
     assert run_problems([], "model_not_found", "ab12") == ["no capture line"]
+
+
+def test_a_line_without_the_rows_provider_is_named() -> None:
+    capture = _capture("cron_ab12_1")
+    assert provider_problems([capture], "custom") == []
+    emptied = parse_capture(capture.line.replace("provider='custom'", "provider=''"))
+    assert emptied is not None
+    assert provider_problems([capture, emptied], "custom") == ["provider '', expected 'custom'"]
+    assert provider_problems([], "custom") == ["no capture line"]
 
 
 def test_error_lines_are_the_error_and_critical_levels_and_tracebacks(tmp_path: Path) -> None:

@@ -85,6 +85,18 @@ def run_problems(captures: list[CaptureLine], reason: str, job_id: str) -> list[
     return problems
 
 
+def provider_problems(captures: list[CaptureLine], provider: str) -> list[str]:
+    """The capture lines that do not name ``provider`` (the one the row names): an operator
+    reading the log alone must see which provider no longer serves the model."""
+    if not captures:
+        return ["no capture line"]
+    return [
+        f"provider {capture.provider!r}, expected {provider!r}"
+        for capture in captures
+        if capture.provider != provider
+    ]
+
+
 def error_lines(log_path: Path) -> list[str]:
     """The log's ERROR and CRITICAL lines and traceback heads: a capture that went cleanly has
     none (a plugin that stored the alert and then failed says so only here)."""

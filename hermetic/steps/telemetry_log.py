@@ -2,7 +2,7 @@
 
 from behave import then
 
-from hermetic.contract.capture_log import error_lines, run_problems
+from hermetic.contract.capture_log import error_lines, provider_problems, run_problems
 from hermetic.contract.records import AlertRecords
 
 STORE_ERROR = "could not store model-unavailable alert"
@@ -35,6 +35,15 @@ def step_log_names_reason_and_run(context, reason):
     world = context.world
     captures = world.use(AlertRecords).captures()
     problems = run_problems(captures, reason, world.scheduler.only_job)
+    world.check(not problems, "; ".join(problems) + "; found:\n" + _lines(captures))
+
+
+@then('every capture line in the telemetry log names the provider "{provider}"')
+def step_log_names_provider(context, provider):
+    """Each capture line gives the provider of the failed request, as the alert's row does."""
+    world = context.world
+    captures = world.use(AlertRecords).captures()
+    problems = provider_problems(captures, provider)
     world.check(not problems, "; ".join(problems) + "; found:\n" + _lines(captures))
 
 
