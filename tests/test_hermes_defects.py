@@ -52,10 +52,14 @@ class _Records:
 
 
 def world(
-    tmp_path: Path, lines: str, processes: list[list[str]] | None = None, stored: int = 1
+    tmp_path: Path,
+    lines: str,
+    processes: list[list[str]] | None = None,
+    stored: int = 1,
+    findings: tuple[str, ...] = (),
 ) -> SimpleNamespace:
     """A scenario's world: Hermes' log ``lines``; ``processes``, the sandbox's processes as
-    each successive look finds them (the last one stays)."""
+    each successive look finds them (the last one stays); the suite's own ``findings``."""
     home = tmp_path / "home"
     (home / "logs").mkdir(parents=True, exist_ok=True)
     (home / "logs" / "agent.log").write_text(lines + "\n", "utf-8")
@@ -70,6 +74,9 @@ def world(
         sandbox=SimpleNamespace(out_dir=tmp_path / "out", hermes_home=home),
         leftover_processes=leftover_processes,
         use=lambda part: records,
+        checks=SimpleNamespace(
+            deferred=lambda: [SimpleNamespace(kind="network", message=m) for m in findings]
+        ),
     )
 
 
@@ -88,13 +95,13 @@ def settings(version: str = V22) -> SimpleNamespace:
 
 
 def test_the_renewal_to_production_is_identified_by_the_line_hermes_logs() -> None:
-    found = defects.identify(V22, [ROTATION], failure=TOO_FEW)
+    found = defects.identify(V22, [ROTATION], steps=[TOO_FEW])
     assert found is not None and found.name.startswith("Nous login renewal")
     assert found.headline(V22).startswith(f"Hermes {V22}'s own defect (Nous login renewal")
-    assert defects.identify("0.19.0", [ROTATION], failure=TOO_FEW) is None  # not known there
+    assert defects.identify("0.19.0", [ROTATION], steps=[TOO_FEW]) is None  # not known there
     # A rotation to the loopback stand-in is what should happen: no defect.
     local = ROTATION.replace("https://inference-api.nousresearch.com", "http://127.0.0.1:4000")
-    assert defects.identify(V22, [local], failure=TOO_FEW) is None
+    assert defects.identify(V22, [local], steps=[TOO_FEW]) is None
 
 
 def test_a_plugin_failure_beside_the_renewal_defect_is_still_the_plugins(tmp_path: Path) -> None:
@@ -107,6 +114,27 @@ def test_a_plugin_failure_beside_the_renewal_defect_is_still_the_plugins(tmp_pat
     # The defect's own failure, but the plugin lost an alert it captured: the plugin's.
     lost = world(tmp_path, ROTATION, stored=0)
     assert explain(failed_at(TOO_FEW), lost, settings()) is None
+
+
+def test_the_guards_refusal_of_the_production_host_is_the_defects_too(tmp_path: Path) -> None:
+    refused = (
+        "Hermes tried to reach beyond loopback (the run must stay on this machine; every "
+        "attempt was refused):\n"
+        "  resolve inference-api.nousresearch.com:443 REFUSED (pid 20514, from Hermes' own "
+        "code: hermes_bootstrap.py:63 _happy_eyeballs_create_connection)"
+    )
+    hit = world(tmp_path, ROTATION, findings=(refused,))
+    found = explain(failed_at(TOO_FEW), hit, settings())
+    assert found is not None and found.status == HERMES_DEFECT
+    # The plugin phoning home in the same run is never hidden behind the defect.
+    home = "\n  connect telemetry.example.com:443 REFUSED (pid 20514, from the plugin under test: "
+    plugin = world(tmp_path, ROTATION, findings=(refused + home + "p/__init__.py:3)",))
+    assert explain(failed_at(TOO_FEW), plugin, settings()) is None
+    # Nor is any other finding of the suite's checks (a hook abandoned for its slowness).
+    late = "Hook 'api_request_error' callback p.on_error timed out after 30s"
+    assert (
+        explain(failed_at(TOO_FEW), world(tmp_path, ROTATION, findings=(late,)), settings()) is None
+    )
 
 
 # -- the gateway's shutdown diagnostic ----------------------------------------------------------
@@ -144,3 +172,12 @@ def test_a_diagnostic_that_never_ends_is_a_broken_promise(
     monkeypatch.setattr(settle, "_PASSING_WAIT", 0.0)
     stuck = world(tmp_path, SHUTDOWN, [[DIAGNOSTIC]])
     assert explain(failed_at(LEFT_RUNNING), stuck, settings()) is None
+
+
+def test_a_defect_that_names_no_failure_never_explains_the_suites_own_findings(
+    tmp_path: Path,
+) -> None:
+    race = "2026-12-01 07:00:00 INFO gateway.run: Received UNKNOWN — initiating shutdown"
+    assert explain(failed_at("exit 1"), world(tmp_path, race), settings("0.19.0")) is not None
+    beside = world(tmp_path, race, findings=("Hermes tried to reach beyond loopback: ...",))
+    assert explain(failed_at("exit 1"), beside, settings("0.19.0")) is None

@@ -10,7 +10,7 @@ fixes it narrows ``releases``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from packaging.specifiers import SpecifierSet
@@ -26,9 +26,11 @@ class HermesDefect:
     lines: tuple[str, ...]  # regular expressions, each matching one line Hermes writes
     explanation: str  # one sentence, for the plugin author
     source: str  # where it is in Hermes' code
-    # A regular expression the scenario's failure must match: the failure this defect causes,
-    # so a defect whose lines Hermes always writes never explains some other failure ("": any).
-    failure: str = ""
+    # Regular expressions for the failures this defect causes: every failure of the scenario
+    # (each failed step's message, each finding of the suite's own checks) must match one, so
+    # a defect whose lines Hermes always writes never explains another failure beside it.
+    # Empty: the failed steps, whatever they say, but never a finding of the suite's checks.
+    failures: tuple[str, ...] = ()
     # Regular expressions on the command lines of processes the defect leaves running for a
     # moment and that exit by themselves: waited for before the promise "nothing is left
     # running" is checked (hermetic.known.settle).
@@ -49,9 +51,14 @@ class HermesDefect:
                 found[index] = found[index] or bool(pattern.search(line))
         return all(found)
 
-    def explains(self, failure: str) -> bool:
-        """Whether ``failure`` (the failing steps' messages) is the failure this defect causes."""
-        return not self.failure or re.search(self.failure, failure) is not None
+    def explains(self, steps: Sequence[str], findings: Sequence[str] = ()) -> bool:
+        """Whether the failed steps' messages and the suite's findings are all this defect's."""
+        if not self.failures:
+            return not findings
+        return all(
+            any(re.search(pattern, message) for pattern in self.failures)
+            for message in (*steps, *findings)
+        )
 
     def leaves(self, command: str) -> bool:
         """Whether ``command`` is a process this defect leaves running for a moment."""
@@ -119,7 +126,14 @@ DEFECTS: tuple[HermesDefect, ...] = (
         source="agent/credential_pool.py: PooledCredential.runtime_base_url (nous) and "
         "hermes_cli/auth_nous.py: _healed_nous_inference_url, used by "
         "agent/client_lifecycle.py: _swap_credential (reason credential_rotation)",
-        failure=r"expected \d+ chat requests for .*, the provider received \d+",
+        failures=(
+            r"expected \d+ chat requests for .*, the provider received \d+",
+            # The loopback guard's finding, when every attempt it names is Hermes' own request
+            # to that host (a plugin's attempt, or any other host, is not this defect's).
+            r"\AHermes tried to reach beyond loopback[^\n]*"
+            r"(?:\n  (?:resolve|connect) inference-api\.nousresearch\.com:443 REFUSED "
+            r"\(pid \d+, from Hermes' own code: [^\n]*\))+\Z",
+        ),
     ),
     # Seen on Ctrl-C of the gateway on 0.22.2.post1. The signal handler (gateway/run.py,
     # shutdown_signal_handler) logs "Shutdown context: ..." and then
@@ -139,7 +153,7 @@ DEFECTS: tuple[HermesDefect, ...] = (
         ),
         source="gateway/run.py: shutdown_signal_handler -> gateway/shutdown_forensics.py: "
         "spawn_async_diagnostic (start_new_session=True, timeout_seconds=5.0)",
-        failure=r"processes of this sandbox still running: .*shutdown diagnostic @ SIG",
+        failures=(r"processes of this sandbox still running: .*shutdown diagnostic @ SIG",),
         passing=(r"^(\S*/)?(timeout 5 )?bash -c echo '=== shutdown diagnostic @ SIG",),
     ),
 )
@@ -149,16 +163,18 @@ def identify(
     version: str,
     lines: Iterable[str],
     table: Iterable[HermesDefect] = DEFECTS,
-    failure: str = "",
+    steps: Sequence[str] = (),
+    findings: Sequence[str] = (),
 ) -> HermesDefect | None:
     """The first defect of ``table`` known in ``version`` whose lines all appear in ``lines``
-    and that explains ``failure`` (the failing steps' messages)."""
+    and that explains every failure: ``steps`` (the failed steps' messages) and ``findings``
+    (the suite's own checks')."""
     seen = list(lines)
     return next(
         (
             defect
             for defect in table
-            if defect.affects(version) and defect.seen_in(seen) and defect.explains(failure)
+            if defect.affects(version) and defect.seen_in(seen) and defect.explains(steps, findings)
         ),
         None,
     )

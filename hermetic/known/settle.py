@@ -61,7 +61,12 @@ def explain(scenario: Scenario, world: World | None, settings: Settings) -> Expl
     """Why the failed scenario is not the plugin's failure, or None if it is (or may be)."""
     version = settings.hermes_version
     if world is not None:
-        defect = defects.identify(version, hermes_lines(world), failure=failure_text(scenario))
+        findings = suite_findings(world)
+        defect = defects.identify(
+            version, hermes_lines(world), steps=failed_steps(scenario), findings=findings
+        )
+        if findings and defect is None:
+            return None  # the suite's own checks failed it: only a defect may explain that
         if defect is not None:
             broken = broken_promises(world, defect)
             if not broken:
@@ -103,8 +108,8 @@ def hermes_lines(world: World) -> list[str]:
     return lines
 
 
-def failure_text(scenario: Scenario) -> str:
-    """The messages of the scenario's failed steps (and of a failed hook), one per line."""
+def failed_steps(scenario: Scenario) -> list[str]:
+    """The messages of the scenario's failed steps (and of a failed hook)."""
     messages = [
         str(step.error_message or "")
         for step in getattr(scenario, "steps", [])
@@ -112,7 +117,13 @@ def failure_text(scenario: Scenario) -> str:
     ]
     if getattr(scenario, "hook_failed", False):
         messages.append(str(getattr(scenario, "error_message", "") or ""))
-    return "\n".join(messages)
+    return messages
+
+
+def suite_findings(world: World) -> list[str]:
+    """What the suite's own checks found after the scenario's steps (World.deferred_verdict)."""
+    checks = getattr(world, "checks", None)
+    return [finding.message for finding in checks.deferred()] if checks is not None else []
 
 
 def broken_promises(world: World, defect: defects.HermesDefect | None = None) -> list[str]:
