@@ -23,7 +23,7 @@ from hermetic.text_tail import tail
 # tick must not stall the whole run. A slow one (a loaded machine) is waited for.
 DEFAULT_TIMEOUT = 60.0
 # Even a command that keeps running (a busy loop) is stopped after this many hang timeouts.
-_RUNAWAY_FACTOR = 10
+_RUNAWAY_FACTOR = 5
 # How often a waiting command's progress is sampled.
 _POLL_SECONDS = 1.0
 _JOB_ID = re.compile(r"Created job:\s*(\S+)")
