@@ -128,6 +128,8 @@ def test_the_matrix_names_the_row_where_behaviour_changed_and_writes_manifest_an
     manifest = json.loads((tmp_path / COMPATIBILITY_JSON).read_text("utf-8"))
     assert manifest["hermetic"] == __version__
     assert manifest["plugin"] == {"name": "p"}
+    assert manifest["promises"] == "all"  # every promise checked: the columns are features
+    assert manifest["columns"] == {"by": "feature", "names": ["gateway"]}
     assert manifest["span"] == "0.19–0.22" and manifest["verdict"] == "failing"
     assert [(r["release"], r["verdict"]) for r in manifest["releases"]] == [
         ("0.15.2", "unsupported"),

@@ -178,7 +178,13 @@ def manifest(
         "hermetic": __version__,
         "plugin": about.get("plugin"),
         "profile": about.get("profile"),
-        "promises": list(columns),
+        # What the runs checked ("all", or the promises the profile keeps), and what the
+        # verdict columns are: the promises kept, or with every promise the feature files.
+        "promises": about.get("promises", "all"),
+        "columns": {
+            "by": "feature" if about.get("promises", "all") == "all" else "promise",
+            "names": list(columns),
+        },
         "span": span(runs),
         "verdict": verdict(runs),
         "releases": [
