@@ -221,10 +221,10 @@ def after_scenario(context: Any, scenario: Scenario) -> None:
     elif scenario.status.has_failed() or scenario.hook_failed:
         # A failure outside any step (a hook, a setup error) still deserves its artefacts.
         record_failure(context, scenario)
-    if verdict is None:
-        # Hermes' own defect or the plugin's baseline explains the failure; or a baseline
-        # entry that expects this passing scenario to fail is stale, and fails it.
-        settle(context, scenario, current)
+    # Hermes' own defect (which may explain the suite's own findings too) or the plugin's
+    # baseline explains the failure; or a baseline entry that expects this passing scenario
+    # to fail is stale, and fails it.
+    settle(context, scenario, current)
 
 
 def _write_figures(path: Path, entry: dict) -> None:

@@ -82,7 +82,13 @@ def _release_reports(root: Path, row: str, status: str, step_status: str, messag
         "tags": ["promise.gateway"],
     }
     (folder / "summary.json").write_text(
-        json.dumps({"run": {"plugin": {"name": "p"}}, "scenarios": [scenario]}), "utf-8"
+        json.dumps(
+            {
+                "run": {"plugin": {"name": "p"}, "hermes": {"version": row, "path": "/x/hermes"}},
+                "scenarios": [scenario],
+            }
+        ),
+        "utf-8",
     )
     steps = [
         {"keyword": "Given", "name": "a gateway", "result": {"status": "passed"}},
@@ -122,6 +128,8 @@ def test_the_matrix_names_the_row_where_behaviour_changed_and_writes_manifest_an
     manifest = json.loads((tmp_path / COMPATIBILITY_JSON).read_text("utf-8"))
     assert manifest["hermetic"] == __version__
     assert manifest["plugin"] == {"name": "p"}
+    assert manifest["promises"] == "all"  # every promise checked: the columns are features
+    assert manifest["columns"] == {"by": "feature", "names": ["gateway"]}
     assert manifest["span"] == "0.19–0.22" and manifest["verdict"] == "failing"
     assert [(r["release"], r["verdict"]) for r in manifest["releases"]] == [
         ("0.15.2", "unsupported"),
@@ -130,6 +138,8 @@ def test_the_matrix_names_the_row_where_behaviour_changed_and_writes_manifest_an
     ]
     assert manifest["releases"][2]["package"] == IOT
     assert manifest["releases"][2]["verdicts"] == {"gateway": "failed"}
+    assert manifest["releases"][2]["hermes"]["version"] == IOT  # what ran, from its summary
+    assert manifest["releases"][0]["hermes"] is None  # unsupported: nothing ran
     badge = ElementTree.parse(tmp_path / BADGE_SVG).getroot()
     assert badge.get("aria-label") == "Hermes 0.19–0.22: failing"
 

@@ -372,6 +372,11 @@ def test_port_in_use_is_a_clear_error() -> None:
 # -- command line ----------------------------------------------------------------
 
 
+# A Python start and aiohttp's import: seconds on a quiet machine, far more on a loaded one.
+# The limits are for a CLI that never prints or never exits, not for a slow one.
+_START = 60.0
+
+
 def read_line(stream: Any, timeout: float) -> str:
     with selectors.DefaultSelector() as selector:
         selector.register(stream, selectors.EVENT_READ)
@@ -389,14 +394,13 @@ def test_cli_prints_url_serves_and_exits_cleanly_on_sigterm(tmp_path: Path) -> N
         text=True,
     )
     try:
-        base_url = read_line(process.stdout, timeout=5).strip()
+        base_url = read_line(process.stdout, timeout=_START).strip()
         assert base_url.startswith("http://127.0.0.1:")
         reply = http("POST", f"{base_url}/v1/chat/completions", {"model": REMOVED})
         assert reply.status == 404
         process.send_signal(signal.SIGTERM)
-        started = time.monotonic()
-        assert process.wait(timeout=5) == 0
-        assert time.monotonic() - started < 3
+        # Well under aiohttp's 60 s graceful shutdown, which the mock must not wait for.
+        assert process.wait(timeout=30) == 0
         assert "Traceback" not in process.stderr.read()
     finally:
         if process.poll() is None:
@@ -411,7 +415,7 @@ def test_cli_bad_port_is_one_line_and_exit_2() -> None:
         [sys.executable, str(SCRIPT), "--port", "70000"],
         capture_output=True,
         text=True,
-        timeout=10,
+        timeout=_START,
     )
     assert result.returncode == 2
     assert result.stdout == ""
@@ -909,14 +913,14 @@ def test_cli_serves_a_script_file(script_file: Path) -> None:
         text=True,
     )
     try:
-        base_url = read_line(process.stdout, timeout=5).strip()
+        base_url = read_line(process.stdout, timeout=_START).strip()
         codes = [
             http("POST", f"{base_url}/v1/chat/completions", {"model": m}).status
             for m in ("flaky", "flaky", "flaky", "extra", "gone-model")
         ]
         assert codes == [500, 500, 200, 200, 404]
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=5) == 0
+        assert process.wait(timeout=30) == 0
         stderr = process.stderr.read()
         assert "scripted flaky: server_error x2, then success" in stderr
         assert "Traceback" not in stderr
@@ -936,7 +940,7 @@ def test_cli_bad_script_file_is_one_line_naming_file_and_field(tmp_path: Path) -
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=10,
+        timeout=_START,
     )
     assert result.returncode == 2
     assert result.stdout == ""

@@ -56,17 +56,24 @@ def main() -> int:
                 break
             folder = args.reports / f"run-{index}"
             started = time.monotonic()
-            outcome = run_acceptance(
-                BIN / "python", folder, behave_args, cwd=REPO, env=env, jobs=args.jobs
-            )
+            with soak.LoadSampler() as sampled:
+                outcome = run_acceptance(
+                    BIN / "python", folder, behave_args, cwd=REPO, env=env, jobs=args.jobs
+                )
             seconds = round(time.monotonic() - started, 1)
             try:
                 summary = json.loads((folder / layout.SUMMARY_JSON).read_text("utf-8"))
             except (OSError, ValueError):
                 summary = {"totals": {"errored": 1}, "scenarios": []}
             summaries.append(summary)
-            runs.append({"totals": summary.get("totals", {}), "seconds": seconds})
-            say(f"soak: run {index}: {outcome.closing_line()} in {seconds:.0f} s")
+            load = sampled.span()
+            runs.append({"totals": summary.get("totals", {}), "seconds": seconds, "load": load})
+            say(
+                f"soak: run {index}: {outcome.closing_line()} in {seconds:.0f} s "
+                f"(load average {load.get('min', 0):.1f}-{load.get('max', 0):.1f})"
+            )
+            # After every run, so a soak cut short still leaves the figures of what finished.
+            soak.write(args.reports, runs, soak.tally(summaries))
     counts = soak.tally(summaries)
     print(soak.write(args.reports, runs, counts), flush=True)
     unexplained = sum(

@@ -10,15 +10,22 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 from hermetic.errors import HermesCommandError
+from hermetic.hermes.progress import Progress
 from hermetic.hermes.sandbox import Sandbox
 from hermetic.netns.counters import increase, read_counters
 from hermetic.text_tail import tail
 
-# A tick with one job takes ~3 s; transport failures with one retry ~7 s. A minute means
-# something is hung, and a hung tick must not stall the whole run.
+# A tick with one job takes ~3 s; transport failures with one retry ~7 s. A minute without any
+# progress (no CPU time, no output: hermetic.hermes.progress) means something is hung, and a hung
+# tick must not stall the whole run. A slow one (a loaded machine) is waited for.
 DEFAULT_TIMEOUT = 60.0
+# Even a command that keeps running (a busy loop) is stopped after this many hang timeouts.
+_RUNAWAY_FACTOR = 5
+# How often a waiting command's progress is sampled.
+_POLL_SECONDS = 1.0
 _JOB_ID = re.compile(r"Created job:\s*(\S+)")
 
 
@@ -170,23 +177,41 @@ class RunningCommand:
             self.process.send_signal(sig)
 
     def wait(self, timeout: float | None = None) -> CommandResult:
-        """Wait for exit; on timeout kill the process group and raise with the output tails."""
+        """Wait for exit; once it made no progress for ``timeout`` seconds (or ran for
+        ``_RUNAWAY_FACTOR`` times that), kill the process group and raise with the output tails."""
         timeout = self.default_timeout if timeout is None else timeout
         try:
-            returncode = self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise HermesCommandError(
-                f"`hermes {' '.join(self.args)}` did not finish within {timeout:.0f}s and was "
-                f"killed; its output is in {self.stdout_path} and {self.stderr_path}\n"
-                f"--- stdout (tail) ---\n{tail(self.stdout_path)}\n"
-                f"--- stderr (tail) ---\n{tail(self.stderr_path)}"
-            ) from None
+            returncode = self._wait_while_progressing(timeout)
         except BaseException:
             # Ctrl-C / SIGTERM while Hermes runs: never leave it behind.
             self.kill()
             raise
         return self._finish(returncode)
+
+    def _wait_while_progressing(self, timeout: float) -> int:
+        progress = Progress(self.process.pid, (self.stdout_path, self.stderr_path))
+        waiting_since = last_moved = time.monotonic()
+        while True:
+            try:
+                return self.process.wait(timeout=min(_POLL_SECONDS, timeout))
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            if progress.moved():
+                last_moved = now
+            if now - last_moved >= timeout:
+                self._hung(f"made no progress (no CPU time, no output) for {timeout:.0f}s")
+            if now - waiting_since >= timeout * _RUNAWAY_FACTOR:
+                self._hung(f"was still running after {timeout * _RUNAWAY_FACTOR:.0f}s")
+
+    def _hung(self, what: str) -> NoReturn:
+        self.kill()
+        raise HermesCommandError(
+            f"`hermes {' '.join(self.args)}` {what} and was killed; its output is in "
+            f"{self.stdout_path} and {self.stderr_path}\n"
+            f"--- stdout (tail) ---\n{tail(self.stdout_path)}\n"
+            f"--- stderr (tail) ---\n{tail(self.stderr_path)}"
+        )
 
     def kill(self) -> None:
         """Stop the whole process group (idempotent): the cleanup of last resort."""

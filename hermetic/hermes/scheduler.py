@@ -19,6 +19,9 @@ from hermetic.hermes.config import HermesConfig
 from hermetic.hermes.cron_jobs import JobsFile, JobState
 
 STOP_WAYS = ("hermes gateway stop", "Ctrl-C")
+# The gateway's scheduler gets this many hang timeouts to run a job (a gateway's start and its
+# first tick are several commands' work, and a loaded machine makes each slower).
+_JOB_WAIT_FACTOR = 5
 
 
 @dataclass
@@ -130,9 +133,10 @@ class Scheduler:
 
     def wait_for_jobs_to_run(self, timeout: float | None = None) -> None:
         """Poll jobs.json until the gateway's own ticker has run every job once (by default
-        within the time a command may take before it counts as hung)."""
+        within several times what a command may take before it counts as hung: the limit is
+        for a scheduler that never runs the job, not for a slow machine)."""
         gateway = self._require_gateway()
-        timeout = self.commands.timeout if timeout is None else timeout
+        timeout = self.commands.timeout * _JOB_WAIT_FACTOR if timeout is None else timeout
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if all(state.last_run_at for state in self.job_states()):
@@ -147,8 +151,9 @@ class Scheduler:
             f"the gateway's scheduler did not run the job within {timeout:.0f}s\n\n{self.report()}"
         )
 
-    def stop_gateway(self, how: str, timeout: float = 30.0) -> CommandResult:
-        """Stop the gateway as an operator would: ``hermes gateway stop`` or Ctrl-C (SIGINT)."""
+    def stop_gateway(self, how: str, timeout: float | None = None) -> CommandResult:
+        """Stop the gateway as an operator would: ``hermes gateway stop`` or Ctrl-C (SIGINT);
+        it counts as hung once it makes no progress for the hang timeout."""
         gateway = self._require_gateway()
         if how == "hermes gateway stop":
             self.after_run(self.commands.run_checked("gateway", "stop"), loads_plugins=False)

@@ -15,6 +15,7 @@ that, so summary.json decides it (:func:`hermetic.known.verdicts.baseline_states
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,11 +28,15 @@ from hermetic.reporting.artefacts import _SAVED_MARK, html_formatter, record_fai
 if TYPE_CHECKING:
     from behave.model import Scenario
 
+    from hermetic.hermes.processes import ProcessInfo
     from hermetic.settings import Settings
     from hermetic.world import World
 
 #: How much of each log or output file is searched for a defect's lines (its end).
 _TAIL_BYTES = 512 * 1024
+#: The longest wait for the processes a defect leaves running for a moment (Hermes bounds its
+#: own at 5 s; a loaded machine stretches that): for processes that never end, not slow ones.
+_PASSING_WAIT = 60.0
 
 
 def settle(context: Any, scenario: Scenario, world: World | None) -> None:
@@ -56,9 +61,14 @@ def explain(scenario: Scenario, world: World | None, settings: Settings) -> Expl
     """Why the failed scenario is not the plugin's failure, or None if it is (or may be)."""
     version = settings.hermes_version
     if world is not None:
-        defect = defects.identify(version, hermes_lines(world))
+        findings = suite_findings(world)
+        defect = defects.identify(
+            version, hermes_lines(world), steps=failed_steps(scenario), findings=findings
+        )
+        if findings and defect is None:
+            return None  # the suite's own checks failed it: only a defect may explain that
         if defect is not None:
-            broken = broken_promises(world)
+            broken = broken_promises(world, defect)
             if not broken:
                 return Explanation(HERMES_DEFECT, defect.headline(version))
             print(
@@ -98,12 +108,36 @@ def hermes_lines(world: World) -> list[str]:
     return lines
 
 
-def broken_promises(world: World) -> list[str]:
-    """What the operator was promised that did not hold: processes left, alerts lost."""
+def failed_steps(scenario: Scenario) -> list[str]:
+    """The messages of the scenario's failed steps (and of a failed hook)."""
+    messages = [
+        str(step.error_message or "")
+        for step in getattr(scenario, "steps", [])
+        if step.status.has_failed()
+    ]
+    if getattr(scenario, "hook_failed", False):
+        messages.append(str(getattr(scenario, "error_message", "") or ""))
+    return messages
+
+
+def suite_findings(world: World) -> list[str]:
+    """What the suite's own checks found after the scenario's steps (World.deferred_verdict)."""
+    checks = getattr(world, "checks", None)
+    return [finding.message for finding in checks.deferred()] if checks is not None else []
+
+
+def broken_promises(world: World, defect: defects.HermesDefect | None = None) -> list[str]:
+    """What the operator was promised that did not hold: processes left, alerts lost.
+
+    The processes ``defect`` leaves running for a moment are waited for first (a bounded wait:
+    they end by themselves); whatever is still running then is a broken promise.
+    """
     from hermetic.contract.records import AlertRecords  # the alert contract's part
 
     broken = []
     leftovers = world.leftover_processes()
+    if defect is not None and any(defect.leaves(p.command) for p in leftovers):
+        leftovers = _after_passing(world, defect)
     if leftovers:
         broken.append(
             "processes of this sandbox still running: "
@@ -146,6 +180,17 @@ def record(context: Any, scenario: Scenario, explanation: Explanation) -> None:
             )
     except Exception as exc:  # noqa: BLE001 - the failure itself must still be reported
         warn(f"could not record why {scenario.name!r} failed ({explanation.reason}): {exc!r}")
+
+
+def _after_passing(world: World, defect: defects.HermesDefect) -> list[ProcessInfo]:
+    """The sandbox's processes once those ``defect`` leaves for a moment have exited (or the
+    bound is reached: generous, since a loaded machine slows them down)."""
+    deadline = time.monotonic() + _PASSING_WAIT
+    leftovers = world.leftover_processes()
+    while any(defect.leaves(p.command) for p in leftovers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        leftovers = world.leftover_processes()
+    return leftovers
 
 
 def _tail(path: Path) -> str:

@@ -25,7 +25,7 @@ LOG = logging.getLogger(__name__)
 # Short, because a request may be mid-hang: stop() must not wait for aiohttp's default 60 s
 # graceful shutdown (a peer's hang ends as soon as shutdown starts).
 _SHUTDOWN_TIMEOUT = 1.0
-_START_TIMEOUT = 10.0
+_START_TIMEOUT = 60.0  # for a server that never starts, not for a loaded machine
 _JOIN_TIMEOUT = 5.0
 
 

@@ -178,7 +178,13 @@ def manifest(
         "hermetic": __version__,
         "plugin": about.get("plugin"),
         "profile": about.get("profile"),
-        "promises": list(columns),
+        # What the runs checked ("all", or the promises the profile keeps), and what the
+        # verdict columns are: the promises kept, or with every promise the feature files.
+        "promises": about.get("promises", "all"),
+        "columns": {
+            "by": "feature" if about.get("promises", "all") == "all" else "promise",
+            "names": list(columns),
+        },
         "span": span(runs),
         "verdict": verdict(runs),
         "releases": [
@@ -192,11 +198,22 @@ def manifest(
                 "failed": run.failed,
                 "explained": run.explained,
                 "verdicts": {name: cell.status for name, cell in sorted(run.cells.items())},
+                "hermes": _what_ran(reports / "matrix" / folder_name(run.version)),
             }
             for run in runs
         ],
         "changes": [asdict(change) for change in changes],
     }
+
+
+def _what_ran(folder: Path) -> dict[str, Any] | None:
+    """The Hermes a row's run reported (distribution, its version, the ``--version`` line), or
+    None for a row that never ran one: what was judged, not only what was asked for."""
+    hermes = _summary(folder).get("run", {}).get("hermes")
+    if not isinstance(hermes, Mapping):
+        return None
+    keys = ("version", "distribution", "distribution_version", "version_line")
+    return {key: hermes.get(key) for key in keys}
 
 
 def badge(label: str, message: str, colour: str) -> str:

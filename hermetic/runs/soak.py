@@ -19,6 +19,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -70,17 +71,19 @@ def render(runs: Sequence[Mapping[str, Any]], counts: Mapping[str, Counter[str]]
     lines = [
         "# Soak",
         "",
-        "| run | scenarios | passed | failed | seconds |",
-        "|---:|---:|---:|---:|---:|",
+        "| run | scenarios | passed | failed | seconds | load average (1 min: min-max) |",
+        "|---:|---:|---:|---:|---:|---:|",
     ]
     for index, run in enumerate(runs, 1):
         totals = run.get("totals", {})
         failed = sum(
             int(totals.get(name, 0)) for name in ("failed", "errored", "hermes-defect", "known")
         )
+        span = run.get("load") or {}
+        load = f"{span['min']:.1f}-{span['max']:.1f}" if span else "-"
         lines.append(
             f"| {index} | {totals.get('scenarios', 0)} | {totals.get('passed', 0)} | {failed} | "
-            f"{run.get('seconds', 0):.0f} |"
+            f"{run.get('seconds', 0):.0f} | {load} |"
         )
     lines += ["", "| scenario | " + " | ".join(KINDS) + " |", "|---|" + "---:|" * len(KINDS)]
     for scenario, kinds in counts.items():
@@ -96,6 +99,40 @@ def render(runs: Sequence[Mapping[str, Any]], counts: Mapping[str, Counter[str]]
         "",
     ]
     return "\n".join(lines)
+
+
+class LoadSampler:
+    """The machine's 1-minute load average, sampled every ``every`` seconds in a thread: the
+    figures a loaded run's timings and failures must be read with."""
+
+    def __init__(self, every: float = 15.0) -> None:
+        self.every = every
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="load-sampler", daemon=True)
+
+    def _run(self) -> None:
+        while True:
+            self.samples.append(os.getloadavg()[0])
+            if self._stop.wait(self.every):
+                return
+
+    def __enter__(self) -> LoadSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.samples.append(os.getloadavg()[0])
+
+    def span(self) -> dict[str, float]:
+        """min, mean and max of the samples, rounded to one decimal."""
+        if not self.samples:
+            return {}
+        mean = sum(self.samples) / len(self.samples)
+        figures = {"min": min(self.samples), "mean": mean, "max": max(self.samples)}
+        return {name: round(value, 1) for name, value in figures.items()}
 
 
 @contextmanager
