@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 from behave.model_type import Status
+from fakes import AlertRecords
 
 from hermetic.known import defects, settle
 from hermetic.known.settle import explain
@@ -40,17 +41,6 @@ def by_name(name: str) -> defects.HermesDefect:
     return next(defect for defect in defects.DEFECTS if defect.name == name)
 
 
-class _Records:
-    def __init__(self, captures: int, stored: int) -> None:
-        self._captures, self._stored = captures, stored
-
-    def captures(self) -> list[object]:
-        return [object()] * self._captures
-
-    def alerts(self) -> list[object]:
-        return [SimpleNamespace(occurrences=self._stored)] if self._stored else []
-
-
 def world(
     tmp_path: Path,
     lines: str,
@@ -69,7 +59,7 @@ def world(
         found = looks.pop(0) if len(looks) > 1 else looks[0]
         return [SimpleNamespace(pid=100 + i, command=c) for i, c in enumerate(found)]
 
-    records = _Records(captures=1, stored=stored)
+    records = AlertRecords(captures=1, stored=stored)
     return SimpleNamespace(
         sandbox=SimpleNamespace(out_dir=tmp_path / "out", hermes_home=home),
         leftover_processes=leftover_processes,

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from fakes import AlertRecords
 
 from hermetic.known import baseline, defects
 from hermetic.known.settle import broken_promises, explain
@@ -83,12 +84,12 @@ def test_a_profile_without_baseline_has_an_empty_one(tmp_path: Path) -> None:
         ),
         (
             '[[baseline]]\nreason = "r"\n',
-            'baseline[0]: names neither a scenario nor a promise; give exactly one '
+            "baseline[0]: names neither a scenario nor a promise; give exactly one "
             '(scenario = "…" or promise = "…")',
         ),
         (
             '[[baseline]]\nscenario = "x"\npromise = "gateway"\nreason = "r"\n',
-            'baseline[0]: names both a scenario and a promise; give exactly one '
+            "baseline[0]: names both a scenario and a promise; give exactly one "
             '(scenario = "…" or promise = "…")',
         ),
         (
@@ -197,22 +198,11 @@ def test_every_defect_in_the_table_is_complete() -> None:
         assert not defect.explanation.endswith(".")  # the headline goes on after it
 
 
-class _Records:
-    def __init__(self, captures: int, stored: int) -> None:
-        self._captures, self._stored = captures, stored
-
-    def captures(self) -> list[object]:
-        return [object()] * self._captures
-
-    def alerts(self) -> list[object]:
-        return [SimpleNamespace(occurrences=self._stored)] if self._stored else []
-
-
 def fake_world(tmp_path: Path, lines: str, *, leftovers: int = 0, stored: int = 1) -> object:
     out = tmp_path / "out"
     out.mkdir(exist_ok=True)
     (out / "001-gateway-run.stderr").write_text(lines, "utf-8")
-    records = _Records(captures=1, stored=stored)
+    records = AlertRecords(captures=1, stored=stored)
     return SimpleNamespace(
         sandbox=SimpleNamespace(out_dir=out, hermes_home=tmp_path / "home"),
         leftover_processes=lambda: [SimpleNamespace(pid=7, command="hermes")] * leftovers,
