@@ -201,8 +201,11 @@ def test_the_sandbox_config_follows_the_release(tmp_path: Path) -> None:
     rendered = new.render()
     assert old["security"] == {"tirith_enabled": False, "allow_lazy_installs": False}
     assert "telemetry" not in old and "hook_callback_timeout" not in old["plugins"]
+    assert "model_catalog" not in old  # 0.19.0's gateway never refreshes the catalogs
     assert rendered["security"] == {"allow_lazy_installs": False}  # tirith_* removed in 0.22
     assert rendered["telemetry"] == {"shared_metrics": {"enabled": False, "send": False}}
+    # 0.22's gateway fetches the model catalogs online 30 s after it starts unless this is off.
+    assert rendered["model_catalog"] == {"enabled": False}
     assert rendered["plugins"]["hook_callback_timeout"] == 1
     assert rendered["agent"] == {"api_max_retries": 1, "auto_recovery_cycles": 0}
     assert old["agent"] == {"api_max_retries": 1}

@@ -17,6 +17,7 @@ import yaml
 from hermetic.hermes.releases import (
     DEFAULT_RELEASE,
     auto_recovery_exists,
+    catalog_refresher_exists,
     shared_metrics_exist,
     tirith_setting_exists,
     tool_search_must_be_off,
@@ -104,6 +105,9 @@ class HermesConfig:
         if shared_metrics_exist(self.release):
             # Off by default already; said here so that no run ever sends to nousresearch.com.
             config["telemetry"] = {"shared_metrics": {"enabled": False, "send": False}}
+        if catalog_refresher_exists(self.release):
+            # The gateway would fetch the model catalogs online 30 s after it starts.
+            config["model_catalog"] = {"enabled": False}
         if self.fallbacks:
             config["fallback_providers"] = [
                 {

@@ -114,6 +114,20 @@ def shared_metrics_exist(version: str) -> bool:
     return release_key(version) >= release_key(_SHARED_METRICS)
 
 
+#: From this release on (read in 0.22.2's code, gateway/run_watchers.py,
+#: ``_model_catalog_refresh_watcher``), the gateway refreshes the /model picker's remote catalogs
+#: 30 s after it starts, whether anyone opens the picker or not: the manifest from
+#: hermes-agent.nousresearch.com (then raw.githubusercontent.com), openrouter.ai's model list
+#: and the Nous Portal's recommendations. A gateway that runs past 30 s (a loaded machine) tries
+#: all four.
+_CATALOG_REFRESHER = "0.22.0"
+
+
+def catalog_refresher_exists(version: str) -> bool:
+    """Whether the sandbox must say ``model_catalog.enabled`` off to keep the gateway offline."""
+    return release_key(version) >= release_key(_CATALOG_REFRESHER)
+
+
 #: 0.22's code does several times the work of 0.19.0 per command (56 plugins discovered, 52 of
 #: them bundled and loaded; streamed requests; helper subprocesses): a tick that takes 3 s on
 #: 0.19.0 took 45-60 s on 0.22.2 with the machine's two cores shared by a dozen test runs.
