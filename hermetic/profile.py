@@ -51,7 +51,8 @@ PROMISES: Mapping[str, str] = MappingProxyType(
         "gone-model": "a model the provider says is gone (410) is an alert on its first failure",
         "failure-table": "each provider answer gets the alert decision of the failure table",
         "gateway": "the gateway's own scheduler raises the same alerts",
-        "store-faults": "a locked, corrupt, foreign or full telemetry store loses no alert",
+        "store-faults": "a locked, corrupt, foreign or full telemetry store loses no alert, "
+        "and the log says which of these it is; so does a broken spool ([spool])",
         "redaction": "secrets a provider echoes are stored and logged redacted",
         "login-providers": "providers that need a login (Nous Portal, OAuth) raise the same alerts",
         "alert-store": "what only a store can keep: repeats counted on one row, first and last "
