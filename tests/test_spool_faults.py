@@ -116,13 +116,16 @@ def test_an_unknown_spool_fault_names_the_known_ones(tmp_path: Path) -> None:
 
 
 def test_only_lines_saying_the_spool_was_not_deleted_count() -> None:
+    home = Path("/tmp/mutant-call-removed/hermes")
     lines = [
-        "… ERROR x could not store model-unavailable alert …; kept in pending.jsonl (1 pending)",
+        f"… ERROR x could not store model-unavailable alert …: {home}/telemetry/telemetry.db "
+        "is not a SQLite database (…); kept in pending.jsonl (1 pending)",
         "… ERROR x replayed 1 pending alert(s) but could not delete their spool "
-        "(PermissionError: [Errno 1] Operation not permitted: '/h/telemetry/pending.jsonl')",
+        f"(PermissionError: [Errno 1] Operation not permitted: '{home}/telemetry/pending.jsonl')",
         "… ERROR x could not remove other.jsonl",
     ]
-    assert deletion_errors(lines, "pending.jsonl") == [lines[1]]
+    # The first line's "removed" is the sandbox's path, not the plugin's words.
+    assert deletion_errors(lines, "pending.jsonl", home) == [lines[1]]
 
 
 def test_the_profile_names_the_spool_relative_to_hermes_home(tmp_path: Path) -> None:

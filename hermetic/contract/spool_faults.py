@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermetic.contract.capture_log import without_home
 from hermetic.contract.faults import FaultUnavailable, InjectedFault
 from hermetic.errors import HarnessError
 
@@ -69,14 +70,19 @@ def undeletable(spool: Path) -> InjectedFault:
 _NOT_DELETED = ("delete", "remove", "unlink")
 
 
-def deletion_errors(error_lines: list[str], file_name: str) -> list[str]:
+def deletion_errors(error_lines: list[str], file_name: str, hermes_home: Path) -> list[str]:
     """The error lines that name *file_name* and say it could not be deleted: a spool left
-    behind after its replay is counted again by the next one, so the operator must hear of it."""
-    return [
-        line
-        for line in error_lines
-        if file_name in line and any(word in line.lower() for word in _NOT_DELETED)
-    ]
+    behind after its replay is counted again by the next one, so the operator must hear of it.
+
+    The words are read without the Hermes home's path (a mutant's folder named after its
+    operator, "call-removed", once passed for the plugin saying so).
+    """
+    found = []
+    for line in error_lines:
+        said = without_home(line, hermes_home)
+        if file_name in said and any(word in said.lower() for word in _NOT_DELETED):
+            found.append(line)
+    return found
 
 
 def full(spool: Path, max_bytes: int) -> InjectedFault:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
+from hermetic.contract.capture_log import without_home
 from hermetic.errors import HarnessError
 
 #: The words that begin the line saying an alert could not be stored (the contract's wording).
@@ -56,8 +57,7 @@ def causes_named(explanation: str) -> set[str]:
 def cause_problems(lines: list[str], cause: str, hermes_home: Path) -> list[str]:
     """What the store-error *lines* get wrong about *cause*: each must name it and no other.
 
-    Only the text after :data:`STORE_ERROR` is read, with the Hermes home's path taken out
-    (a sandbox folder named after a scenario could hold any word).
+    Only the text after :data:`STORE_ERROR` is read, without the Hermes home's path.
     """
     if cause not in CAUSES:
         raise HarnessError(f"unknown store error cause {cause!r}; known: {', '.join(CAUSES)}")
@@ -65,10 +65,7 @@ def cause_problems(lines: list[str], cause: str, hermes_home: Path) -> list[str]
         return [f"no line containing {STORE_ERROR!r}"]
     problems = []
     for line in lines:
-        explanation = line.partition(STORE_ERROR)[2]
-        for home in {str(hermes_home), str(hermes_home.resolve())}:
-            explanation = explanation.replace(home, "HERMES_HOME")
-        named = causes_named(explanation)
+        named = causes_named(without_home(line.partition(STORE_ERROR)[2], hermes_home))
         if cause not in named:
             problems.append(f"does not say {cause}: {line.strip()}")
         if named - {cause}:

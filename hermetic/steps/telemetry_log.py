@@ -89,7 +89,7 @@ def step_spool_not_deleted(context):
     errors = error_lines(world.use(AlertRecords).log)
     name = world.use(SpoolFaults).file_name()
     world.check(
-        deletion_errors(errors, name),
+        deletion_errors(errors, name, world.sandbox.hermes_home),
         f"expected an error line saying {name} could not be deleted; errors:\n"
         + ("\n".join(errors) or "  (none)"),
     )
