@@ -3,8 +3,10 @@ Feature: An alert survives a broken alert store, and Hermes is never taken down 
   The alert store fails in real life: another process holds the database, a file is corrupted,
   someone created the table with other columns, the disk fills up, a folder's permissions are
   tightened. An alerts plugin is only worth having if, on such a day, the job still runs exactly
-  as it would without the plugin, the capture line still reaches the log with a clear error beside
-  it, no alert is silently dropped, and the next capture after the repair is stored normally.
+  as it would without the plugin, the capture line still reaches the log with an error beside it
+  that says what to fix, no alert is silently dropped, and the next capture after the repair is
+  stored normally. The spool a plugin keeps alerts in meanwhile can fail too (its files are
+  named in the plugin's profile; a plugin that keeps none skips those scenarios).
 
   Background:
     Given a Hermes home with the alerts plugin enabled
@@ -20,18 +22,50 @@ Feature: An alert survives a broken alert store, and Hermes is never taken down 
       And the alert for "gone-model" has been seen 1 times
       And the telemetry log holds no store error
 
+    Scenario: A database another program writes to without WAL is waited for, then written
+      Given the alert store suffers a write lock held by a program without WAL for 2 seconds after the plugin asks for it
+      When the scheduler runs once
+      Then the job is marked as failed
+      And the alert for "gone-model" has been seen 1 times
+      And the telemetry log holds no store error
+
     Scenario Outline: An alert survives <fault>
       Given the alert store suffers <fault>
       When the scheduler runs once, and once more after the fault is cleared
       Then the job is marked as failed
       And the telemetry log reports 2 captures for "gone-model"
-      And the telemetry log explains that an alert could not be stored
+      And the telemetry log explains that an alert could not be stored because <cause>
       And the alert for "gone-model" has been seen 2 times
 
-      Examples: Nothing is lost
-        | fault                                     |
-        | a write lock held by another process      |
-        | a corrupt database file                   |
-        | a table with an unexpected schema         |
-        | a full disk                               |
-        | a telemetry folder that cannot be written |
+      Examples: Nothing is lost, and the log says what to fix
+        | fault                                     | cause                              |
+        | a write lock held by another process      | the database is locked             |
+        | a corrupt database file                   | the file is not a database         |
+        | a table with an unexpected schema         | the table has an unexpected schema |
+        | a full disk                               | the disk is full                   |
+        | a telemetry folder that cannot be written | the database cannot be written     |
+
+  Rule: A broken spool, where alerts wait for the store, costs no alert either
+
+    Scenario: An alert survives a spool locked by another process
+      Given the alert store suffers a corrupt database file
+      And the plugin's spool suffers a lock held by another process
+      When the scheduler runs once, and once more after the fault is cleared
+      Then the job is marked as failed
+      And the telemetry log reports 2 captures for "gone-model"
+      And the alert for "gone-model" has been seen 2 times
+
+    Scenario: A spool that cannot be deleted after its replay is reported
+      Given the alert store suffers a corrupt database file
+      And the plugin's spool suffers a file that cannot be deleted
+      When the scheduler runs once, and once more after the fault is cleared
+      Then the alert for "gone-model" has been seen 2 times
+      And the telemetry log says the plugin's spool could not be deleted
+
+    Scenario: A full spool takes no more alerts
+      Given the alert store suffers a corrupt database file
+      And the plugin's spool suffers a file at its size limit
+      When the scheduler runs once
+      Then the job is marked as failed
+      And the telemetry log reports 1 captures for "gone-model"
+      And the plugin's spool has not grown past its size limit

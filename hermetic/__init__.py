@@ -43,6 +43,7 @@ _EXPORTS = {
     "capture_lines": "hermetic.contract.capture_log",
     "Isolation": "hermetic.isolation",
     "StoreFaults": "hermetic.contract.faults",
+    "SpoolFaults": "hermetic.contract.spool_faults",
     "Evidence": "hermetic.reporting.diagnostics",
     "HarnessError": "hermetic.errors",
     "ConfigError": "hermetic.errors",

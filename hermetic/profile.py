@@ -51,7 +51,8 @@ PROMISES: Mapping[str, str] = MappingProxyType(
         "gone-model": "a model the provider says is gone (410) is an alert on its first failure",
         "failure-table": "each provider answer gets the alert decision of the failure table",
         "gateway": "the gateway's own scheduler raises the same alerts",
-        "store-faults": "a locked, corrupt, foreign or full telemetry store loses no alert",
+        "store-faults": "a locked, corrupt, foreign or full telemetry store loses no alert, "
+        "and the log says which of these it is; so does a broken spool ([spool])",
         "redaction": "secrets a provider echoes are stored and logged redacted",
         "login-providers": "providers that need a login (Nous Portal, OAuth) raise the same alerts",
         "alert-store": "what only a store can keep: repeats counted on one row, first and last "
@@ -344,6 +345,20 @@ def _check_specifier(text: Any) -> Any:
     return text
 
 
+def _check_kept_file(text: Any) -> Any:
+    if not isinstance(text, str):
+        raise _refuse(f"must be a file path relative to HERMES_HOME, not {_kind(text)}")
+    pure = PurePosixPath(text)
+    parts = [part for part in pure.parts if part != "."]
+    if pure.is_absolute() or ".." in parts or not parts or "\0" in text:
+        raise _refuse(f"{_show(text)} is not a file inside HERMES_HOME (relative, without '..')")
+    normal = "/".join(parts)
+    for reserved, why in RESERVED_PATHS.items():
+        if normal == reserved or normal.startswith(f"{reserved}/"):
+            raise _refuse(f"HERMES_HOME/{reserved} is not a file of the plugin's own ({why})")
+    return normal
+
+
 def _not_empty(what: str) -> BeforeValidator:
     def check(text: Any) -> Any:
         if not isinstance(text, str):
@@ -455,6 +470,34 @@ class Alerts(_Table):
         return self
 
 
+_KeptFile = Annotated[str | None, BeforeValidator(_check_kept_file)]
+#: The largest spool the suite writes for the full-spool fault.
+MAX_SPOOL_BYTES = 1 << 30
+
+
+def _check_spool_size(size: Any) -> Any:
+    if type(size) is not int or not 0 < size <= MAX_SPOOL_BYTES:
+        shown = str(size) if type(size) is int else _kind(size)
+        raise _refuse(f"must be a number of bytes from 1 to {MAX_SPOOL_BYTES}, not {shown}")
+    return size
+
+
+class Spool(_Table):
+    """``[spool]``: the files in which the plugin keeps alerts its store could not take (the
+    store-faults promise breaks them too; without them those scenarios are skipped)."""
+
+    file: Annotated[_KeptFile, Field(description="The spool, relative to HERMES_HOME.")] = None
+    lock: Annotated[
+        _KeptFile,
+        Field(description="The file the plugin locks (flock or fcntl) to append or replay."),
+    ] = None
+    max_bytes: Annotated[
+        int | None,
+        BeforeValidator(_check_spool_size),
+        Field(description="The size at which the plugin stops adding to the spool, in bytes."),
+    ] = None
+
+
 class BaselineTable(_Table):
     """``[[baseline]]``: a failure already known, by scenario or by promise, and why."""
 
@@ -523,6 +566,7 @@ class ProfileFile(_Table):
     network: Network = Network()
     requires: Requires = Requires()
     alerts: Alerts = Alerts()
+    spool: Spool = Spool()
     baseline: Annotated[
         tuple[BaselineTable, ...],
         _expect(list, "must be an array of tables ([[baseline]]), not {kind}"),
@@ -565,7 +609,13 @@ class ProfileFile(_Table):
 
 SECTIONS = tuple(ProfileFile.model_fields)
 _SECTION_MODELS: Mapping[str, type[BaseModel]] = MappingProxyType(
-    {"promises": Promises, "network": Network, "requires": Requires, "alerts": Alerts}
+    {
+        "promises": Promises,
+        "network": Network,
+        "requires": Requires,
+        "alerts": Alerts,
+        "spool": Spool,
+    }
 )
 _MISSING: Mapping[tuple[str, str], str] = MappingProxyType(
     {
@@ -671,6 +721,7 @@ class Profile:
     promises: frozenset[str] | None
     alerts: Alerts = field(default_factory=Alerts)
     baseline: tuple[BaselineEntry, ...] = ()
+    spool: Spool = field(default_factory=Spool)
 
     @classmethod
     def empty(cls) -> Profile:
@@ -689,6 +740,7 @@ class Profile:
             requires=document.requires.packages,
             promises=frozenset(document.promises.keep) if document.promises else None,
             alerts=document.alerts,
+            spool=document.spool,
             baseline=tuple(
                 BaselineEntry(entry.scenario, entry.promise, entry.reason.strip(), entry.hermes)
                 for entry in document.baseline

@@ -2,12 +2,15 @@
 
 Promise under test: the holder keeps SQLite's write lock however long Hermes takes to reach
 the store, sees another process open the database in the kernel's lock table, and lets go only
-after that; a holder released by "until cleared" lets go when cleared. Real processes, a real
+after that; a holder released by "until cleared" lets go when cleared. In rollback-journal mode
+(no WAL) it sees the open itself (inotify, then the processes' open files), and a writer that
+switches the database to WAL gets in only if it retries the switch. Real processes, a real
 SQLite file.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -16,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from hermetic.contract.faults import hold_write_lock
-from hermetic.contract.lock_holder import arrivals, files_locked_by, lock_owners
+from hermetic.contract.lock_holder import arrivals, files_locked_by, lock_owners, openers
 from hermetic.contract.schema import database_path
 
 TABLE = """\
@@ -32,6 +35,24 @@ WAITING_WRITER = """
 import sqlite3, sys
 connection = sqlite3.connect(sys.argv[1], timeout=60, isolation_level=None)
 connection.execute("PRAGMA journal_mode=WAL")
+connection.execute("BEGIN IMMEDIATE")
+connection.execute("COMMIT")
+"""
+
+# A writer that switches the database to WAL as the alerts plugin does: retrying the switch
+# while another writer holds a rollback-mode database (argv[2] "retry"), or not ("once").
+SWITCHING_WRITER = """
+import sqlite3, sys, time
+connection = sqlite3.connect(sys.argv[1], timeout=60, isolation_level=None)
+deadline = time.monotonic() + 60
+while True:
+    try:
+        connection.execute("PRAGMA journal_mode=WAL")
+        break
+    except sqlite3.OperationalError:
+        if sys.argv[2] == "once" or time.monotonic() > deadline:
+            raise
+        time.sleep(0.01)
 connection.execute("BEGIN IMMEDIATE")
 connection.execute("COMMIT")
 """
@@ -91,3 +112,51 @@ def test_clearing_twice_is_harmless(tmp_path: Path, after_arrival: float | None)
     fault.clear()
     fault.clear()
     assert not _cannot_write_now(database_path(tmp_path))
+
+
+def _journal_mode(db: Path) -> str:
+    connection = sqlite3.connect(db, timeout=0)
+    try:
+        return connection.execute("PRAGMA journal_mode").fetchone()[0]
+    finally:
+        connection.close()
+
+
+def _switch_to_wal(db: Path, how: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", SWITCHING_WRITER, str(db), how], capture_output=True, text=True
+    )
+
+
+def test_without_wal_the_lock_is_let_go_after_another_process_opens_it(tmp_path: Path) -> None:
+    fault = hold_write_lock(tmp_path, 0.2, rollback=True)
+    db = database_path(tmp_path)
+    try:
+        assert _journal_mode(db) == "delete"  # the suite's own open is no arrival
+        assert _cannot_write_now(db)
+        writer = _switch_to_wal(db, "retry")
+        assert writer.returncode == 0, writer.stderr
+        assert _journal_mode(db) == "wal"
+    finally:
+        fault.clear()
+
+
+def test_without_wal_a_writer_that_does_not_retry_the_switch_fails(tmp_path: Path) -> None:
+    # SQLite refuses the switch at once, whatever the busy timeout (60 s here): what the
+    # scenario's fault rests on.
+    fault = hold_write_lock(tmp_path, 0.2, rollback=True)
+    try:
+        writer = _switch_to_wal(database_path(tmp_path), "once")
+        assert writer.returncode == 1
+        assert "database is locked" in writer.stderr
+    finally:
+        fault.clear()
+
+
+def test_openers_are_the_processes_with_the_file_open(tmp_path: Path) -> None:
+    db = tmp_path / "x.db"
+    db.write_bytes(b"")
+    with open(db, "rb"):
+        assert os.getpid() in openers(db, set())
+        assert os.getpid() not in openers(db, {os.getpid()})
+    assert os.getpid() not in openers(db, set())

@@ -330,6 +330,7 @@ def test_the_schema_describes_every_section_and_refuses_unknown_ones() -> None:
         "network",
         "requires",
         "alerts",
+        "spool",
         "baseline",
     ]
     assert document["additionalProperties"] is False

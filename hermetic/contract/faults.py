@@ -44,17 +44,22 @@ def _database(hermes_home: Path) -> Path:
     return db
 
 
-def hold_write_lock(hermes_home: Path, after_arrival: float | None) -> InjectedFault:
+def hold_write_lock(
+    hermes_home: Path, after_arrival: float | None, *, rollback: bool = False
+) -> InjectedFault:
     """Another process opens telemetry.db and holds a write transaction.
 
     It lets go *after_arrival* seconds after the plugin has the database open, or, when None,
     only when the fault is cleared: an event either way, so a slow Hermes start cannot outlast
-    the lock (see :mod:`hermetic.contract.lock_holder`).
+    the lock (see :mod:`hermetic.contract.lock_holder`). With *rollback* the database is left
+    in SQLite's default journal mode, as a program that never asks for WAL leaves it.
     """
     db = _database(hermes_home)
     release = (
         ["--until-cleared"] if after_arrival is None else ["--after-arrival", f"{after_arrival:g}"]
     )
+    if rollback:
+        release.append("--rollback")
     holder = subprocess.Popen(
         [sys.executable, str(_LOCK_HOLDER), str(db), DDL, str(os.getpid()), *release],
         stdin=subprocess.PIPE,
@@ -145,6 +150,9 @@ FAULTS: dict[str, Callable[[Path], InjectedFault]] = {
         lambda home: hold_write_lock(home, 2)
     ),
     "a write lock held by another process": lambda home: hold_write_lock(home, None),
+    "a write lock held by a program without WAL for 2 seconds after the plugin asks for it": (
+        lambda home: hold_write_lock(home, 2, rollback=True)
+    ),
     "a corrupt database file": corrupt_database,
     "a table with an unexpected schema": unexpected_schema,
     "a full disk": full_disk,

@@ -1,8 +1,10 @@
-"""Steps about faults in the plugin's alert store (the telemetry folder and database)."""
+"""Steps about faults in the plugin's alert store (the telemetry folder and database) and in
+the spool it keeps alerts in meanwhile."""
 
-from behave import given, when
+from behave import given, then, when
 
 from hermetic.contract.faults import FaultUnavailable, StoreFaults
+from hermetic.contract.spool_faults import SpoolFaults
 
 
 @given("the alert store suffers {fault}")
@@ -15,6 +17,16 @@ def step_store_fault(context, fault):
         context.scenario.skip(f"cannot simulate {fault} here: {exc}")
 
 
+@given("the plugin's spool suffers {fault}")
+def step_spool_fault(context, fault):
+    """Break the spool the profile names ([spool]); the fault lasts until the scenario ends."""
+    try:
+        context.world.use(SpoolFaults).inject(fault)
+    except FaultUnavailable as exc:
+        # The plugin names no such file (it keeps none), or the machine cannot make the fault.
+        context.scenario.skip(f"cannot simulate {fault} here: {exc}")
+
+
 @when("the scheduler runs once, and once more after the fault is cleared")
 def step_tick_clear_tick(context):
     """One scheduler pass with the fault in place, clear it, then one more pass."""
@@ -22,3 +34,10 @@ def step_tick_clear_tick(context):
     world.scheduler.tick()
     world.use(StoreFaults).clear()
     world.scheduler.tick()
+
+
+@then("the plugin's spool has not grown past its size limit")
+def step_spool_within_limit(context):
+    """The spool the profile names is no larger than its [spool] max_bytes (or is gone)."""
+    problem = context.world.use(SpoolFaults).size_problem()
+    context.world.check(problem is None, f"{problem}: a full spool must take no more alerts")

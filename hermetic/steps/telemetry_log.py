@@ -4,8 +4,8 @@ from behave import then
 
 from hermetic.contract.capture_log import error_lines, provider_problems, run_problems
 from hermetic.contract.records import AlertRecords
-
-STORE_ERROR = "could not store model-unavailable alert"
+from hermetic.contract.spool_faults import SpoolFaults, deletion_errors
+from hermetic.contract.store_errors import STORE_ERROR, cause_problems
 
 
 def _lines(captures):
@@ -73,12 +73,26 @@ def step_log_capture_count(context, count, model):
     )
 
 
-@then("the telemetry log explains that an alert could not be stored")
-def step_store_error_logged(context):
-    """telemetry.log has a line saying a capture could not be stored, and why."""
+@then("the telemetry log explains that an alert could not be stored because {cause}")
+def step_store_error_cause(context, cause):
+    """telemetry.log says a capture could not be stored, naming that cause and no other."""
     world = context.world
     errors = world.use(AlertRecords).log_lines(STORE_ERROR)
-    world.check(errors, f"expected a line containing {STORE_ERROR!r} in telemetry.log")
+    problems = cause_problems(errors, cause, world.sandbox.hermes_home)
+    world.check(not problems, "; ".join(problems))
+
+
+@then("the telemetry log says the plugin's spool could not be deleted")
+def step_spool_not_deleted(context):
+    """telemetry.log has an error line naming the spool file and saying it was not deleted."""
+    world = context.world
+    errors = error_lines(world.use(AlertRecords).log)
+    name = world.use(SpoolFaults).file_name()
+    world.check(
+        deletion_errors(errors, name, world.sandbox.hermes_home),
+        f"expected an error line saying {name} could not be deleted; errors:\n"
+        + ("\n".join(errors) or "  (none)"),
+    )
 
 
 @then("the telemetry log holds no store error")

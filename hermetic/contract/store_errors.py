@@ -1,0 +1,74 @@
+"""Why an alert could not be stored, as the telemetry log tells it (the store-faults promise).
+
+A line that says an alert could not be stored is only half an answer: the operator reading it
+must know what to do next, and each cause asks for something else (find the process holding
+the database, restore the file from a backup, move the other program's table away, free disk
+space, fix the folder's permissions). So the line must name its cause, and only that one.
+
+The words are those SQLite's own errors use (``database is locked``, ``file is not a
+database``, ``database or disk is full``, ``unable to open database file``, ``no such column``)
+as well as plainer ones, so a plugin that logs the database's error text as it is keeps the
+promise as well as one that explains it in its own words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+
+from hermetic.contract.capture_log import without_home
+from hermetic.errors import HarnessError
+
+#: The words that begin the line saying an alert could not be stored (the contract's wording).
+STORE_ERROR = "could not store model-unavailable alert"
+
+#: Each cause an operator acts on, and the words (lower case) that name it in a log line.
+CAUSES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "the database is locked": ("locked", "busy"),
+        "the file is not a database": (
+            "not a database",
+            "not a sqlite database",
+            "malformed",
+            "corrupt",
+        ),
+        "the table has an unexpected schema": ("schema", "no such column", "has no column"),
+        "the disk is full": ("disk is full", "disk full", "no space left"),
+        "the database cannot be written": (
+            "unable to open",
+            "readonly",
+            "read-only",
+            "permission denied",
+            "not permitted",
+            "cannot be written",
+            "not writable",
+        ),
+    }
+)
+
+
+def causes_named(explanation: str) -> set[str]:
+    """The causes of :data:`CAUSES` whose words appear in *explanation*."""
+    said = explanation.lower()
+    return {cause for cause, words in CAUSES.items() if any(word in said for word in words)}
+
+
+def cause_problems(lines: list[str], cause: str, hermes_home: Path) -> list[str]:
+    """What the store-error *lines* get wrong about *cause*: each must name it and no other.
+
+    Only the text after :data:`STORE_ERROR` is read, without the Hermes home's path.
+    """
+    if cause not in CAUSES:
+        raise HarnessError(f"unknown store error cause {cause!r}; known: {', '.join(CAUSES)}")
+    if not lines:
+        return [f"no line containing {STORE_ERROR!r}"]
+    problems = []
+    for line in lines:
+        named = causes_named(without_home(line.partition(STORE_ERROR)[2], hermes_home))
+        if cause not in named:
+            problems.append(f"does not say {cause}: {line.strip()}")
+        if named - {cause}:
+            wrong = " and ".join(sorted(named - {cause}))
+            problems.append(f"says {wrong}, not only {cause}: {line.strip()}")
+    return problems
