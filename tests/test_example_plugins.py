@@ -233,7 +233,7 @@ def test_the_profiles_load_and_say_what_each_plugin_needs() -> None:
     assert set(pricewatch.files) == {"pricewatch/prices.json"}
     assert pricewatch.network_expected == () and pricewatch.uses_sink
     minimal = load_profile(MINIMAL / "hermetic.toml")
-    assert minimal.promises == {"removed-model"}
+    assert minimal.promises == {"removed-model", "store-faults-logged"}
     assert (minimal.env, minimal.files, minimal.config) == ({}, {}, {})
 
 

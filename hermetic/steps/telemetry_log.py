@@ -55,6 +55,14 @@ def step_log_no_error(context):
     world.check(not errors, "expected no error in telemetry.log, found:\n" + "\n".join(errors))
 
 
+@then("the telemetry log holds an error")
+def step_log_error(context):
+    """telemetry.log has an ERROR or CRITICAL line or a traceback: the failure was said."""
+    world = context.world
+    errors = error_lines(world.use(AlertRecords).log)
+    world.check(errors, "expected an ERROR line or a traceback in telemetry.log, found none")
+
+
 @then("the telemetry log reports no unavailable model")
 def step_log_silent(context):
     """telemetry.log holds no capture line at all (a plugin that keeps no log has none)."""
