@@ -225,7 +225,13 @@ def schema(db: Path) -> set[tuple[str, str, str]]:
 
 def test_the_profiles_load_and_say_what_each_plugin_needs() -> None:
     pricewatch = load_profile(PRICEWATCH / "hermetic.toml")
-    assert pricewatch.promises == {"removed-model", "gone-model", "gateway", "login-providers"}
+    assert pricewatch.promises == {
+        "removed-model",
+        "gone-model",
+        "gateway",
+        "login-providers",
+        "store-faults-logged",
+    }
     assert pricewatch.env == {
         "PRICEWATCH_SKIP_SETUP": "1",
         "PRICEWATCH_WEBHOOK": "{sink}/pricewatch",
