@@ -53,6 +53,8 @@ PROMISES: Mapping[str, str] = MappingProxyType(
         "gateway": "the gateway's own scheduler raises the same alerts",
         "store-faults": "a locked, corrupt, foreign or full telemetry store loses no alert, "
         "and the log says which of these it is; so does a broken spool ([spool])",
+        "store-faults-logged": "a broken telemetry store is said in the telemetry log, and the "
+        "job fails as it would without the plugin (all a plugin without a spool can keep)",
         "redaction": "secrets a provider echoes are stored and logged redacted",
         "login-providers": "providers that need a login (Nous Portal, OAuth) raise the same alerts",
         "alert-store": "what only a store can keep: repeats counted on one row, first and last "

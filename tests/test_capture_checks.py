@@ -75,3 +75,16 @@ def test_a_webhook_body_names_the_model_only_in_a_field_of_its_own() -> None:
     assert not names_value(b'{"model": "", "error_message": "The model gone-model"}', "gone-model")
     assert names_value(b'{"alerts": [{"model": "gone-model"}]}', "gone-model")
     assert names_value(b"model=gone-model&code=404", "gone-model")  # not JSON: its text
+
+
+def test_a_webhook_body_holds_each_named_field_as_text() -> None:
+    from hermetic.mock.payloads import field_problems
+
+    body = b'{"model": "gone-model", "provider": "custom", "error_code": 404, "price": null}'
+    assert field_problems(body, {"model": "gone-model", "error_code": "404"}) == []
+    assert field_problems(
+        b'{"model": "custom", "provider": "gone-model"}', {"model": "gone-model"}
+    ) == ["model is 'custom', expected it to hold 'gone-model'"]
+    assert field_problems(body, {"seen_at": "2026"}) == ["no field 'seen_at'"]
+    assert field_problems(b"[1]", {"model": "x"}) == ["the body is a JSON list, not an object"]
+    assert field_problems(b"model=x", {"model": "x"}) == ["the body is not JSON"]

@@ -225,7 +225,13 @@ def schema(db: Path) -> set[tuple[str, str, str]]:
 
 def test_the_profiles_load_and_say_what_each_plugin_needs() -> None:
     pricewatch = load_profile(PRICEWATCH / "hermetic.toml")
-    assert pricewatch.promises == {"removed-model", "gone-model", "gateway", "login-providers"}
+    assert pricewatch.promises == {
+        "removed-model",
+        "gone-model",
+        "gateway",
+        "login-providers",
+        "store-faults-logged",
+    }
     assert pricewatch.env == {
         "PRICEWATCH_SKIP_SETUP": "1",
         "PRICEWATCH_WEBHOOK": "{sink}/pricewatch",
@@ -233,7 +239,7 @@ def test_the_profiles_load_and_say_what_each_plugin_needs() -> None:
     assert set(pricewatch.files) == {"pricewatch/prices.json"}
     assert pricewatch.network_expected == () and pricewatch.uses_sink
     minimal = load_profile(MINIMAL / "hermetic.toml")
-    assert minimal.promises == {"removed-model"}
+    assert minimal.promises == {"removed-model", "store-faults-logged"}
     assert (minimal.env, minimal.files, minimal.config) == ({}, {}, {})
 
 

@@ -436,8 +436,8 @@ def test_hermes_itself_cannot_be_required(tmp_path: Path) -> None:
 def test_a_promises_section_must_list_them(tmp_path: Path) -> None:
     assert refusal(tmp_path, "[promises]\n") == (
         "promises.keep: missing; list the promises the plugin keeps (known: "
-        "removed-model, gone-model, failure-table, gateway, store-faults, redaction, "
-        "login-providers, alert-store)"
+        "removed-model, gone-model, failure-table, gateway, store-faults, store-faults-logged, "
+        "redaction, login-providers, alert-store)"
     )
 
 
@@ -450,8 +450,8 @@ def test_kept_promises_must_be_a_list(tmp_path: Path) -> None:
 def test_an_unknown_promise_is_refused(tmp_path: Path) -> None:
     assert refusal(tmp_path, '[promises]\nkeep = ["removed-model", "fast"]\n') == (
         'promises.keep[1]: "fast" is not a known promise; known promises: '
-        "removed-model, gone-model, failure-table, gateway, store-faults, redaction, "
-        "login-providers, alert-store"
+        "removed-model, gone-model, failure-table, gateway, store-faults, store-faults-logged, "
+        "redaction, login-providers, alert-store"
     )
 
 

@@ -55,6 +55,28 @@ def step_log_no_error(context):
     world.check(not errors, "expected no error in telemetry.log, found:\n" + "\n".join(errors))
 
 
+@then("the telemetry log holds an error")
+def step_log_error(context):
+    """telemetry.log has an ERROR or CRITICAL line or a traceback: the failure was said."""
+    world = context.world
+    errors = error_lines(world.use(AlertRecords).log)
+    world.check(errors, "expected an ERROR line or a traceback in telemetry.log, found none")
+
+
+@then('the telemetry log says why the alert for "{model}" was lost: "{why}"')
+def step_store_error_names(context, model, why):
+    """One error line names the model, the alert database's file and why it refused the alert."""
+    world = context.world
+    records = world.use(AlertRecords)
+    errors = error_lines(records.log)
+    wanted = (model, str(records.database), why)
+    world.check(
+        any(all(part in line for part in wanted) for line in errors),
+        f"expected an error line naming {model!r}, {records.database} and {why!r}; found:\n"
+        + ("\n".join(f"  {line}" for line in errors) or "  (none)"),
+    )
+
+
 @then("the telemetry log reports no unavailable model")
 def step_log_silent(context):
     """telemetry.log holds no capture line at all (a plugin that keeps no log has none)."""

@@ -3,7 +3,7 @@
 
 from behave import then
 
-from hermetic.mock.payloads import names_value
+from hermetic.mock.payloads import field_problems, names_value
 
 
 @then('the plugin posted an alert naming the model "{model}" to its webhook')
@@ -18,6 +18,27 @@ def step_webhook_received(context, model):
     world.check(
         naming,
         f"expected a webhook request naming {model!r}; the sink received:\n"
+        + world.sink.describe(),
+    )
+
+
+@then("the plugin's webhook alert holds")
+def step_webhook_fields(context):
+    """A request to the sink is a JSON object whose fields hold the texts of the table."""
+    world = context.world
+    expected = {row["field"]: row["holds"] for row in context.table}
+    try:
+        requests = world.sink.wait_for(1, timeout=5)
+    except AssertionError as exc:
+        world.check(False, str(exc))
+    problems = [field_problems(request.body, expected) for request in requests]
+    world.check(
+        any(not found for found in problems),
+        "expected a webhook alert whose fields hold "
+        + ", ".join(f"{name}={text!r}" for name, text in expected.items())
+        + "; "
+        + "; ".join(", ".join(found) for found in problems)
+        + "; the sink received:\n"
         + world.sink.describe(),
     )
 
