@@ -24,6 +24,7 @@ Feature: A model the provider stops serving becomes an alert someone can see
     And exactly one model-unavailable alert is recorded
     And the alert names the model "gone-model" from provider "custom" with error code 404
     And the alert for "gone-model" carries the provider's message
+    And Hermes' log records no failure of the plugin
 
   Scenario: A job whose model is healthy raises no alert
     Given the provider serves the model "healthy-model"

@@ -22,6 +22,7 @@ Feature: Every way a provider can fail leads to a deliberate alert decision
       When the scheduler runs once
       Then the alert recorded for "scheduled-model" is "<alert recorded>" with error code "<error code>"
       And the job is marked as <job outcome>
+      And Hermes' log records no failure of the plugin
 
       Examples: Hermes makes one attempt per request
         | provider answer                  | alert recorded | error code | job outcome |

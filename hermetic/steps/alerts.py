@@ -5,11 +5,17 @@ What only a store can show (a repeat counted on one row, first and last sighting
 the store itself; those scenarios carry ``@promise.alert-store``.
 """
 
+import re
+
 from behave import then
 
 from hermetic.alerts import AlertChannel
 from hermetic.contract.records import AlertRecords
 from hermetic.contract.shared_schema import schema_problems
+
+# A Python mapping printed whole (``{'type': ..., 'message': ...}``): Hermes passes the hook its
+# error as such a mapping, and the message is the mapping's "message", not the mapping.
+_PRINTED_MAPPING = re.compile(r"\s*\{\s*'[^']*'\s*:")
 
 
 def _describe(alerts):
@@ -116,7 +122,8 @@ def step_alert_decision(context, model, recorded, code):
 
 @then('the alert for "{model}" carries the provider\'s message')
 def step_alert_message(context, model):
-    """The alert's message contains what the provider said about the model."""
+    """The alert's message contains what the provider said about the model, as text (not the
+    mapping Hermes hands the hook it in)."""
     world = context.world
     expected = world.provider.error_message(model)
     channel = world.use(AlertChannel)
@@ -128,6 +135,11 @@ def step_alert_message(context, model):
         _headline(alerts[0].lacks("message"))
         + f"expected the alert's message to contain the provider's message {expected!r}, "
         f"found {stored!r}",
+    )
+    world.check(
+        not _PRINTED_MAPPING.match(stored),
+        "expected the provider's message as text, found Hermes' whole error mapping printed "
+        f"(the hook's error argument, not its message): {stored!r}",
     )
 
 

@@ -1,8 +1,10 @@
-"""Steps about how long the plugin's hooks take, and how long Hermes waits for them."""
+"""Steps about the plugin's hooks inside Hermes: how long they take, how long Hermes waits for
+them, and whether they failed."""
 
 from behave import given, then
 
 from hermetic.checks import HOOK_TIME
+from hermetic.hermes.hook_failures import plugin_failures
 
 
 @given("the plugin takes {seconds:d} seconds to record an alert")
@@ -40,3 +42,15 @@ def step_no_hook_abandoned(context):
     late = world.checks.hook_timeouts()
     lines = "\n".join(t.line for t in late)
     world.check(not late, f"Hermes gave up on the plugin's hook:\n{lines}")
+
+
+@then("Hermes' log records no failure of the plugin")
+def step_no_plugin_failure(context):
+    """agent.log has no hook callback that raised and no traceback through the plugin's files."""
+    world = context.world
+    failures = plugin_failures(world.sandbox.agent_log, world.sandbox.installed_plugin)
+    world.check(
+        not failures,
+        "Hermes' log records the plugin failing (the job carried on; the log is all that says "
+        "so):\n" + "\n".join(failures),
+    )

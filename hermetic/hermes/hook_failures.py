@@ -1,0 +1,52 @@
+"""Did the plugin fail inside Hermes? Hermes' "callback … raised" lines and the plugin's own
+tracebacks, read back from Hermes' log.
+
+Hermes catches whatever a hook raises and logs one WARNING line (``Hook 'api_request_error'
+callback on_api_request_error raised: …``, 0.16 to 0.22); a plugin that catches its own failure
+and logs it with its traceback (``exc_info``) leaves frames of its own files instead. Either way
+the job carries on and only the log knows: whatever the hook was about to write is gone, and a
+hook that fails on every rate limit buries agent.log in warnings.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+_RAISED = re.compile(r"(?:Hook|Event) '[^']+' callback \S+ raised: ")
+_TRACEBACK = "Traceback (most recent call last):"
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line \d+')
+
+
+def _in_plugin(path: str, roots: tuple[str, ...]) -> bool:
+    return any(path == root or path.startswith(root + os.sep) for root in roots)
+
+
+def hook_failures(log_text: str, plugin: Path | None) -> list[str]:
+    """Each failure the log records: Hermes' line that a callback raised, or a traceback through
+    ``plugin``'s files (the line that logged it, then the exception's own line)."""
+    roots = () if plugin is None else tuple({str(plugin), str(plugin.resolve())})
+    lines = log_text.splitlines()
+    found = [line.strip() for line in lines if _RAISED.search(line)]
+    for start, line in enumerate(lines):
+        if line.strip() != _TRACEBACK:
+            continue
+        end = start + 1
+        while end < len(lines) and lines[end][:1].isspace():
+            end += 1
+        frames = [m["path"] for raw in lines[start + 1 : end] if (m := _FRAME.match(raw))]
+        if any(_in_plugin(path, roots) for path in frames):
+            logged = lines[start - 1].strip() if start else ""
+            raised = lines[end].strip() if end < len(lines) else ""
+            found.append(" / ".join(part for part in (logged, raised) if part))
+    return found
+
+
+def plugin_failures(agent_log: Path, plugin: Path | None) -> list[str]:
+    """:func:`hook_failures` of Hermes' log file (none when Hermes wrote no log)."""
+    try:
+        text = agent_log.read_text("utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    return hook_failures(text, plugin)

@@ -1,0 +1,50 @@
+"""hermetic.hermes.hook_failures: the plugin's failures, read back from Hermes' log."""
+
+from pathlib import Path
+
+from hermetic.hermes.hook_failures import hook_failures, plugin_failures
+
+PLUGIN = Path("/home/h/plugins/hermetic-alerts")
+
+OWN_TRACEBACK = f"""\
+2026-12-01 14:00:01,000 INFO cron.scheduler: running job abc
+2026-12-01 14:00:02,000 WARNING hermes_plugins.hermetic_alerts: hermetic-alerts: hook failed
+Traceback (most recent call last):
+  File "{PLUGIN}/__init__.py", line 79, in on_api_request_error
+    hook.handle(kwargs, telemetry_dir())
+  File "{PLUGIN}/hook.py", line 110, in handle
+    field(kwargs.get("status_code"), quoted=False),
+TypeError: descriptor '__str__' requires a 'str' object but received a 'int'
+2026-12-01 14:00:03,000 INFO cron.scheduler: job abc failed
+"""
+
+
+def test_a_traceback_through_the_plugins_files_is_a_failure():
+    assert hook_failures(OWN_TRACEBACK, PLUGIN) == [
+        "2026-12-01 14:00:02,000 WARNING hermes_plugins.hermetic_alerts: hermetic-alerts: hook "
+        "failed / TypeError: descriptor '__str__' requires a 'str' object but received a 'int'"
+    ]
+
+
+def test_hermes_line_that_a_callback_raised_is_a_failure():
+    line = (
+        "2026-12-01 14:00:02,000 WARNING hermes_cli.plugins: Hook 'api_request_error' callback "
+        "on_api_request_error raised: boom"
+    )
+    assert hook_failures(line + "\n", None) == [line]
+
+
+def test_a_traceback_of_hermes_alone_is_not_the_plugins():
+    text = OWN_TRACEBACK.replace(str(PLUGIN), "/env/site-packages/run_agent")
+    assert hook_failures(text, PLUGIN) == []
+
+
+def test_a_folder_named_like_the_plugin_is_not_the_plugin():
+    text = OWN_TRACEBACK.replace(str(PLUGIN), f"{PLUGIN}-old")
+    assert hook_failures(text, PLUGIN) == []
+
+
+def test_no_log_means_no_failure(tmp_path):
+    assert plugin_failures(tmp_path / "agent.log", PLUGIN) == []
+    (tmp_path / "agent.log").write_text(OWN_TRACEBACK, "utf-8")
+    assert len(plugin_failures(tmp_path / "agent.log", PLUGIN)) == 1
