@@ -175,6 +175,11 @@ def test_an_error_said_elsewhere_but_not_in_the_status_fails_the_read(
             {"endTimeUnixNano": "1796133173264193792"},
             "it ends (1796133173264193792) no later than it starts (1796133173264193792)",
         ),
+        ({"name": ""}, "it has no name"),
+        (
+            {"events": [{**exception_event("gone"), "name": ""}]},
+            "its event '' carries exception.message but is not named 'exception'",
+        ),
     ],
 )
 def test_a_span_a_backend_would_drop_or_misplace_fails_the_read(
@@ -182,7 +187,8 @@ def test_a_span_a_backend_would_drop_or_misplace_fails_the_read(
 ) -> None:
     with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
         post(world.collector.url + "/v1/traces", traces({**span(GENAI), **change}))
-        with pytest.raises(AssertionError, match=re.escape(f"span 'chat': {finding}")):
+        named = change.get("name", "chat")
+        with pytest.raises(AssertionError, match=re.escape(f"span {named!r}: {finding}")):
             world.use(AlertChannel).alerts()
 
 

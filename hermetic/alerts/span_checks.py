@@ -3,7 +3,8 @@ otlp channel's read, naming the span.
 
 A span a backend cannot place or keep is no alert an operator sees: the OpenTelemetry trace API
 calls a trace id of 16 bytes and a span id of 8 valid only when they are not all zero, and a
-span of a failed call starts, then ends, at real times (a trace viewer draws it from them).
+span of a failed call starts, then ends, at real times (a trace viewer draws it from them), has
+a name (the list of spans shows it) and records an exception as an event named ``exception``.
 And a trace viewer shows the span's *status* as its error: a message said only in an
 ``error.message`` attribute or an ``exception`` event, or said differently there, is one an
 operator reading the status misses or misreads.
@@ -23,7 +24,9 @@ def span_findings(span: dict[str, Any], *, message_from_status: bool = True) -> 
     """Every finding about one ERROR span (its ``attributes`` and events' flattened, as the
     collector gives them); ``message_from_status``: the profile names no message attribute,
     so the status is where the alert's message is read."""
-    found = _id_findings(span) + _time_findings(span)
+    found = _id_findings(span) + _time_findings(span) + _exception_event_findings(span)
+    if not span.get("name"):
+        found.append("it has no name: a trace viewer lists it as an unnamed span")
     if message_from_status:
         found += _message_findings(span)
     name = span.get("name", "")
@@ -52,6 +55,15 @@ def _time_findings(span: dict[str, Any]) -> list[str]:
             "and ends at the call's own times"
         ]
     return []
+
+
+def _exception_event_findings(span: dict[str, Any]) -> list[str]:
+    return [
+        f"its event {event.get('name', '')!r} carries {_EXCEPTION_MESSAGE} but is not named "
+        "'exception': a trace viewer does not show it as the span's exception"
+        for event in span.get("events", [])
+        if event.get("name") != "exception" and _EXCEPTION_MESSAGE in event.get("attributes", {})
+    ]
 
 
 def _message_findings(span: dict[str, Any]) -> list[str]:
