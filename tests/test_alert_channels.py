@@ -59,8 +59,11 @@ def span(attributes: dict[str, Any], status: dict[str, Any] | None = None, **ext
     }
 
 
-def traces(*spans: dict) -> dict:
-    return {"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}
+SERVICE = {"attributes": [{"key": "service.name", "value": {"stringValue": "hermes-agent"}}]}
+
+
+def traces(*spans: dict, resource: dict[str, Any] = SERVICE) -> dict:
+    return {"resourceSpans": [{"resource": resource, "scopeSpans": [{"spans": list(spans)}]}]}
 
 
 GENAI = {
@@ -189,6 +192,13 @@ def test_a_span_a_backend_would_drop_or_misplace_fails_the_read(
         post(world.collector.url + "/v1/traces", traces({**span(GENAI), **change}))
         named = change.get("name", "chat")
         with pytest.raises(AssertionError, match=re.escape(f"span {named!r}: {finding}")):
+            world.use(AlertChannel).alerts()
+
+
+def test_a_span_from_a_resource_naming_no_service_fails_the_read(tmp_path: Path) -> None:
+    with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
+        post(world.collector.url + "/v1/traces", traces(span(GENAI), resource={}))
+        with pytest.raises(AssertionError, match="span 'chat': its resource has no service.name"):
             world.use(AlertChannel).alerts()
 
 

@@ -84,9 +84,11 @@ class OtlpChannel(Channel):
 
     def problems(self) -> list[str]:
         problems = self.world.collector.problems()
-        for _, span in self.world.collector.spans():
+        for resource, span in self.world.collector.spans():
             if span.get("status", {}).get("code") in _ERROR:
-                problems += span_findings(span, message_from_status=self.settings.message is None)
+                problems += span_findings(
+                    resource, span, message_from_status=self.settings.message is None
+                )
         return problems
 
 

@@ -4,7 +4,9 @@ otlp channel's read, naming the span.
 A span a backend cannot place or keep is no alert an operator sees: the OpenTelemetry trace API
 calls a trace id of 16 bytes and a span id of 8 valid only when they are not all zero, and a
 span of a failed call starts, then ends, at real times (a trace viewer draws it from them), has
-a name (the list of spans shows it) and records an exception as an event named ``exception``.
+a name (the list of spans shows it), comes from a resource naming its service (``service.name``,
+which every OpenTelemetry SDK sets: traces are searched by it) and records an exception as an
+event named ``exception``.
 And a trace viewer shows the span's *status* as its error: a message said only in an
 ``error.message`` attribute or an ``exception`` event, or said differently there, is one an
 operator reading the status misses or misreads.
@@ -20,13 +22,17 @@ _ERROR_MESSAGE = "error.message"
 _EXCEPTION_MESSAGE = "exception.message"
 
 
-def span_findings(span: dict[str, Any], *, message_from_status: bool = True) -> list[str]:
-    """Every finding about one ERROR span (its ``attributes`` and events' flattened, as the
+def span_findings(
+    resource: dict[str, Any], span: dict[str, Any], *, message_from_status: bool = True
+) -> list[str]:
+    """Every finding about one ERROR span and its resource (attributes flattened, as the
     collector gives them); ``message_from_status``: the profile names no message attribute,
     so the status is where the alert's message is read."""
     found = _id_findings(span) + _time_findings(span) + _exception_event_findings(span)
     if not span.get("name"):
         found.append("it has no name: a trace viewer lists it as an unnamed span")
+    if not resource.get("service.name"):
+        found.append("its resource has no service.name: a trace viewer lists it under no service")
     if message_from_status:
         found += _message_findings(span)
     name = span.get("name", "")
