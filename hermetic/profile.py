@@ -70,8 +70,8 @@ STORE_PROMISE = "alert-store"
 ALERT_CHANNELS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "sqlite": (),
-        "otlp": ("model", "provider", "status", "reason", "message"),
-        "http": ("path", "items", "model", "provider", "status", "reason", "message"),
+        "otlp": ("model", "provider", "status", "reason", "message", "run"),
+        "http": ("path", "items", "model", "provider", "status", "reason", "message", "run"),
     }
 )
 
@@ -426,6 +426,10 @@ class Alerts(_Table):
     status: Annotated[_Text | None, Field(description=f"The HTTP status. {_FIELD_NAME}")] = None
     reason: Annotated[_Text | None, Field(description=f"The reason. {_FIELD_NAME}")] = None
     message: Annotated[_Text | None, Field(description=f"The message. {_FIELD_NAME}")] = None
+    run: Annotated[
+        _Text | None,
+        Field(description=f"The failed run (Hermes' session id); given, checked. {_FIELD_NAME}"),
+    ] = None
     path: Annotated[
         _Text | None, Field(description='http only: the path alerts are posted to ("/api/x").')
     ] = None
@@ -435,7 +439,7 @@ class Alerts(_Table):
 
     @model_validator(mode="after")
     def _fits_the_channel(self) -> Alerts:
-        names = ("model", "provider", "status", "reason", "message")
+        names = ("model", "provider", "status", "reason", "message", "run")
         given = [name for name in (*names, "path", "items") if getattr(self, name) is not None]
         if self.channel == "sqlite" and given:
             raise _refuse(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import sqlite3
 import urllib.request
 from pathlib import Path
@@ -50,14 +51,19 @@ def span(attributes: dict[str, Any], status: dict[str, Any] | None = None, **ext
         "traceId": "5b8efff798038103d269b633813fc60c",
         "spanId": "eee19b7ec3c1b174",
         "name": "chat",
+        "startTimeUnixNano": "1796133173264193792",
+        "endTimeUnixNano": "1796133173764193792",
         "attributes": [{"key": k, "value": value(v)} for k, v in attributes.items()],
         "status": status if status is not None else {"code": 2, "message": "gone"},
         **extra,
     }
 
 
-def traces(*spans: dict) -> dict:
-    return {"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}
+SERVICE = {"attributes": [{"key": "service.name", "value": {"stringValue": "hermes-agent"}}]}
+
+
+def traces(*spans: dict, resource: dict[str, Any] = SERVICE) -> dict:
+    return {"resourceSpans": [{"resource": resource, "scopeSpans": [{"spans": list(spans)}]}]}
 
 
 GENAI = {
@@ -113,23 +119,119 @@ def test_the_otlp_channel_reads_error_spans_by_the_genai_conventions(tmp_path: P
         assert "alerts as the otlp channel saw them" in [e.title for e in world.evidence()]
 
 
-def test_the_otlp_message_falls_back_to_error_message_then_the_exception_event(
+def exception_event(message: str) -> dict[str, Any]:
+    return {
+        "name": "exception",
+        "attributes": [{"key": "exception.message", "value": {"stringValue": message}}],
+    }
+
+
+def test_the_otlp_message_is_the_status_and_what_the_span_says_elsewhere_must_agree(
     tmp_path: Path,
 ) -> None:
     with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
-        event = {
-            "name": "exception",
-            "attributes": [{"key": "exception.message", "value": {"stringValue": "from event"}}],
-        }
+        agreeing = span(
+            {**GENAI, "error.message": "gone"},
+            status={"code": 2, "message": "NotFoundError: gone"},
+            events=[exception_event("gone")],
+        )
+        post(world.collector.url + "/v1/traces", traces(agreeing))
+        [alert] = world.use(AlertChannel).alerts()
+        assert alert.message == "NotFoundError: gone"
+
+
+@pytest.mark.parametrize(
+    ("status", "extra", "where"),
+    [
+        # A plugin that empties its status' message: the exception event still says it.
+        ({"code": 2, "message": ""}, {"events": [exception_event("gone")]}, "exception event"),
+        ({"code": 2}, {"events": [exception_event("gone")]}, "exception event"),
+        ({"code": 2, "message": "other"}, {"events": [exception_event("gone")]}, "exception"),
+        ({"code": 2}, {}, "error.message attribute"),
+    ],
+)
+def test_an_error_said_elsewhere_but_not_in_the_status_fails_the_read(
+    tmp_path: Path, status: dict[str, Any], extra: dict[str, Any], where: str
+) -> None:
+    with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
+        attributes = {**GENAI, "error.message": "gone"} if not extra else GENAI
+        post(world.collector.url + "/v1/traces", traces(span(attributes, status, **extra)))
+        with pytest.raises(AssertionError, match=f"span 'chat': its {where}.* says 'gone'"):
+            world.use(AlertChannel).alerts()
+
+
+@pytest.mark.parametrize(
+    ("change", "finding"),
+    [
+        ({"traceId": ""}, "traceId '' is not a valid id (32 hex digits, not all zero)"),
+        ({"spanId": "0" * 16}, "spanId '0000000000000000' is not a valid id"),
+        (
+            {"traceId": "eee19b7ec3c1b174", "spanId": "5b8efff798038103d269b633813fc60c"},
+            "traceId 'eee19b7ec3c1b174' is not a valid id",
+        ),
+        ({"startTimeUnixNano": "0"}, "it has no start or no end time"),
+        (
+            {"startTimeUnixNano": "1796133173764193792", "endTimeUnixNano": "1796133173264193792"},
+            "it ends (1796133173264193792) no later than it starts (1796133173764193792)",
+        ),
+        (
+            {"endTimeUnixNano": "1796133173264193792"},
+            "it ends (1796133173264193792) no later than it starts (1796133173264193792)",
+        ),
+        ({"name": ""}, "it has no name"),
+        (
+            {"events": [{**exception_event("gone"), "name": ""}]},
+            "its event '' carries exception.message but is not named 'exception'",
+        ),
+    ],
+)
+def test_a_span_a_backend_would_drop_or_misplace_fails_the_read(
+    tmp_path: Path, change: dict[str, str], finding: str
+) -> None:
+    with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
+        post(world.collector.url + "/v1/traces", traces({**span(GENAI), **change}))
+        named = change.get("name", "chat")
+        with pytest.raises(AssertionError, match=re.escape(f"span {named!r}: {finding}")):
+            world.use(AlertChannel).alerts()
+
+
+def test_a_span_from_a_resource_naming_no_service_fails_the_read(tmp_path: Path) -> None:
+    with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
+        post(world.collector.url + "/v1/traces", traces(span(GENAI), resource={}))
+        with pytest.raises(AssertionError, match="span 'chat': its resource has no service.name"):
+            world.use(AlertChannel).alerts()
+
+
+def test_a_profile_naming_the_message_attribute_reads_only_that(tmp_path: Path) -> None:
+    profile = '[alerts]\nchannel = "otlp"\nmessage = "vendor.message"\n'
+    with build_world(settings_with(tmp_path, profile)) as world:
+        sent = span({**GENAI, "vendor.message": "gone"}, {"code": 2}, events=[exception_event("x")])
+        post(world.collector.url + "/v1/traces", traces(sent))
+        [alert] = world.use(AlertChannel).alerts()
+        assert alert.message == "gone"
+
+
+def test_the_run_is_read_where_the_profile_says_and_must_be_the_failed_job_s(
+    tmp_path: Path,
+) -> None:
+    profile = '[alerts]\nchannel = "otlp"\nrun = "session.id"\n'
+    with build_world(settings_with(tmp_path, profile)) as world:
         post(
             world.collector.url + "/v1/traces",
-            traces(
-                span({**GENAI, "error.message": "from attribute"}, status={"code": 2}),
-                span(GENAI, status={"code": 2}, events=[event]),
-            ),
+            traces(span({**GENAI, "session.id": "cron_abc123_20261201_120000"})),
         )
-        messages = [alert.message for alert in world.use(AlertChannel).alerts()]
-        assert messages == ["from attribute", "from event"]
+        [alert] = world.use(AlertChannel).alerts()
+        assert alert.run == "cron_abc123_20261201_120000"
+        assert "run='cron_abc123_20261201_120000'" in alert.describe()
+        assert alert.misnames_run(["abc123"]) is None
+        assert alert.misnames_run(["other"]) == (
+            "the alert for 'gone-model' names the run 'cron_abc123_20261201_120000', not the "
+            "failed job's (cron_<job>_<time>): nobody can tell which run of which job to look at"
+        )
+    with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
+        post(world.collector.url + "/v1/traces", traces(span({**GENAI, "session.id": "x"})))
+        [alert] = world.use(AlertChannel).alerts()
+        assert alert.run is None and "run=" not in alert.describe()
 
 
 def test_otlp_attributes_can_be_renamed(tmp_path: Path) -> None:
@@ -187,6 +289,7 @@ path = "/api/spans"
 items = "spans[?error]"
 status = "metadata.status_code"
 message = "error_info.message"
+run = "session_id"
 """
 
 
@@ -200,6 +303,7 @@ def test_the_http_channel_picks_items_and_reads_fields_with_jmespath(tmp_path: P
                     "error": True,
                     "metadata": {"status_code": 404},
                     "error_info": {"message": "gone"},
+                    "session_id": "cron_j_20261201_120000",
                 },
                 {"model": "healthy", "error": False},
             ]
@@ -213,6 +317,7 @@ def test_the_http_channel_picks_items_and_reads_fields_with_jmespath(tmp_path: P
             404,
             "gone",
         )
+        assert alert.run == "cron_j_20261201_120000"
         assert alert.seen == batch["spans"][0]
 
 

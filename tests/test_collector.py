@@ -153,6 +153,13 @@ def test_logs_are_decoded_too(collector: Collector) -> None:
             {"Content-Type": "application/json", "Content-Encoding": "br"},
             "unsupported Content-Encoding 'br'",
         ),
+        # A plugin whose export request is None sends `null`: a finding, not a 500.
+        (
+            "/v1/traces",
+            b"null",
+            {"Content-Type": "application/json"},
+            "the body is null, not a JSON object",
+        ),
     ],
 )
 def test_a_body_it_cannot_decode_is_a_finding_naming_path_and_type(

@@ -74,6 +74,14 @@ def test_a_channel_that_is_not_a_store_never_keeps_the_store_promise(tmp_path: P
             'channel = "http"\npath = "/x"\nitems = "spans[?"',
             'alerts.items: "spans[?" is not a JMESPath expression',
         ),
+        (
+            'channel = "sqlite"\nrun = "session.id"',
+            'alerts.run: channel "sqlite" reads the alert contract\'s own columns',
+        ),
+        (
+            'channel = "http"\npath = "/x"\nrun = "meta[0"',
+            'alerts.run: "meta[0" is not a JMESPath expression',
+        ),
         ("colour = 1", "alerts.colour: unknown key; known keys: channel, model, provider"),
     ],
 )

@@ -108,7 +108,7 @@ def test_an_http_channel_reads_a_path_with_jmespath(tmp_path: Path) -> None:
         (
             'channel = "otlp"\ncolour = "red"',
             "alerts.colour: unknown key; known keys: channel, model, provider, status, reason, "
-            "message, path, items",
+            "message, run, path, items",
         ),
     ],
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,8 @@ class ChannelAlert:
     """One alert as a channel read it; a field the plugin did not send is None.
 
     ``seen`` is what the channel saw (the row, the span with its attributes, the JSON object),
-    shown as it is in reports. ``occurrences`` is only a store's (repeats counted on one row).
+    shown as it is in reports. ``occurrences`` is only a store's (repeats counted on one row);
+    ``run`` (the Hermes session of the failed run) only where the profile says where it is.
     """
 
     channel: str
@@ -38,14 +40,16 @@ class ChannelAlert:
     message: str | None
     seen: Any
     occurrences: int | None = None
+    run: str | None = None
 
     def describe(self) -> str:
         """One line with every field, for failure messages."""
         message = (self.message or "")[:120]
         counted = f" occurrences={self.occurrences}" if self.occurrences is not None else ""
+        run = f" run={self.run!r}" if self.run is not None else ""
         return (
             f"model={self.model!r} provider={self.provider!r} status={self.status!r} "
-            f"reason={self.reason!r}{counted} message={message!r} (via {self.channel})"
+            f"reason={self.reason!r}{counted}{run} message={message!r} (via {self.channel})"
         )
 
     def seen_as(self) -> str:
@@ -58,3 +62,15 @@ class ChannelAlert:
             return None
         whose = f"the alert for {self.model!r}" if self.model else "an alert"
         return f"{whose} carries no {_FIELD_NAMES[field]}: {CONSEQUENCES[field]}"
+
+    def misnames_run(self, job_ids: Iterable[str]) -> str | None:
+        """The finding when the alert does not name a run of these jobs (Hermes' session
+        ``cron_<job id>_<YYYYmmdd_HHMMSS>``), or None: without it an operator cannot tell which
+        run of which job to look at."""
+        if any((self.run or "").startswith(f"cron_{job}_") for job in job_ids):
+            return None
+        whose = f"the alert for {self.model!r}" if self.model else "an alert"
+        return (
+            f"{whose} names the run {self.run!r}, not the failed job's (cron_<job>_<time>): "
+            "nobody can tell which run of which job to look at"
+        )

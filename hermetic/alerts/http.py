@@ -3,7 +3,8 @@
 A vendor's REST API (``[alerts] path = "/api/spans"``): every JSON body posted there is one
 batch; ``items`` (a JMESPath expression, default: the body itself, or each element of a list)
 picks the alerts in it, and ``model``, ``provider``, ``status``, ``reason`` and ``message``
-(JMESPath expressions, default: the keys of those names) read each field.
+(JMESPath expressions, default: the keys of those names) read each field; ``run`` (the Hermes
+session of the failed run) is read only when the profile names it.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class HttpChannel(Channel):
             status=status_code(values["status"]),
             reason=_text(values["reason"]),
             message=_text(values["message"]),
+            run=_text(jmespath.search(self.settings.run, item)) if self.settings.run else None,
             seen=item,
         )
 

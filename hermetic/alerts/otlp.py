@@ -3,8 +3,11 @@
 An alert is a span whose status is ERROR: the plugin's record of one failed provider call. Its
 fields come from span attributes (then the resource's), by default those of the OpenTelemetry
 GenAI semantic conventions; a profile renames each (``[alerts] status = "vendor.status"``).
-The message is the named attribute or, by default, the span status' message, the
-``error.message`` attribute, or the ``exception.message`` of an ``exception`` event.
+The message is the named attribute or, by default, the span status' message (the error a trace
+viewer shows for the span). An ERROR span a backend would drop or misplace, or one that says
+about its error elsewhere what its status does not, fails the read (:mod:`span_checks`). The
+run (Hermes' session id) is read only from the attribute a profile names
+(``[alerts] run = "session.id"``).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 
 from hermetic.alerts.alert import ChannelAlert
 from hermetic.alerts.channel import Channel
+from hermetic.alerts.span_checks import span_findings
 
 #: The GenAI semantic conventions' attributes for each field (the first one present wins;
 #: gen_ai.system is the provider's name before the conventions renamed it).
@@ -21,7 +25,8 @@ DEFAULT_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "provider": ("gen_ai.provider.name", "gen_ai.system"),
     "status": ("http.response.status_code",),
     "reason": ("error.type",),
-    "message": ("error.message",),
+    "message": (),
+    "run": (),
 }
 # Span status codes as the proto's JSON mapping writes them (by name) or a sender may (by number).
 _ERROR = ("STATUS_CODE_ERROR", 2)
@@ -51,7 +56,7 @@ class OtlpChannel(Channel):
     def _alert(self, resource: dict[str, Any], span: dict[str, Any]) -> ChannelAlert:
         message = self._attribute("message", resource, span)
         if message is None and not self.settings.message:
-            message = span.get("status", {}).get("message") or _exception_message(span)
+            message = span.get("status", {}).get("message") or None
         return ChannelAlert(
             channel=self.name,
             model=_text(self._attribute("model", resource, span)),
@@ -59,6 +64,7 @@ class OtlpChannel(Channel):
             status=status_code(self._attribute("status", resource, span)),
             reason=_text(self._attribute("reason", resource, span)),
             message=_text(message),
+            run=_text(self._attribute("run", resource, span)),
             seen={"resource": resource, "span": span},
         )
 
@@ -77,14 +83,13 @@ class OtlpChannel(Channel):
         return None
 
     def problems(self) -> list[str]:
-        return self.world.collector.problems()
-
-
-def _exception_message(span: dict[str, Any]) -> Any:
-    for event in span.get("events", []):
-        if event.get("name") == "exception":
-            return event["attributes"].get("exception.message")
-    return None
+        problems = self.world.collector.problems()
+        for resource, span in self.world.collector.spans():
+            if span.get("status", {}).get("code") in _ERROR:
+                problems += span_findings(
+                    resource, span, message_from_status=self.settings.message is None
+                )
+        return problems
 
 
 def _text(value: Any) -> str | None:

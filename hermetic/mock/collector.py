@@ -252,6 +252,9 @@ def _decode_otlp(
             message.ParseFromString(body)
         elif content_type == "application/json":
             data = _convert_ids(json.loads(body.decode("utf-8")), _hex_to_base64)
+            if not isinstance(data, dict):
+                # ParseDict raises TypeError on anything else: the handler would answer 500.
+                raise ValueError(f"the body is {_json_kind(data)}, not a JSON object")
             json_format.ParseDict(data, message, ignore_unknown_fields=True)
         else:
             return None, (
@@ -263,6 +266,11 @@ def _decode_otlp(
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return None, f"not an OTLP {request_type.__name__} in {kind}: {reason}"
     return _convert_ids(json_format.MessageToDict(message), _base64_to_hex), None
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {type(None): "null", list: "an array", str: "a string", bool: "a boolean"}
+    return kinds.get(type(value), "a number")
 
 
 _ID_FIELDS = ("traceId", "spanId", "parentSpanId")

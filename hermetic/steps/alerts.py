@@ -65,7 +65,8 @@ def step_many_alerts(context, count):
 
 @then('the alert names the model "{model}" from provider "{provider}" with error code {code:d}')
 def step_alert_fields(context, model, provider, code):
-    """The alert for the model names the provider and the HTTP status Hermes reported."""
+    """The alert for the model names the provider and the HTTP status Hermes reported (and the
+    failed job's run, where the profile says where its alerts name it: ``[alerts] run``)."""
     world = context.world
     channel = world.use(AlertChannel)
     alerts = channel.alerts_for(model)
@@ -83,6 +84,10 @@ def step_alert_fields(context, model, provider, code):
             + f"expected provider={provider!r} status={code}, found:\n"
             + _describe(alerts),
         )
+    if world.settings.profile.alerts.run is not None:
+        jobs = world.scheduler.job_ids.values()
+        misnamed = [found for alert in alerts if (found := alert.misnames_run(jobs))]
+        world.check(not misnamed, _headline(*misnamed) + "found:\n" + _describe(alerts))
 
 
 @then('the alert recorded for "{model}" is "{recorded}" with error code "{code}"')
