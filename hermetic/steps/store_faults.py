@@ -7,24 +7,25 @@ from hermetic.contract.faults import FaultUnavailable, StoreFaults
 from hermetic.contract.spool_faults import SpoolFaults
 
 
+def _inject_or_skip(context, faults: type[StoreFaults] | type[SpoolFaults], fault: str) -> None:
+    try:
+        context.world.use(faults).inject(fault)
+    except FaultUnavailable as exc:
+        # The machine cannot make the fault (root on ext4 can), or the plugin keeps no such file
+        # (a spool its profile does not name): say why instead of failing.
+        context.scenario.skip(f"cannot simulate {fault} here: {exc}")
+
+
 @given("the alert store suffers {fault}")
 def step_store_fault(context, fault):
     """Break the telemetry store the named way; the fault is cleared when the scenario ends."""
-    try:
-        context.world.use(StoreFaults).inject(fault)
-    except FaultUnavailable as exc:
-        # Only where the machine cannot make the fault at all (root on ext4 can): say why.
-        context.scenario.skip(f"cannot simulate {fault} here: {exc}")
+    _inject_or_skip(context, StoreFaults, fault)
 
 
 @given("the plugin's spool suffers {fault}")
 def step_spool_fault(context, fault):
     """Break the spool the profile names ([spool]); the fault lasts until the scenario ends."""
-    try:
-        context.world.use(SpoolFaults).inject(fault)
-    except FaultUnavailable as exc:
-        # The plugin names no such file (it keeps none), or the machine cannot make the fault.
-        context.scenario.skip(f"cannot simulate {fault} here: {exc}")
+    _inject_or_skip(context, SpoolFaults, fault)
 
 
 @when("the scheduler runs once, and once more after the fault is cleared")
