@@ -479,6 +479,8 @@ def main() -> int:
         if found == "MISREPORTED":
             for name, message in cases:
                 print(f"    {name}: {message}", flush=True)
+        for hang in result.hangs:  # a timeout of the machine's, most often: no verdict
+            print(f"    the hang limit, not a check: {hang}; re-run it with --only", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="hermetic-mutants-") as scratch:
         trials = [trial(mutant, build(mutant, Path(scratch))) for mutant in chosen]

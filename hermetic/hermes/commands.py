@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from hermetic.errors import HermesCommandError
+from hermetic.hermes import hang_limit
 from hermetic.hermes.progress import Progress
 from hermetic.hermes.sandbox import Sandbox
 from hermetic.netns.counters import increase, read_counters
@@ -200,14 +201,15 @@ class RunningCommand:
             if progress.moved():
                 last_moved = now
             if now - last_moved >= timeout:
-                self._hung(f"made no progress (no CPU time, no output) for {timeout:.0f}s")
+                self._hung(hang_limit.no_progress(timeout))
             if now - waiting_since >= timeout * _RUNAWAY_FACTOR:
-                self._hung(f"was still running after {timeout * _RUNAWAY_FACTOR:.0f}s")
+                self._hung(hang_limit.still_running(timeout * _RUNAWAY_FACTOR))
 
     def _hung(self, what: str) -> NoReturn:
         self.kill()
+        command = "hermes " + " ".join(self.args)
         raise HermesCommandError(
-            f"`hermes {' '.join(self.args)}` {what} and was killed; its output is in "
+            f"{hang_limit.stopped(command, what)}; its output is in "
             f"{self.stdout_path} and {self.stderr_path}\n"
             f"--- stdout (tail) ---\n{tail(self.stdout_path)}\n"
             f"--- stderr (tail) ---\n{tail(self.stderr_path)}"

@@ -157,8 +157,9 @@ def mutate(
         f"{len(selected) - len(to_run)} from the cache, {len(to_run)} to run on {options.jobs} "
         "workers"
     )
-    # Which scenario killed how many mutants so far: the next trials try those first.
-    kills: dict[str, int] = {}
+    # Which scenario killed how many mutants so far, in this run and the ones before it with
+    # this suite and plugin: the next trials try those first.
+    kills = cache.kill_counts(verdicts.kills_key(suite, options.plugin.resolve().name))
     # JUnit names an outline's row without its " -- @1.1 Examples" (trials.junit_cases).
     by_name = {
         name.split(" -- @")[0]: location
@@ -212,17 +213,18 @@ def mutate(
             if result.verdict in ("error", "timeout"):
                 kept = options.reports / "mutants" / slug(mutant.id)
                 data["message"] = _keep_output(result, kept)
+            if result.verdict == "killed" and data["killed_by"] in by_name:
+                killer_location = by_name[str(data["killed_by"])]
+                kills[killer_location] = kills.get(killer_location, 0) + 1
             if result.verdict in CACHED_VERDICTS:
-                cache.put(entry_key, data)
+                cache.put(entry_key, data)  # saved with the kills counted above
                 cache.save()
             entries[mutant.id] = _entry(
                 mutant, texts, data, cached=False, scenarios=selected[mutant.id]
             )
-            if data["killed_by"] in by_name:
-                killer_location = by_name[str(data["killed_by"])]
-                kills[killer_location] = kills.get(killer_location, 0) + 1
             finished += 1
             killer = f"  by: {data['killed_by']}" if data["killed_by"] else ""
+            killer += f"  hung: {data['hang']}" if data["hang"] else ""
             say(
                 f"{finished}/{len(trials)} {result.verdict:<11} {result.seconds:6.1f}s  "
                 f"{mutant.where} {mutant.operator}{killer}"
@@ -297,13 +299,16 @@ def _copy_name(mutant: Mutant) -> str:
 
 
 def _result_data(result: Result) -> dict[str, object]:
-    first = result.failed[0] if result.failed else None
+    # A scenario the hang limit stopped did not kill the mutant: it is named as the hang.
+    timeout = result.verdict == "timeout"
+    first = result.failed[0] if result.failed and not timeout else None
     return {
         "verdict": result.verdict,
         "seconds": round(result.seconds, 1),
         "killed_by": first.name if first else "",
         "message": (first.message or "") if first else "",
         "passed": result.passed,
+        "hang": "; ".join(result.hangs) if timeout else "",
     }
 
 
@@ -337,6 +342,7 @@ def _entry(
         message=str(data.get("message", "")),
         passed=list(data.get("passed", [])),  # type: ignore[call-overload]
         scenarios=scenarios,
+        hang=str(data.get("hang", "")),
     )
 
 
@@ -421,7 +427,11 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
     report.write(options.reports, options.plugin, outcome.entries, selection, outcome.interrupted)
     for entry in outcome.entries:
         if entry.verdict in ("survived", "timeout", "error", report.NOT_REACHED):
-            say(f"{entry.verdict}: {entry.file}:{entry.line} {entry.description} ({entry.id})")
+            hang = f": {entry.hang}" if entry.hang else ""
+            say(
+                f"{entry.verdict}: {entry.file}:{entry.line} {entry.description} ({entry.id})"
+                f"{hang}"
+            )
     say(f"reports: {options.reports / report.MUTATE_HTML}, {options.reports / report.MUTATE_JSON}")
     print(report.closing_line(outcome.entries, outcome.interrupted), flush=True)
     if outcome.interrupted:

@@ -244,15 +244,29 @@ class Reach:
         return self.coverage.reaching(mutant.file, statement.first, statement.last)
 
     def ordered(self, locations: Sequence[str], kills: Mapping[str, int]) -> list[str]:
-        """The scenarios to run, the most killing so far first, then the fastest; each feature
-        file's together (behave runs a file once, in its own order)."""
-        ranked = sorted(
-            locations, key=lambda loc: (-kills.get(loc, 0), self.coverage.seconds.get(loc, 0.0))
-        )
-        files: dict[str, int] = {}
-        for location in ranked:
-            files.setdefault(location.rpartition(":")[0], len(files))
-        return sorted(ranked, key=lambda loc: files[loc.rpartition(":")[0]])
+        """The scenarios to run, each feature file's together and in its own order (behave runs
+        a file once, its scenarios as the file has them): first the file whose best scenario
+        killed the most mutants so far (kept across runs: ``cache.kills_key``), of files as
+        good the one that reaches its best soonest (the seconds of its scenarios up to it)."""
+        files: dict[str, list[str]] = {}
+        for location in sorted(locations, key=_line):
+            files.setdefault(location.rpartition(":")[0], []).append(location)
+
+        def rank(file: str) -> tuple[int, float]:
+            best = max(kills.get(location, 0) for location in files[file])
+            before = 0.0
+            for location in files[file]:
+                before += self.coverage.seconds.get(location, 0.0)
+                if kills.get(location, 0) == best:
+                    break
+            return -best, before
+
+        return [location for file in sorted(files, key=rank) for location in files[file]]
+
+
+def _line(location: str) -> int:
+    line = location.rpartition(":")[2]
+    return int(line) if line.isdigit() else 0
 
 
 def selection_digest(locations: Sequence[str] | None) -> str:

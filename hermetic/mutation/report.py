@@ -42,6 +42,7 @@ class Entry:
     passed: list[str] = field(default_factory=list)  # the scenarios it got through
     why: str = ""  # an equivalent mutant: why no scenario can catch it
     scenarios: list[str] | None = None  # the scenarios it was given (None: every one selected)
+    hang: str = ""  # a timeout on the suite's hang limit: the scenario and the command it stopped
 
     @property
     def description(self) -> str:
@@ -74,7 +75,20 @@ def closing_line(entries: Sequence[Entry], interrupted: bool = False) -> str:
     stopped = "; interrupted: the mutants not listed were not run" if interrupted else ""
     return (
         f"mutation score {shown}: {parts} ({len(entries)} mutants, {cached} from the cache"
-        f"{stopped})"
+        f"{stopped}){_rerun(entries)}"
+    )
+
+
+def _rerun(entries: Sequence[Entry]) -> str:
+    """What to do about the timeouts: never kept, they are tried again; on a loaded machine
+    they are most often the machine's (docs/mutation.md)."""
+    timeouts = [entry.id for entry in entries if entry.verdict == "timeout"]
+    if not timeouts:
+        return ""
+    hung = sum(bool(entry.hang) for entry in entries if entry.verdict == "timeout")
+    return (
+        f"; timeouts are not kept ({hung} of {len(timeouts)} on the suite's hang limit): re-run "
+        f"them on a quieter machine with --only {','.join(timeouts)}"
     )
 
 
@@ -120,7 +134,7 @@ def _page(data: dict[str, object], entries: Sequence[Entry]) -> str:
     e = html.escape
     rows = []
     for entry in entries:
-        detail = entry.killed_by or entry.why or "; ".join(entry.passed)
+        detail = entry.killed_by or entry.hang or entry.why or "; ".join(entry.passed)
         if entry.verdict == NOT_REACHED:
             detail = "no selected scenario ran this line"
         rows.append(
@@ -143,6 +157,11 @@ def _page(data: dict[str, object], entries: Sequence[Entry]) -> str:
             if entry.why
             else f"<p>passed: {e('; '.join(entry.passed) or 'no scenario ran')}</p>"
         )
+        if entry.hang:
+            said += (
+                f"<p>stopped by the suite's hang limit, not by a check: {e(entry.hang)}. Not "
+                "kept: the next run tries it again.</p>"
+            )
         attention.append(
             f"<h3 id='{e(entry.id)}'><span class='{e(entry.verdict)}'>{e(entry.verdict)}</span> "
             f"{e(entry.file)}:{entry.line} — {e(entry.description)}</h3>{said}"

@@ -7,7 +7,9 @@ unless every scenario's message is wanted. Its verdict comes from its JUnit repo
 * ``killed``: a scenario failed;
 * ``survived``: every selected scenario passed;
 * ``incompetent``: the mutant did not even load (the suite's plugin-load headline);
-* ``timeout``: it ran past its time and was stopped;
+* ``timeout``: it ran past its time and was stopped, or every scenario that failed failed
+  only on the suite's hang limit (:mod:`hermetic.hermes.hang_limit`: on a loaded machine a
+  healthy ``hermes cron tick`` can run into it, so that is no proof that a check caught it);
 * ``error``: behave itself could not run (no JUnit case failed, yet it did not pass).
 
 One process per trial, not the parallel runner's batches of one run's scenarios: here the unit
@@ -26,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hermetic.hermes.hang_limit import hang_in
 from hermetic.hermes.processes import stop_processes_under
 from hermetic.netns.confinement import Confinement, prepare
 from hermetic.reporting import layout
@@ -77,6 +80,13 @@ class Result:
     def passed(self) -> list[str]:
         return [case.name for case in self.cases if case.message is None]
 
+    @property
+    def hangs(self) -> list[str]:
+        """Each failed scenario the suite's hang limit stopped, with what it stopped."""
+        return [
+            f"{case.name}: {hang}" for case in self.failed if (hang := hang_in(case.message or ""))
+        ]
+
 
 def junit_cases(junit_dir: Path) -> list[Case]:
     """Every test case of behave's JUnit files, untested ones (after ``--stop``) left out."""
@@ -95,10 +105,14 @@ def junit_cases(junit_dir: Path) -> list[Case]:
 
 
 def verdict_of(returncode: int, cases: list[Case]) -> str:
-    """killed / survived / incompetent / error from a finished trial's exit code and cases."""
+    """killed / survived / incompetent / timeout / error from a finished trial's exit code and
+    cases: ``timeout`` when the suite's hang limit is all that failed (a failing check beside
+    it is still a kill)."""
     failed = [case for case in cases if case.message is not None]
     if any(LOAD_FAILURE in (case.message or "") for case in failed):
         return "incompetent"
+    if failed and all(hang_in(case.message or "") for case in failed):
+        return "timeout"
     if failed:
         return "killed"
     if returncode == 0 and cases:
