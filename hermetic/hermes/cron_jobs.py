@@ -33,6 +33,19 @@ class JobState:
         """Hermes recorded the last run as failed (in any release's words)."""
         return self.last_status in FAILED_STATUSES
 
+    @property
+    def taken(self) -> bool:
+        """A scheduler has taken the job made due (:meth:`JobsFile.make_due`): it ran it, or
+        moved its next run into the future before running it (0.19.0's ``advance_next_run``; of
+        a release that does not, a job is only seen taken once it ran)."""
+        if self.last_run_at:
+            return True
+        try:
+            when = datetime.fromisoformat(self.next_run_at or "")
+        except ValueError:
+            return False
+        return when.tzinfo is not None and when > datetime.now(UTC)
+
     def describe(self) -> str:
         return (
             f"last_status={self.last_status} last_run_at={self.last_run_at} "

@@ -12,16 +12,21 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from hermetic.errors import HarnessError
+from hermetic.hermes import hang_limit
 from hermetic.hermes.commands import CommandResult, HermesCommands, RunningCommand
 from hermetic.hermes.config import HermesConfig
 from hermetic.hermes.cron_jobs import JobsFile, JobState
+from hermetic.hermes.progress import Progress
 
 STOP_WAYS = ("hermes gateway stop", "Ctrl-C")
-# The gateway's scheduler gets this many hang timeouts to run a job (a gateway's start and its
-# first tick are several commands' work, and a loaded machine makes each slower).
+# The gateway's scheduler gets this many hang timeouts to take a job (a gateway's start and its
+# first tick are several commands' work, and a loaded machine makes each slower), and as many
+# again to run it once taken, so long as it progresses.
 _JOB_WAIT_FACTOR = 5
+_POLL_SECONDS = 0.2
 
 
 @dataclass
@@ -132,24 +137,52 @@ class Scheduler:
         return gateway
 
     def wait_for_jobs_to_run(self, timeout: float | None = None) -> None:
-        """Poll jobs.json until the gateway's own ticker has run every job once (by default
-        within several times what a command may take before it counts as hung: the limit is
-        for a scheduler that never runs the job, not for a slow machine)."""
+        """Poll jobs.json until the gateway's own ticker has run every job once.
+
+        The wall-clock ``timeout`` (by default several hang timeouts) counts only until the
+        ticker has taken every job (:attr:`JobState.taken`): it is for a scheduler that never
+        runs them, not for a slow machine. From then on the gateway is judged as a command is
+        (``RunningCommand.wait``): a CPU-starved gateway whose jobs still progress is waited
+        for; one that makes no progress for a hang timeout, or is still running its jobs
+        several hang timeouts later, is stopped by the suite's hang limit
+        (:mod:`hermetic.hermes.hang_limit`).
+        """
         gateway = self._require_gateway()
-        timeout = self.commands.timeout * _JOB_WAIT_FACTOR if timeout is None else timeout
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if all(state.last_run_at for state in self.job_states()):
+        hang = self.commands.timeout
+        runaway = hang * _JOB_WAIT_FACTOR
+        limit = runaway if timeout is None else timeout
+        started = time.monotonic()
+        progress: Progress | None = None
+        taken_at = last_moved = started
+        while True:
+            states = self.job_states()
+            if all(state.last_run_at for state in states):
                 return
             if not gateway.running():
                 raise AssertionError(
                     f"the gateway exited (status {gateway.process.returncode}) before running "
                     f"the job\n\n{self.report()}"
                 )
-            time.sleep(0.2)
-        raise AssertionError(
-            f"the gateway's scheduler did not run the job within {timeout:.0f}s\n\n{self.report()}"
-        )
+            now = time.monotonic()
+            if progress is None and all(state.taken for state in states):
+                progress = Progress(gateway.pid, (gateway.stdout_path, gateway.stderr_path))
+                taken_at = last_moved = now
+            if progress is None:
+                if now - started >= limit:
+                    self._gateway_hung(gateway, hang_limit.not_started(limit))
+            else:
+                if progress.moved():
+                    last_moved = now
+                if now - last_moved >= hang:
+                    self._gateway_hung(gateway, hang_limit.no_progress(hang))
+                if now - taken_at >= runaway:
+                    self._gateway_hung(gateway, hang_limit.still_running_jobs(runaway))
+            time.sleep(_POLL_SECONDS)
+
+    def _gateway_hung(self, gateway: RunningCommand, what: str) -> NoReturn:
+        gateway.kill()
+        command = "hermes " + " ".join(gateway.args)
+        raise AssertionError(f"{hang_limit.stopped(command, what)}\n\n{self.report()}")
 
     def stop_gateway(self, how: str, timeout: float | None = None) -> CommandResult:
         """Stop the gateway as an operator would: ``hermes gateway stop`` or Ctrl-C (SIGINT);
