@@ -176,6 +176,21 @@ def test_a_hang_is_named_not_kept_and_tried_again(
     assert list(kills.values()) == [{SLOW: 1}]
 
 
+def test_a_kill_an_older_hermetic_kept_from_the_hang_limit_is_tried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    options = _setup(tmp_path, monkeypatch)
+    only = replace(options, only=[_hook_mutants()[0]])
+    mutate(only, lambda line: None, MAP)
+    path = options.reports / CACHE_FILE
+    data = json.loads(path.read_text())
+    for entry in data["entries"].values():
+        entry["message"] = HANG  # what the engine kept as "killed" before it knew a hang
+    path.write_text(json.dumps(data))
+    assert [e.cached for e in mutate(only, lambda line: None, MAP).entries] == [False]
+    assert len(_given(tmp_path)) == 2
+
+
 def test_the_kills_of_a_run_order_the_next_runs_first_mutant(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

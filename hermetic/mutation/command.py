@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermetic.errors import ConfigError
+from hermetic.hermes.hang_limit import hang_in
 from hermetic.mutation import cache as verdicts
 from hermetic.mutation import coverage, pip_builds, report
 from hermetic.mutation.operators import Mutant, mutants_of, spread
@@ -146,7 +147,7 @@ def mutate(
             f"{suite}\0{coverage.selection_digest(locations)}",
         )
         cached = cache.get(entry_key)
-        if cached is not None:
+        if cached is not None and not _a_hang_kept_as_a_kill(cached):
             entries[mutant.id] = _entry(mutant, texts, cached, cached=True, scenarios=locations)
         else:
             to_run.append((mutant, entry_key))
@@ -296,6 +297,12 @@ def _keep_output(result: Result, folder: Path) -> str:
 
 def _copy_name(mutant: Mutant) -> str:
     return hashlib.sha256(mutant.id.encode()).hexdigest()[:12]
+
+
+def _a_hang_kept_as_a_kill(cached: Mapping[str, object]) -> bool:
+    """A verdict an older hermetic kept as killed when the hang limit alone had stopped its
+    scenario: no verdict, so it runs again."""
+    return cached.get("verdict") == "killed" and hang_in(str(cached.get("message", ""))) is not None
 
 
 def _result_data(result: Result) -> dict[str, object]:
