@@ -18,7 +18,7 @@ from hermetic.hermes.cron_jobs import JobsFile, JobState
 from hermetic.hermes.hang_limit import hang_in
 from hermetic.hermes.scheduler import Scheduler
 
-# Stands in for `hermes gateway run`: takes the due job as 0.19.0's ticker does (its next run
+# Stands in for `hermes gateway run`: takes the due job as Hermes' ticker does (its next run
 # moved into the future), then, by its mode: "works" runs it for two seconds of CPU time and
 # records the run; "stalls" waits forever, using no CPU; "never" takes nothing and waits.
 FAKE_GATEWAY = """

@@ -36,8 +36,8 @@ class JobState:
     @property
     def taken(self) -> bool:
         """A scheduler has taken the job made due (:meth:`JobsFile.make_due`): it ran it, or
-        moved its next run into the future before running it (0.19.0's ``advance_next_run``; of
-        a release that does not, a job is only seen taken once it ran)."""
+        moved its next run into the future before running it (``advance_next_run``: 0.16.0, 0.19.0
+        and 0.22 call it on their due jobs before they run any of them)."""
         if self.last_run_at:
             return True
         try:
