@@ -34,7 +34,8 @@ Feature: An alert survives a broken alert store, and Hermes is never taken down 
       When the scheduler runs once, and once more after the fault is cleared
       Then the job is marked as failed
       And the telemetry log reports 2 captures for "gone-model"
-      And the telemetry log explains that an alert could not be stored because <cause>
+      And the telemetry log explains that the alert for "gone-model" could not be stored because <cause>
+      And the telemetry log says the kept alert was stored once the fault was cleared
       And the alert for "gone-model" has been seen 2 times
 
       Examples: Nothing is lost, and the log says what to fix

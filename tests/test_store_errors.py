@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.contract.store_errors import CAUSES, STORE_ERROR, cause_problems
+from hermetic.contract.store_errors import CAUSES, STORE_ERROR, cause_problems, recovery_lines
 from hermetic.errors import HarnessError
 
 HOME = Path("/tmp/hermetic-a-full-disk-is-locked")
@@ -72,3 +72,35 @@ def test_no_store_error_line_at_all_fails() -> None:
 def test_an_unknown_cause_names_the_known_ones() -> None:
     with pytest.raises(HarnessError, match="known: the database is locked, the file is not"):
         cause_problems([HEAD], "the moon is full", HOME)
+
+
+def test_a_line_that_does_not_name_the_alerts_model_fails() -> None:
+    """Whose alert is waiting: a line without the model fails, one with it passes."""
+    said = "OperationalError: database or disk is full; kept in pending_alerts.jsonl (1 pending)"
+    nameless = f"2026-12-01 13:00:00,000 ERROR hermetic-alerts {STORE_ERROR} for : {said}"
+    assert cause_problems([HEAD + said], "the disk is full", HOME, "m") == []
+    assert cause_problems([nameless], "the disk is full", HOME, "m") == [
+        f"does not name the model 'm': {nameless}"
+    ]
+
+
+LINES = [
+    "2026-12-01 13:00:00,000 INFO hermetic-alerts model-unavailable 404 captured: "
+    "model='m' provider='custom'",
+    HEAD + "OperationalError: database or disk is full; kept in pending_alerts.jsonl (1 pending)",
+    "2026-12-01 13:00:09,000 INFO hermetic-alerts model-unavailable 404 captured: "
+    "model='m' provider='custom'",
+]
+REPLAYED = (
+    "2026-12-01 13:00:09,100 INFO hermetic-alerts replayed 1 pending model-unavailable "
+    "alert(s) from pending_alerts.jsonl into telemetry.db"
+)
+
+
+def test_the_replay_after_a_store_error_is_what_says_the_kept_alert_was_stored() -> None:
+    """Only a line after the store error counts; the capture and error lines never do."""
+    assert recovery_lines([*LINES, REPLAYED], HOME) == [REPLAYED]
+    assert recovery_lines(LINES, HOME) == []
+    assert recovery_lines([REPLAYED, *LINES], HOME) == []
+    failed = "2026-12-01 13:00:09,100 ERROR hermetic-alerts not stored: replayed 0"
+    assert recovery_lines([*LINES, failed], HOME) == []

@@ -104,7 +104,12 @@ def error_lines(log_path: Path) -> list[str]:
         text = log_path.read_text("utf-8", errors="replace")
     except FileNotFoundError:
         return []
-    return [line for line in text.splitlines() if _ERROR_LINE.search(line)]
+    return [line for line in text.splitlines() if is_error(line)]
+
+
+def is_error(line: str) -> bool:
+    """An ERROR or CRITICAL line of the contract's format, or a traceback's head."""
+    return _ERROR_LINE.search(line) is not None
 
 
 def without_home(line: str, hermes_home: Path) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
-from hermetic.contract.capture_log import without_home
+from hermetic.contract.capture_log import CAPTURE, is_error, without_home
 from hermetic.errors import HarnessError
 
 #: The words that begin the line saying an alert could not be stored (the contract's wording).
@@ -54,8 +54,12 @@ def causes_named(explanation: str) -> set[str]:
     return {cause for cause, words in CAUSES.items() if any(word in said for word in words)}
 
 
-def cause_problems(lines: list[str], cause: str, hermes_home: Path) -> list[str]:
-    """What the store-error *lines* get wrong about *cause*: each must name it and no other.
+def cause_problems(
+    lines: list[str], cause: str, hermes_home: Path, model: str | None = None
+) -> list[str]:
+    """What the store-error *lines* get wrong about *cause*: each must name it and no other,
+    and, given *model*, the model of the alert it could not store (an operator with several
+    jobs must know whose alert is waiting).
 
     Only the text after :data:`STORE_ERROR` is read, without the Hermes home's path.
     """
@@ -65,10 +69,36 @@ def cause_problems(lines: list[str], cause: str, hermes_home: Path) -> list[str]
         return [f"no line containing {STORE_ERROR!r}"]
     problems = []
     for line in lines:
-        named = causes_named(without_home(line.partition(STORE_ERROR)[2], hermes_home))
+        said = without_home(line.partition(STORE_ERROR)[2], hermes_home)
+        if model is not None and model not in said:
+            problems.append(f"does not name the model {model!r}: {line.strip()}")
+        named = causes_named(said)
         if cause not in named:
             problems.append(f"does not say {cause}: {line.strip()}")
         if named - {cause}:
             wrong = " and ".join(sorted(named - {cause}))
             problems.append(f"says {wrong}, not only {cause}: {line.strip()}")
     return problems
+
+
+#: Words (lower case) of a line saying alerts kept through a store fault reached the store.
+RECOVERED = ("replayed", "recovered", "flushed", "stored", "written", "delivered")
+
+
+def recovery_lines(lines: list[str], hermes_home: Path) -> list[str]:
+    """The lines, after the first that says an alert could not be stored, which say that kept
+    alerts have since reached the store: what the operator who read the error looks for next.
+
+    Error lines, capture lines and store-error lines do not count, nor the Hermes home's path.
+    """
+    start = next((i for i, line in enumerate(lines) if STORE_ERROR in line), None)
+    if start is None:
+        return []
+    return [
+        line
+        for line in lines[start + 1 :]
+        if STORE_ERROR not in line
+        and not CAPTURE.search(line)
+        and not is_error(line)
+        and any(word in without_home(line, hermes_home).lower() for word in RECOVERED)
+    ]

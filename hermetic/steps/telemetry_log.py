@@ -5,7 +5,7 @@ from behave import then
 from hermetic.contract.capture_log import error_lines, provider_problems, run_problems
 from hermetic.contract.records import AlertRecords
 from hermetic.contract.spool_faults import SpoolFaults, deletion_errors
-from hermetic.contract.store_errors import STORE_ERROR, cause_problems
+from hermetic.contract.store_errors import RECOVERED, STORE_ERROR, cause_problems, recovery_lines
 
 
 def _lines(captures):
@@ -95,13 +95,26 @@ def step_log_capture_count(context, count, model):
     )
 
 
-@then("the telemetry log explains that an alert could not be stored because {cause}")
-def step_store_error_cause(context, cause):
-    """telemetry.log says a capture could not be stored, naming that cause and no other."""
+@then('the telemetry log explains that the alert for "{model}" could not be stored because {cause}')
+def step_store_error_cause(context, model, cause):
+    """telemetry.log says the model's capture could not be stored, naming that cause only."""
     world = context.world
     errors = world.use(AlertRecords).log_lines(STORE_ERROR)
-    problems = cause_problems(errors, cause, world.sandbox.hermes_home)
+    problems = cause_problems(errors, cause, world.sandbox.hermes_home, model)
     world.check(not problems, "; ".join(problems))
+
+
+@then("the telemetry log says the kept alert was stored once the fault was cleared")
+def step_store_recovered(context):
+    """telemetry.log, after its store error, has a line saying kept alerts reached the store."""
+    world = context.world
+    records = world.use(AlertRecords)
+    lines = records.log_lines("")
+    world.check(
+        recovery_lines(lines, world.sandbox.hermes_home),
+        "expected a line, after the store error, saying the kept alert reached the store "
+        f"(words: {', '.join(RECOVERED)}); the log:\n" + ("\n".join(lines) or "  (empty)"),
+    )
 
 
 @then("the telemetry log says the plugin's spool could not be deleted")
