@@ -130,7 +130,6 @@ def step_no_store_error(context):
 def step_store_error_names_hostile(context):
     """Each store error spells the job's hostile model name as repr does, on one line."""
     world = context.world
-    lines = world.use(AlertRecords).log_lines(STORE_ERROR)
-    problems = naming_problems(lines, context.hostile_model)
     model = context.hostile_model
+    problems = naming_problems(world.use(AlertRecords).log_lines(STORE_ERROR), model)
     world.check(not problems, f"store errors naming {model!r}: " + "; ".join(problems))
