@@ -46,6 +46,15 @@ Feature: An alert survives a broken alert store, and Hermes is never taken down 
         | a full disk                               | the disk is full                   |
         | a telemetry folder that cannot be written | the database cannot be written     |
 
+  Rule: A telemetry log that cannot be opened costs no alert, and Hermes' own log says so
+
+    Scenario: An alert survives a telemetry log that cannot be opened
+      Given the alert store suffers a telemetry log that cannot be opened
+      When the scheduler runs once
+      Then the job is marked as failed
+      And the alert for "gone-model" has been seen 1 times
+      And Hermes' log says the plugin cannot open its telemetry log, and why
+
   Rule: A broken spool, where alerts wait for the store, costs no alert either
 
     Scenario: An alert survives a spool locked by another process

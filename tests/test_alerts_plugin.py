@@ -686,6 +686,18 @@ def test_log_handler_attached_once_and_follows_hermes_home(
     assert len(log_lines(home)) == 3
 
 
+def test_log_handler_is_kept_between_calls(plugin: types.ModuleType, home: Path) -> None:
+    # Re-made on every call (telemetry_log.py:97:57) the same lines come out on one thread, but
+    # a parallel job's line can fall between the old handler's removal and the new one's
+    # arrival, and each call costs an open(): the handler must be the same object.
+    logger = logging.getLogger("hermetic_alerts")
+    plugin.on_api_request_error(**hermes_kwargs())
+    first = list(logger.handlers)
+    plugin.on_api_request_error(**hermes_kwargs())
+    assert logger.handlers == first
+    assert all(a is b for a, b in zip(logger.handlers, first, strict=True))
+
+
 def test_resolve_hermes_home_falls_back_to_env(
     plugin: types.ModuleType, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -198,6 +198,20 @@ MUTANTS = (
         HOSTILE,
     ),
     Mutant(
+        "is-silent-when-its-log-cannot-open",
+        "hook.py",
+        '        _fallback_log.warning(\n            "hermetic-alerts: cannot open',
+        '        (lambda *_: None)(\n            "hermetic-alerts: cannot open',
+        (*FAULTS, "--name", "telemetry log that cannot be opened"),
+    ),
+    Mutant(
+        "logs-odd-model-names-raw",
+        "telemetry_log.py",
+        "    return (_NEEDS_ESCAPE_QUOTED if quoted else _NEEDS_ESCAPE).sub(_escape, text)\n",
+        "    return text\n",
+        (*HOSTILE, "--name", "named exactly when"),
+    ),
+    Mutant(
         "registers-nothing-under-the-gateway",
         "__init__.py",
         "    ctx.register_hook(HOOK_NAME, on_api_request_error)",

@@ -2,7 +2,8 @@
 
 Each fault is something that happens to real installations: another process holding the
 database, a corrupt file, a table someone else created, a full disk, a folder that cannot be
-written. All of them work as root on a CI machine (no chmod tricks, which root ignores).
+written, a log that cannot be opened. All of them work as root on a CI machine (no chmod
+tricks, which root ignores).
 """
 
 from __future__ import annotations
@@ -145,6 +146,26 @@ def unwritable_folder(hermes_home: Path) -> InjectedFault:
     return InjectedFault("telemetry folder not writable", clear)
 
 
+def unopenable_log(hermes_home: Path) -> InjectedFault:
+    """telemetry.log is immutable (chattr +i): it cannot be opened for writing, even by root,
+    as a log owned by another user or on a read-only mount. Its folder and the database beside
+    it stay writable, so the alert can still be stored; only the log is out of reach."""
+    chattr = shutil.which("chattr")
+    if chattr is None:
+        raise FaultUnavailable("chattr is not installed (e2fsprogs): cannot make a file read-only")
+    log = log_path(hermes_home)
+    _database(hermes_home)  # the telemetry folder
+    log.touch()
+    result = subprocess.run([chattr, "+i", str(log)], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise FaultUnavailable(f"chattr +i {log} failed: {result.stderr.strip()}")
+
+    def clear() -> None:
+        subprocess.run([chattr, "-i", str(log)], capture_output=True, check=False)
+
+    return InjectedFault("telemetry log cannot be opened", clear)
+
+
 FAULTS: dict[str, Callable[[Path], InjectedFault]] = {
     "a write lock held by another process for 2 seconds after the plugin asks for it": (
         lambda home: hold_write_lock(home, 2)
@@ -157,6 +178,7 @@ FAULTS: dict[str, Callable[[Path], InjectedFault]] = {
     "a table with an unexpected schema": unexpected_schema,
     "a full disk": full_disk,
     "a telemetry folder that cannot be written": unwritable_folder,
+    "a telemetry log that cannot be opened": unopenable_log,
 }
 
 

@@ -5,6 +5,7 @@ from behave import given, then
 
 from hermetic.checks import HOOK_TIME
 from hermetic.hermes.hook_failures import plugin_failures
+from hermetic.hermes.unopened_log import warnings_about
 
 
 @given("the plugin takes {seconds:d} seconds to record an alert")
@@ -53,4 +54,16 @@ def step_no_plugin_failure(context):
         not failures,
         "Hermes' log records the plugin failing (the job carried on; the log is all that says "
         "so):\n" + "\n".join(failures),
+    )
+
+
+@then("Hermes' log says the plugin cannot open its telemetry log, and why")
+def step_unopened_log_said(context):
+    """agent.log has a warning naming the telemetry log and the system's reason it failed."""
+    world = context.world
+    found = warnings_about(world.sandbox.agent_log, world.sandbox.hermes_home)
+    world.check(
+        found,
+        "expected a warning in Hermes' log naming the telemetry log and why it cannot be "
+        "opened (e.g. 'Operation not permitted'); found none",
     )

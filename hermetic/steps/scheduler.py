@@ -2,6 +2,7 @@
 
 from behave import given, then, when
 
+from hermetic.contract.hostile_names import hostile_name
 from hermetic.contract.records import AlertRecords
 
 
@@ -15,6 +16,15 @@ def step_operator_schedules_job(context, model):
 def step_scheduled_job(context, model):
     """A recurring job on the model, stored exactly as ``hermes cron create`` stores one."""
     context.world.scheduler.create_job(model)
+
+
+@given("a scheduled job uses a model whose name holds {trait}, which the provider no longer serves")
+def step_hostile_model_job(context, trait):
+    """A recurring job on a removed model whose name is the named trouble (hostile_names)."""
+    world = context.world
+    context.hostile_model = hostile_name(trait)
+    world.provider.remove_model(context.hostile_model)
+    world.scheduler.create_job(context.hostile_model)
 
 
 @given('a scheduled job is pinned to the model "{model}" on the provider "{provider}"')

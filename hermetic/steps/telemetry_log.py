@@ -3,6 +3,7 @@
 from behave import then
 
 from hermetic.contract.capture_log import error_lines, provider_problems, run_problems
+from hermetic.contract.hostile_names import naming_problems
 from hermetic.contract.records import AlertRecords
 from hermetic.contract.spool_faults import SpoolFaults, deletion_errors
 from hermetic.contract.store_errors import RECOVERED, STORE_ERROR, cause_problems, recovery_lines
@@ -136,3 +137,12 @@ def step_no_store_error(context):
     world = context.world
     errors = world.use(AlertRecords).log_lines(STORE_ERROR)
     world.check(not errors, "expected no store error, found:\n" + "\n".join(errors))
+
+
+@then("the telemetry log says that model's alert could not be stored, naming the model exactly")
+def step_store_error_names_hostile(context):
+    """Each store error spells the job's hostile model name as repr does, on one line."""
+    world = context.world
+    model = context.hostile_model
+    problems = naming_problems(world.use(AlertRecords).log_lines(STORE_ERROR), model)
+    world.check(not problems, f"store errors naming {model!r}: " + "; ".join(problems))

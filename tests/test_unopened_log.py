@@ -1,0 +1,61 @@
+"""A telemetry log that cannot be opened: the fault, and Hermes' log saying so.
+
+Promise under test: the fault leaves telemetry.log impossible to open for writing (even as
+root) but its folder writable, until cleared; a warning line of Hermes' log counts only when it
+names the telemetry log and the system's reason, not for words in the Hermes home's path, and
+not at INFO.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hermetic.contract.faults import inject
+from hermetic.contract.schema import database_path, log_path
+from hermetic.hermes.unopened_log import unopened_log_warnings
+
+HOME = Path("/tmp/a telemetry log not permitted")
+LOG = f"{HOME}/telemetry/telemetry.log"
+# What the alerts plugin writes into agent.log (Hermes' format: level, session tag, logger).
+OURS = (
+    "2026-12-01 17:05:40,123 WARNING [cron_abc_20261201_170540] hermes_plugins.alerts_plugin: "
+    f"hermetic-alerts: cannot open telemetry log in {HOME}/telemetry: PermissionError: "
+    f"[Errno 1] Operation not permitted: '{LOG}'"
+)
+
+
+def test_the_plugins_warning_is_found() -> None:
+    assert unopened_log_warnings(f"noise\n{OURS}\n", HOME) == [OURS]
+
+
+def test_a_warning_without_the_reason_is_not_enough() -> None:
+    # What hook.py:103:12 (the exception's text emptied) writes: the folder is named, the
+    # reason is gone, and the home's own path says "not permitted".
+    line = OURS.partition(": PermissionError")[0] + ": "
+    assert unopened_log_warnings(line, HOME) == []
+
+
+def test_an_info_line_is_no_warning() -> None:
+    assert unopened_log_warnings(OURS.replace(" WARNING ", " INFO "), HOME) == []
+
+
+def _can_pin() -> bool:
+    return os.geteuid() == 0 and shutil.which("chattr") is not None
+
+
+@pytest.mark.skipif(not _can_pin(), reason="chattr +i needs root and e2fsprogs")
+def test_the_fault_leaves_the_log_unopenable_and_its_folder_writable(tmp_path: Path) -> None:
+    fault = inject("a telemetry log that cannot be opened", tmp_path)
+    try:
+        with pytest.raises(PermissionError):
+            log_path(tmp_path).open("a")
+        database_path(tmp_path).write_text("the folder takes new files")
+    finally:
+        fault.clear()
+    with log_path(tmp_path).open("a") as log:
+        log.write("writable again\n")
+    fault.clear()  # idempotent
