@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.contract.store_errors import CAUSES, STORE_ERROR, cause_problems, recovery_lines
+from hermetic.contract.store_errors import (
+    CAUSES,
+    STORE_ERROR,
+    cause_problems,
+    lost_claims,
+    recovery_lines,
+)
 from hermetic.errors import HarnessError
 
 HOME = Path("/tmp/hermetic-a-full-disk-is-locked")
@@ -104,3 +110,10 @@ def test_the_replay_after_a_store_error_is_what_says_the_kept_alert_was_stored()
     assert recovery_lines([REPLAYED, *LINES], HOME) == []
     failed = "2026-12-01 13:00:09,100 ERROR hermetic-alerts not stored: replayed 0"
     assert recovery_lines([*LINES, failed], HOME) == []
+
+
+def test_a_store_error_that_calls_a_kept_alert_lost_is_found() -> None:
+    """A line calling a kept alert 'alert lost' is a claim the Then refuses."""
+    lost = HEAD + "DatabaseError: not a database; could not keep it in x either: alert lost"
+    assert lost_claims([*LINES, REPLAYED], HOME) == []
+    assert lost_claims([lost, REPLAYED], HOME) == [lost]

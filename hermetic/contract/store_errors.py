@@ -13,6 +13,7 @@ promise as well as one that explains it in its own words.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -79,6 +80,21 @@ def cause_problems(
             wrong = " and ".join(sorted(named - {cause}))
             problems.append(f"says {wrong}, not only {cause}: {line.strip()}")
     return problems
+
+
+#: Words (lower case) of a store-error line saying the alert is gone for good.
+LOST = re.compile(r"\b(?:lost|discarded|dropped)\b")
+
+
+def lost_claims(lines: list[str], hermes_home: Path) -> list[str]:
+    """The store-error *lines* that call the alert lost: wrong, and alarming, for one the plugin
+    kept and stored after the fault (the operator would go looking for what cannot be found)."""
+    return [
+        line
+        for line in lines
+        if STORE_ERROR in line
+        and LOST.search(without_home(line.partition(STORE_ERROR)[2], hermes_home).lower())
+    ]
 
 
 #: Words (lower case) of a line saying alerts kept through a store fault reached the store.

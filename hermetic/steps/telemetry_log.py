@@ -6,7 +6,13 @@ from hermetic.contract.capture_log import error_lines, provider_problems, run_pr
 from hermetic.contract.hostile_names import naming_problems
 from hermetic.contract.records import AlertRecords
 from hermetic.contract.spool_faults import SpoolFaults, deletion_errors
-from hermetic.contract.store_errors import RECOVERED, STORE_ERROR, cause_problems, recovery_lines
+from hermetic.contract.store_errors import (
+    RECOVERED,
+    STORE_ERROR,
+    cause_problems,
+    lost_claims,
+    recovery_lines,
+)
 
 
 def _lines(captures):
@@ -107,10 +113,13 @@ def step_store_error_cause(context, model, cause):
 
 @then("the telemetry log says the kept alert was stored once the fault was cleared")
 def step_store_recovered(context):
-    """telemetry.log, after its store error, has a line saying kept alerts reached the store."""
+    """telemetry.log, after its store error, has a line saying kept alerts reached the store,
+    and no store error calls the alert lost."""
     world = context.world
     records = world.use(AlertRecords)
     lines = records.log_lines("")
+    lost = lost_claims(lines, world.sandbox.hermes_home)
+    world.check(not lost, "the alert was kept, yet the log calls it lost:\n" + "\n".join(lost))
     world.check(
         recovery_lines(lines, world.sandbox.hermes_home),
         "expected a line, after the store error, saying the kept alert reached the store "
