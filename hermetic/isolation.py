@@ -124,6 +124,20 @@ class Isolation:
         self.key_variable = variable
         return credential
 
+    def withhold_key(self) -> list[str]:
+        """No hermes process gets the key the profile gives the plugin (``{credential}`` in
+        ``[env]``): the variables holding it are dropped. Returns their names; HarnessError
+        when the profile gives no key in a variable."""
+        keys = self.world.checks.credential_keys
+        names = [key.removeprefix("env.") for key in keys if key.startswith("env.")]
+        held = [name for name in names if self.world.sandbox.extra_env.pop(name, None)]
+        if not held:
+            raise HarnessError(
+                'the profile gives the plugin no key in [env] (a variable set to "{credential}")'
+                ", so there is none to withhold"
+            )
+        return held
+
     def make_plugin_log_its_key(self) -> str:
         """The installed plugin writes its stand-in key into a log of its own at load (the
         scenario reads the leak finding itself); return that log's path under HERMES_HOME."""

@@ -7,7 +7,8 @@
 3. pricewatch *without* its profile, ``--tags=@smoke``: fails, and every failure is the network
    finding (its start-up reaching beyond loopback, named as the plugin's file) given after the
    scenario's own steps all passed, so the alert verdict stays visible.
-4. Each pip example (:data:`PIP_EXAMPLES`): its own unit tests in an environment of their own;
+4. Each pip example (:data:`PIP_EXAMPLES`): its own unit tests in an environment of their own,
+   its own features where it has them (``behave`` in its folder: vendor_rest_gzip's);
    ``hermetic run --plugin <its folder>`` and ``--plugin <its built wheel>`` pass what it
    declares, its alerts read through the channel its profile names (sqlite, otlp, http); each
    defect copy fails the smoke scenarios (exit 1) with a headline naming what is missing.
@@ -289,17 +290,8 @@ def directory_examples() -> list[str]:
             f"namespace; skipped: {no_namespace}"
         )
         return failures
-    behave = [str(BIN / "behave"), "--format=progress", "-D", "keep_sandbox=on-failure"]
-    where = EXAMPLES / "pricewatch"
-    confinement = prepare(Path(sys.executable), behave[1:], where, os.environ, say)
-    code = run_step(
-        "pricewatch's own feature",
-        confinement.command(behave),
-        cwd=where,
-        env=confinement.env(os.environ),
-    )
-    if code != 0:
-        failures.append(f"pricewatch's own feature (exit {code})")
+    if own_features(EXAMPLES / "pricewatch") != 0:
+        failures.append("pricewatch's own feature")
     with tempfile.TemporaryDirectory(prefix="hermetic-no-profile-") as scratch:
         bare = Path(scratch) / "pricewatch"
         shutil.copytree(
@@ -317,6 +309,19 @@ def directory_examples() -> list[str]:
             f"without its profile: {p}" for p in network_findings_after_green_steps(reports)
         ]
     return failures
+
+
+def own_features(where: Path) -> int:
+    """``behave`` in an example's folder, as its author runs its own features (the plugin and
+    its profile as the folder's behave settings name them), in a network namespace."""
+    behave = [str(BIN / "behave"), "--format=progress", "-D", "keep_sandbox=on-failure"]
+    confinement = prepare(Path(sys.executable), behave[1:], where, os.environ, say)
+    return run_step(
+        f"{where.name}'s own features",
+        confinement.command(behave),
+        cwd=where,
+        env=confinement.env(os.environ),
+    )
 
 
 def own_unit_tests(folder: Path, scratch: Path) -> int:
@@ -394,6 +399,8 @@ def pip_example(example: PipExample) -> list[str]:
         scratch = Path(scratch_text)
         if (folder / "tests").is_dir() and own_unit_tests(folder, scratch) != 0:
             failures.append(f"{example.folder}: its own unit tests")
+        if (folder / "features").is_dir() and own_features(folder) != 0:
+            failures.append(f"{example.folder}: its own features")
         profile = ("--profile", str(folder / example.profile))
         code, reports = hermetic_run(f"{example.folder}-folder", folder, *profile)
         say(f"check_examples: {example.folder} through its folder: {verdict(reports)}")

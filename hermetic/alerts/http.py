@@ -4,7 +4,9 @@ A vendor's REST API (``[alerts] path = "/api/spans"``): every JSON body posted t
 batch; ``items`` (a JMESPath expression, default: the body itself, or each element of a list)
 picks the alerts in it, and ``model``, ``provider``, ``status``, ``reason`` and ``message``
 (JMESPath expressions, default: the keys of those names) read each field; ``run`` (the Hermes
-session of the failed run) is read only when the profile names it.
+session of the failed run) is read only when the profile names it. A body the collector did not
+accept (a backend that refused it, :meth:`~hermetic.mock.collector.Collector.fail`) was never
+delivered: it holds no alert.
 """
 
 from __future__ import annotations
@@ -16,10 +18,9 @@ import jmespath
 from hermetic.alerts.alert import ChannelAlert
 from hermetic.alerts.channel import Channel
 from hermetic.alerts.otlp import status_code
+from hermetic.mock.collector import SENDING, CollectorEntry
 
 FIELDS = ("model", "provider", "status", "reason", "message")
-# Methods that deliver a body (a health ping's GET carries none).
-_SENDING = ("POST", "PUT", "PATCH")
 
 
 class HttpChannel(Channel):
@@ -28,11 +29,18 @@ class HttpChannel(Channel):
     name = "http"
 
     def alerts(self) -> list[ChannelAlert]:
-        found = []
-        for entry in self.world.collector.requests(self.settings.path):
-            if entry.method in _SENDING and entry.decoded is not None:
-                found.extend(self._alert(item) for item in self._items(entry.decoded))
-        return found
+        return [self._alert(item) for batch in self.batches() for item in self._items(batch)]
+
+    def batches(self) -> list[Any]:
+        """Each JSON body delivered to ``path`` (sent and accepted), oldest first."""
+        return [entry.decoded for entry in self._delivered() if entry.decoded is not None]
+
+    def _delivered(self) -> list[CollectorEntry]:
+        return [
+            entry
+            for entry in self.world.collector.requests(self.settings.path)
+            if entry.method in SENDING and entry.status is not None and entry.status < 300
+        ]
 
     def _items(self, body: Any) -> list[Any]:
         picked = jmespath.search(self.settings.items, body) if self.settings.items else body
@@ -58,7 +66,14 @@ class HttpChannel(Channel):
 
     def absence(self) -> str | None:
         posted = self.world.collector.requests(self.settings.path)
-        if any(entry.method in _SENDING for entry in posted):
+        sent = [entry for entry in posted if entry.method in SENDING]
+        if sent and not self._delivered():
+            answers = ", ".join(sorted({str(entry.status) for entry in sent}))
+            return (
+                f"the collector accepted none of the {len(sent)} bodies posted to "
+                f"{self.settings.path} (it answered {answers})"
+            )
+        if sent:
             return None
         paths = sorted({f"{e.method} {e.path}" for e in self.world.collector.requests()})
         return f"nothing was posted to {self.settings.path}" + (
@@ -68,7 +83,7 @@ class HttpChannel(Channel):
     def problems(self) -> list[str]:
         problems = self.world.collector.problems()
         for entry in self.world.collector.requests(self.settings.path):
-            if entry.method in _SENDING and entry.decoded is None and entry.problem is None:
+            if entry.method in SENDING and entry.decoded is None and entry.problem is None:
                 problems.append(
                     f"{entry.method} {entry.path} ({entry.content_type or 'no content type'}): "
                     "the body is not JSON"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hermetic.alerts.channel import Channel, channels
 from hermetic.reporting.diagnostics import Evidence
@@ -44,8 +44,7 @@ class AlertChannel:
 
     def alerts(self) -> list[ChannelAlert]:
         """Every alert the plugin delivered, once its processes have exited."""
-        if self.channel.after_exit:
-            self._wait_for_exit()
+        self.wait_for_exit()
         problems = self.channel.problems()
         self.world.check(
             not problems,
@@ -61,7 +60,23 @@ class AlertChannel:
         """A headline for "no alert where one was expected": what the channel did receive."""
         return self.channel.absence() or f"the {self.name} channel holds no alert"
 
-    def _wait_for_exit(self) -> None:
+    def batches(self) -> list[Any]:
+        """Each body the plugin delivered to an http channel, once its processes have exited
+        (ValueError on a channel that keeps no batches)."""
+        batches = getattr(self.channel, "batches", None)
+        if batches is None:
+            raise ValueError(
+                f"the {self.name} channel keeps no batches: only a plugin posting to a REST "
+                'path sends them ([alerts] channel = "http")'
+            )
+        self.wait_for_exit()
+        return batches()
+
+    def wait_for_exit(self) -> None:
+        """Until every hermes process of the sandbox has exited, for a channel fed by them
+        (a plugin sending in its exit flush has sent by then); at once for a store."""
+        if not self.channel.after_exit:
+            return
         deadline = time.monotonic() + EXIT_WAIT
         while (running := self.world.leftover_processes()) and time.monotonic() < deadline:
             time.sleep(_POLL)

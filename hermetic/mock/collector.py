@@ -7,7 +7,9 @@ protobuf or from the proto's JSON mapping, gzip- or deflate-encoded or not, and 
 JSON mapping (one shape for both encodings). Any other path (a vendor's REST API, a health ping)
 is journaled with its body (JSON when it parses) and answered ``200 {}``. A body that cannot be
 decoded is journaled with the problem, named by path and content type, and answered 400: a
-finding of the plugin, never a crash of the collector.
+finding of the plugin, never a crash of the collector. A scenario can make the backend fail
+(:meth:`Collector.fail`): every request, or only those delivering a body, answered 503 and
+journaled all the same, so what the plugin tried is still on record.
 
     with Collector() as collector:
         ...  # OTEL_EXPORTER_OTLP_ENDPOINT=collector.url, run Hermes
@@ -40,7 +42,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from hermetic.mock.journal import Journal, JournalEntry
 from hermetic.mock.server import LoopbackServer
 
-__all__ = ["BODY_LIMIT", "SIGNALS", "Collector", "CollectorEntry"]
+__all__ = ["BODY_LIMIT", "SENDING", "SIGNALS", "Collector", "CollectorEntry"]
 
 LOG = logging.getLogger(__name__)
 
@@ -55,6 +57,10 @@ SIGNALS: dict[str, type[Message]] = {
 BODY_LIMIT = 1024 * 1024
 _EXCERPT = 300
 _PROTOBUF = "application/x-protobuf"
+#: Methods that deliver a body (a health ping's GET carries none).
+SENDING = ("POST", "PUT", "PATCH")
+# What a failing backend answers: "try later", as a vendor's API under maintenance does.
+_UNAVAILABLE = 503
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,13 @@ class Collector(LoopbackServer):
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         super().__init__(host, port)
         self._journal: Journal[CollectorEntry] = Journal(CollectorEntry, self.label)
+        # Set by fail(): the backend is down, or refuses what it is sent.
+        self._down = self._refusing = False
+
+    def fail(self, *, sending_only: bool = False) -> None:
+        """Answer 503 from now on: to every request (the backend is down), or only to those
+        delivering a body (it refuses what it is sent, its health check still fine)."""
+        self._refusing, self._down = sending_only, not sending_only
 
     def _application(self) -> web.Application:
         # auto_decompress off: the collector undoes gzip/deflate itself, so a broken body is
@@ -168,7 +181,7 @@ class Collector(LoopbackServer):
                 decoded, problem = _decode_otlp(body, content_type, request_type)
             else:
                 decoded = _json_or_none(body)
-        status = 400 if problem else 200
+        status = 400 if problem else _UNAVAILABLE if self._fails(request.method) else 200
         entry = self._journal.append(
             method=request.method,
             path=request.path,
@@ -184,11 +197,16 @@ class Collector(LoopbackServer):
         LOG.info("%s", entry.summary())
         if problem:
             return web.json_response({"code": 3, "message": problem}, status=status)
+        if status == _UNAVAILABLE:
+            return web.json_response({"error": "unavailable"}, status=status)
         if request.path == "/v1/traces" and content_type == _PROTOBUF:
             # The OTLP answer in the request's own encoding: an empty (full-success) response.
             answer = ExportTraceServiceResponse().SerializeToString()
             return web.Response(body=answer, content_type=_PROTOBUF)
         return web.json_response({})
+
+    def _fails(self, method: str) -> bool:
+        return self._down or (self._refusing and method in SENDING)
 
 
 def attributes(items: list[dict[str, Any]]) -> dict[str, Any]:

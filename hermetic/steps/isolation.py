@@ -49,6 +49,12 @@ def step_stand_in_key(context, variable):
     context.world.use(Isolation).give_stand_in_key(variable)
 
 
+@given("the plugin is not given its key")
+def step_withhold_key(context):
+    """The variable the profile gives the plugin its key in ({credential}) is left unset."""
+    context.world.use(Isolation).withhold_key()
+
+
 @given("the plugin under test writes its key into a log of its own when Hermes loads it")
 def step_plugin_logs_key(context):
     """The installed copy of the plugin writes its stand-in key into its own log at load."""
