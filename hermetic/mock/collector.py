@@ -116,14 +116,21 @@ class Collector(LoopbackServer):
         Attributes are flattened to plain values (``{"gen_ai.request.model": "gone-model"}``);
         the span is the proto's JSON mapping with its ``attributes`` flattened the same way.
         """
+        for resource, _, span in self.scoped_spans():
+            yield resource, span
+
+    def scoped_spans(self) -> Iterator[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
+        """(resource attributes, instrumentation scope, span), as :meth:`spans`; the scope is
+        the proto's JSON mapping (``{"name": ..., "version": ...}``, ``{}`` for none)."""
         for entry in self.requests("/v1/traces"):
             if entry.problem is not None:
                 continue
             for resource_spans in entry.decoded.get("resourceSpans", []):
                 resource = attributes(resource_spans.get("resource", {}).get("attributes", []))
                 for scope_spans in resource_spans.get("scopeSpans", []):
+                    scope = scope_spans.get("scope", {})
                     for span in scope_spans.get("spans", []):
-                        yield resource, _flattened(span)
+                        yield resource, scope, _flattened(span)
 
     def json_bodies(self, path: str) -> list[Any]:
         """The JSON bodies posted to ``path``, oldest first."""
