@@ -88,6 +88,12 @@ class Collector(LoopbackServer):
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         super().__init__(host, port)
         self._journal: Journal[CollectorEntry] = Journal(CollectorEntry, self.label)
+        self._refusal: int | None = None
+
+    def refuse(self, status: int = 503) -> None:
+        """Answer every request from now on with ``status`` (a backend that is down or over
+        its quota), still journaling and decoding what arrives."""
+        self._refusal = status
 
     def _application(self) -> web.Application:
         # auto_decompress off: the collector undoes gzip/deflate itself, so a broken body is
@@ -175,7 +181,7 @@ class Collector(LoopbackServer):
                 decoded, problem = _decode_otlp(body, content_type, request_type)
             else:
                 decoded = _json_or_none(body)
-        status = 400 if problem else 200
+        status = 400 if problem else (self._refusal or 200)
         entry = self._journal.append(
             method=request.method,
             path=request.path,
@@ -191,6 +197,9 @@ class Collector(LoopbackServer):
         LOG.info("%s", entry.summary())
         if problem:
             return web.json_response({"code": 3, "message": problem}, status=status)
+        if self._refusal:
+            # OTLP's UNAVAILABLE (gRPC status 14): the backend cannot take it now.
+            return web.json_response({"code": 14, "message": "unavailable"}, status=status)
         if request.path == "/v1/traces" and content_type == _PROTOBUF:
             # The OTLP answer in the request's own encoding: an empty (full-success) response.
             answer = ExportTraceServiceResponse().SerializeToString()

@@ -11,15 +11,19 @@ One module per subject of the sentences, so a step's code is found in one guess:
 ("the developer's …", "the suite reports …"), :mod:`~hermetic.steps.store_faults`,
 :mod:`~hermetic.steps.sandboxes` (several sandboxes at once), :mod:`~hermetic.steps.login`
 ("Hermes is logged into …", "the portal …"), :mod:`~hermetic.steps.plugin_hooks` (how long the
-plugin's hooks take) and :mod:`~hermetic.steps.webhook` (what the plugin posted). Steps are
+plugin's hooks take), :mod:`~hermetic.steps.webhook` (what the plugin posted),
+:mod:`~hermetic.steps.exporter` (the plugin's OpenTelemetry exporter and its backend) and
+:mod:`~hermetic.steps.hermes_log` ("Hermes' log says …"). Steps are
 thin: they call the world (:mod:`hermetic.world`) and its parts, and assert with
 ``world.check`` so every failure carries the full report.
 """
 
 from hermetic.steps import (  # noqa: F401 - importing a step module registers its steps
     alerts,
+    exporter,
     gateway,
     hermes_home,
+    hermes_log,
     isolation,
     login,
     plugin_hooks,
