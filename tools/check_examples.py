@@ -7,7 +7,8 @@
 3. pricewatch *without* its profile, ``--tags=@smoke``: fails, and every failure is the network
    finding (its start-up reaching beyond loopback, named as the plugin's file) given after the
    scenario's own steps all passed, so the alert verdict stays visible.
-4. Each pip example (:data:`PIP_EXAMPLES`): its own unit tests in an environment of their own;
+4. Each pip example (:data:`PIP_EXAMPLES`): its own unit tests in an environment of their own,
+   its own features (``features/``, as pricewatch's) where it has some;
    ``hermetic run --plugin <its folder>`` and ``--plugin <its built wheel>`` pass what it
    declares, its alerts read through the channel its profile names (sqlite, otlp, http); each
    defect copy fails the smoke scenarios (exit 1) with a headline naming what is missing.
@@ -341,6 +342,20 @@ def own_unit_tests(folder: Path, scratch: Path) -> int:
     return code
 
 
+def own_features(folder: Path, profile: str) -> int:
+    """The example's own features (``features/`` beside its ``steps/``), run with behave in
+    its folder as its author would, the plugin being that pip project."""
+    behave = [str(BIN / "behave"), "--format=progress", "-D", "keep_sandbox=on-failure"]
+    behave += ["-D", f"plugin={folder}", "-D", f"profile={folder / profile}"]
+    confinement = prepare(Path(sys.executable), behave[1:], folder, os.environ, say)
+    return run_step(
+        f"{folder.name}'s own features",
+        confinement.command(behave),
+        cwd=folder,
+        env=confinement.env(os.environ),
+    )
+
+
 def source_copy(folder: Path, copy: Path) -> Path:
     """A copy of an example to build from: setuptools writes ``build/`` into what it builds."""
     shutil.copytree(
@@ -395,6 +410,8 @@ def pip_example(example: PipExample) -> list[str]:
         if (folder / "tests").is_dir() and own_unit_tests(folder, scratch) != 0:
             failures.append(f"{example.folder}: its own unit tests")
         profile = ("--profile", str(folder / example.profile))
+        if (folder / "features").is_dir() and own_features(folder, example.profile) != 0:
+            failures.append(f"{example.folder}: its own features")
         code, reports = hermetic_run(f"{example.folder}-folder", folder, *profile)
         say(f"check_examples: {example.folder} through its folder: {verdict(reports)}")
         if code != 0:
