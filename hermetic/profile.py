@@ -70,7 +70,7 @@ STORE_PROMISE = "alert-store"
 ALERT_CHANNELS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "sqlite": (),
-        "otlp": ("model", "provider", "status", "reason", "message", "run"),
+        "otlp": ("model", "provider", "status", "reason", "message", "run", "conventions"),
         "http": ("path", "items", "model", "provider", "status", "reason", "message", "run"),
     }
 )
@@ -335,6 +335,12 @@ def _check_channel(name: Any) -> Any:
     return name
 
 
+def _check_conventions(name: Any) -> Any:
+    if name != "gen-ai":
+        raise _refuse(f'{_show(name)} is not a span convention the otlp channel knows ("gen-ai")')
+    return name
+
+
 def _check_specifier(text: Any) -> Any:
     if not isinstance(text, str):
         raise _refuse(f"must be a version specifier (a string), not {_kind(text)}")
@@ -430,6 +436,14 @@ class Alerts(_Table):
         _Text | None,
         Field(description=f"The failed run (Hermes' session id); given, checked. {_FIELD_NAME}"),
     ] = None
+    conventions: Annotated[
+        Literal["gen-ai"] | None,
+        BeforeValidator(_check_conventions),
+        Field(
+            description='otlp only: "gen-ai" holds every ERROR span to the OpenTelemetry GenAI '
+            "semantic conventions (name, kind, server, times, scope, service)."
+        ),
+    ] = None
     path: Annotated[
         _Text | None, Field(description='http only: the path alerts are posted to ("/api/x").')
     ] = None
@@ -447,6 +461,8 @@ class Alerts(_Table):
                 '"http" take field names',
                 given[0],
             )
+        if self.conventions is not None and self.channel != "otlp":
+            raise _refuse('only channel = "otlp" is held to span conventions', "conventions")
         if self.channel != "http":
             for name in ("path", "items"):
                 if getattr(self, name) is not None:

@@ -150,9 +150,9 @@ def test_a_profile_giving_no_key_has_none_to_withhold(tmp_path: Path) -> None:
 
 def test_hermes_log_lines_saying_a_text(tmp_path: Path) -> None:
     log = tmp_path / "agent.log"
-    assert lines_saying(log, "off") == []  # Hermes wrote no log
+    assert lines_saying(log, tmp_path, "off") == []  # Hermes wrote no log
     log.write_text("12:00 INFO vendor_rest_gzip: vendor-rest-gzip: off\n12:01 INFO cron: ok\n")
-    assert lines_saying(log, "vendor-rest-gzip: off") == [
+    assert lines_saying(log, tmp_path, "vendor-rest-gzip: off") == [
         "12:00 INFO vendor_rest_gzip: vendor-rest-gzip: off"
     ]
-    assert lines_saying(log, "nothing") == []
+    assert lines_saying(log, tmp_path, "nothing") == []

@@ -108,7 +108,16 @@ def test_an_http_channel_reads_a_path_with_jmespath(tmp_path: Path) -> None:
         (
             'channel = "otlp"\ncolour = "red"',
             "alerts.colour: unknown key; known keys: channel, model, provider, status, reason, "
-            "message, run, path, items",
+            "message, run, conventions, path, items",
+        ),
+        (
+            'channel = "otlp"\nconventions = "genai"',
+            'alerts.conventions: "genai" is not a span convention the otlp channel knows '
+            '("gen-ai")',
+        ),
+        (
+            'conventions = "gen-ai"',
+            'alerts.conventions: only channel = "otlp" is held to span conventions',
         ),
     ],
 )

@@ -8,7 +8,7 @@
    finding (its start-up reaching beyond loopback, named as the plugin's file) given after the
    scenario's own steps all passed, so the alert verdict stays visible.
 4. Each pip example (:data:`PIP_EXAMPLES`): its own unit tests in an environment of their own,
-   its own features where it has them (``behave`` in its folder: vendor_rest_gzip's);
+   its own features where it has them (``behave`` in its folder, as pricewatch's);
    ``hermetic run --plugin <its folder>`` and ``--plugin <its built wheel>`` pass what it
    declares, its alerts read through the channel its profile names (sqlite, otlp, http); each
    defect copy fails the smoke scenarios (exit 1) with a headline naming what is missing.
@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -311,10 +312,13 @@ def directory_examples() -> list[str]:
     return failures
 
 
-def own_features(where: Path) -> int:
-    """``behave`` in an example's folder, as its author runs its own features (the plugin and
-    its profile as the folder's behave settings name them), in a network namespace."""
+def own_features(where: Path, profile: str | None = None) -> int:
+    """``behave`` in an example's folder, as its author runs its own features, in a network
+    namespace: the plugin and profile its behave settings name (``[tool.behave.userdata]``),
+    or else, given ``profile``, the folder itself as a pip project with that profile."""
     behave = [str(BIN / "behave"), "--format=progress", "-D", "keep_sandbox=on-failure"]
+    if profile is not None and not names_its_plugin(where):
+        behave += ["-D", f"plugin={where}", "-D", f"profile={where / profile}"]
     confinement = prepare(Path(sys.executable), behave[1:], where, os.environ, say)
     return run_step(
         f"{where.name}'s own features",
@@ -322,6 +326,15 @@ def own_features(where: Path) -> int:
         cwd=where,
         env=confinement.env(os.environ),
     )
+
+
+def names_its_plugin(folder: Path) -> bool:
+    """Whether the folder's pyproject.toml tells behave which plugin its features test."""
+    pyproject = folder / "pyproject.toml"
+    if not pyproject.is_file():
+        return False
+    settings = tomllib.loads(pyproject.read_text("utf-8"))
+    return "plugin" in settings.get("tool", {}).get("behave", {}).get("userdata", {})
 
 
 def own_unit_tests(folder: Path, scratch: Path) -> int:
@@ -399,7 +412,7 @@ def pip_example(example: PipExample) -> list[str]:
         scratch = Path(scratch_text)
         if (folder / "tests").is_dir() and own_unit_tests(folder, scratch) != 0:
             failures.append(f"{example.folder}: its own unit tests")
-        if (folder / "features").is_dir() and own_features(folder) != 0:
+        if (folder / "features").is_dir() and own_features(folder, example.profile) != 0:
             failures.append(f"{example.folder}: its own features")
         profile = ("--profile", str(folder / example.profile))
         code, reports = hermetic_run(f"{example.folder}-folder", folder, *profile)

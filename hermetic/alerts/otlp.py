@@ -7,15 +7,19 @@ The message is the named attribute or, by default, the span status' message (the
 viewer shows for the span). An ERROR span a backend would drop or misplace, or one that says
 about its error elsewhere what its status does not, fails the read (:mod:`span_checks`). The
 run (Hermes' session id) is read only from the attribute a profile names
-(``[alerts] run = "session.id"``).
+(``[alerts] run = "session.id"``). A profile claiming the GenAI conventions
+(``[alerts] conventions = "gen-ai"``) has every ERROR span held to them
+(:mod:`genai_conventions`).
 """
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from hermetic.alerts.alert import ChannelAlert
 from hermetic.alerts.channel import Channel
+from hermetic.alerts.genai_conventions import GEN_AI, Receipt, genai_findings
 from hermetic.alerts.span_checks import span_findings
 
 #: The GenAI semantic conventions' attributes for each field (the first one present wins;
@@ -84,12 +88,24 @@ class OtlpChannel(Channel):
 
     def problems(self) -> list[str]:
         problems = self.world.collector.problems()
-        for resource, span in self.world.collector.spans():
+        for resource, scope, span in self.world.collector.scoped_spans():
             if span.get("status", {}).get("code") in _ERROR:
                 problems += span_findings(
                     resource, span, message_from_status=self.settings.message is None
                 )
+                if self.settings.conventions == GEN_AI:
+                    model = self._attribute("model", resource, span)
+                    problems += genai_findings(resource, scope, span, self._receipts(model))
         return problems
+
+    def _receipts(self, model: Any) -> list[Receipt]:
+        """The requests for ``model`` every provider of the scenario received."""
+        providers = [self.world.providers.primary, *self.world.providers.named.values()]
+        return [
+            Receipt(urlsplit(provider.base_url).hostname or "", provider.port, entry.time)
+            for provider in providers
+            for entry in provider.chat_requests(None if model is None else str(model))
+        ]
 
 
 def _text(value: Any) -> str | None:

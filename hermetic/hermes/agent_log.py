@@ -1,15 +1,34 @@
-"""What Hermes' own log (``logs/agent.log``, every logger's INFO and above) says: the lines
-holding a text, as a plugin's own log lines land there."""
+"""What Hermes' own log (``HERMES_HOME/logs/agent.log``) says: the lines holding a text, at a
+level, read with the sandbox's home written ``HERMES_HOME`` (a sandbox's path is named after
+the scenario or a mutant's operator, so it can hold any word a check looks for)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from hermetic.contract.capture_log import without_home
 
-def lines_saying(agent_log: Path, text: str) -> list[str]:
-    """The lines of Hermes' log holding ``text`` (none when Hermes wrote no log)."""
-    try:
-        lines = agent_log.read_text("utf-8", errors="replace").splitlines()
-    except FileNotFoundError:
+# Hermes' line: "<date> <time> <LEVEL>[ [session]] <logger>: <message>" (hermes_logging.py).
+_LEVEL = re.compile(r"^\S+ \S+ (?P<level>[A-Z]+)\b")
+
+
+def lines_saying(log: Path, hermes_home: Path, text: str, level: str | None = None) -> list[str]:
+    """The log's lines holding ``text`` (at ``level``, e.g. "WARNING", if given)."""
+    if not log.is_file():
         return []
-    return [line for line in lines if text in line]
+    found = []
+    for raw in log.read_text("utf-8", errors="replace").splitlines():
+        line = without_home(raw, hermes_home)
+        match = _LEVEL.match(line)
+        if text in line and (level is None or (match and match["level"] == level)):
+            found.append(line)
+    return found
+
+
+def tail(log: Path, hermes_home: Path, lines: int = 15) -> str:
+    """The log's last lines (home written ``HERMES_HOME``), for a failure message."""
+    if not log.is_file():
+        return f"(no {log.name})"
+    kept = log.read_text("utf-8", errors="replace").splitlines()[-lines:]
+    return "\n".join(f"  {without_home(line, hermes_home)}" for line in kept)

@@ -129,14 +129,21 @@ class Collector(LoopbackServer):
         Attributes are flattened to plain values (``{"gen_ai.request.model": "gone-model"}``);
         the span is the proto's JSON mapping with its ``attributes`` flattened the same way.
         """
+        for resource, _, span in self.scoped_spans():
+            yield resource, span
+
+    def scoped_spans(self) -> Iterator[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
+        """(resource attributes, instrumentation scope, span), as :meth:`spans`; the scope is
+        the proto's JSON mapping (``{"name": ..., "version": ...}``, ``{}`` for none)."""
         for entry in self.requests("/v1/traces"):
             if entry.problem is not None:
                 continue
             for resource_spans in entry.decoded.get("resourceSpans", []):
                 resource = attributes(resource_spans.get("resource", {}).get("attributes", []))
                 for scope_spans in resource_spans.get("scopeSpans", []):
+                    scope = scope_spans.get("scope", {})
                     for span in scope_spans.get("spans", []):
-                        yield resource, _flattened(span)
+                        yield resource, scope, _flattened(span)
 
     def json_bodies(self, path: str) -> list[Any]:
         """The JSON bodies posted to ``path``, oldest first."""
@@ -198,6 +205,9 @@ class Collector(LoopbackServer):
         if problem:
             return web.json_response({"code": 3, "message": problem}, status=status)
         if status == _UNAVAILABLE:
+            if request.path.startswith("/v1/"):
+                # OTLP's UNAVAILABLE (gRPC status 14): the backend cannot take it now.
+                return web.json_response({"code": 14, "message": "unavailable"}, status=status)
             return web.json_response({"error": "unavailable"}, status=status)
         if request.path == "/v1/traces" and content_type == _PROTOBUF:
             # The OTLP answer in the request's own encoding: an empty (full-success) response.

@@ -13,7 +13,8 @@ One module per subject of the sentences, so a step's code is found in one guess:
 ("Hermes is logged into …", "the portal …"), :mod:`~hermetic.steps.plugin_hooks` (how long the
 plugin's hooks take), :mod:`~hermetic.steps.webhook` (what the plugin posted),
 :mod:`~hermetic.steps.backend` ("the plugin's backend …", "every batch …"),
-:mod:`~hermetic.steps.alert_fields` ("the plugin's alert for … holds", its times, its id) and
+:mod:`~hermetic.steps.alert_fields` ("the plugin's alert for … holds", its times, its id),
+:mod:`~hermetic.steps.exporter` (the plugin's OpenTelemetry exporter's settings) and
 :mod:`~hermetic.steps.hermes_log` ("Hermes' log says …"). Steps are
 thin: they call the world (:mod:`hermetic.world`) and its parts, and assert with
 ``world.check`` so every failure carries the full report.
@@ -23,6 +24,7 @@ from hermetic.steps import (  # noqa: F401 - importing a step module registers i
     alert_fields,
     alerts,
     backend,
+    exporter,
     gateway,
     hermes_home,
     hermes_log,

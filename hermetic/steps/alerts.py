@@ -148,6 +148,21 @@ def step_alert_message(context, model):
     )
 
 
+@then('the alert for "{model}" gives Hermes\' reason "{reason}"')
+def step_alert_reason(context, model, reason):
+    """Every alert for the model carries Hermes' classification of the failure as its reason
+    (its ``reason`` argument: ``model_not_found``), what an operator groups failures by."""
+    world = context.world
+    channel = world.use(AlertChannel)
+    alerts = channel.alerts_for(model)
+    world.check(alerts, _headline(channel.absence()) + f"expected an alert for {model!r}")
+    world.check(
+        all(alert.reason == reason for alert in alerts),
+        f"expected every alert for {model!r} to give Hermes' reason {reason!r}, found:\n"
+        + _describe(alerts),
+    )
+
+
 @then('the alert for "{model}" has been seen {count:d} times')
 def step_alert_occurrences(context, model, count):
     """The alert's occurrences counter equals the number of failed runs."""
