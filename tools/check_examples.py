@@ -17,7 +17,7 @@
 
 Reports go to ``reports/examples/<what>/``.
 
-    .venv/bin/python tools/check_examples.py [--only directory|PIP_EXAMPLE_FOLDER]
+    .venv/bin/python tools/check_examples.py [--only directory|minimal404|pricewatch|PIP_EXAMPLE]
 """
 
 from __future__ import annotations
@@ -271,20 +271,25 @@ def planted_bug_caught() -> list[str]:
     return []
 
 
-def directory_examples() -> list[str]:
-    """The directory examples as before: with their profiles, pricewatch's own feature, and
-    pricewatch without its profile.
+DIRECTORY_EXAMPLES = ("minimal404", "pricewatch")
+
+
+def directory_examples(chosen: tuple[str, ...] = DIRECTORY_EXAMPLES) -> list[str]:
+    """The chosen directory examples as before: with their profiles, pricewatch's own feature,
+    and pricewatch without its profile.
 
     pricewatch tries beyond loopback (its start-up phones home), so its runs happen only inside
     network namespaces (``hermetic run`` and its own feature's behave start in one); where none
     can be made they are skipped, saying why."""
     failures = []
     no_namespace = why_no_namespace()
-    examples = ("minimal404",) if no_namespace else ("minimal404", "pricewatch")
+    examples = [name for name in chosen if not (no_namespace and name == "pricewatch")]
     for example in examples:
         code, _ = hermetic_run(example, EXAMPLES / example)
         if code != 0:
             failures.append(f"{example} with its profile (exit {code})")
+    if "pricewatch" not in chosen:
+        return failures
     if no_namespace:
         say(
             "check_examples: pricewatch tries beyond loopback, so it runs only inside a network "
@@ -449,8 +454,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--only",
-        choices=["directory", *(example.folder for example in PIP_EXAMPLES)],
-        help="the directory examples, or one pip example's folder name",
+        choices=["directory", *DIRECTORY_EXAMPLES, *(example.folder for example in PIP_EXAMPLES)],
+        help="the directory examples, one of them, or one pip example's folder name",
     )
     args = parser.parse_args(argv)
     shutil.rmtree(REPORTS, ignore_errors=True)
@@ -458,6 +463,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in (None, "directory"):
         failures += directory_examples()
         failures += planted_bug_caught()
+    elif args.only in DIRECTORY_EXAMPLES:
+        failures += directory_examples((args.only,))
     for example in PIP_EXAMPLES:
         if args.only in (None, example.folder):
             failures += pip_example(example)

@@ -1,9 +1,16 @@
 """Steps about what a plugin posts to a webhook: its profile points it at the scenario's sink
 (``{sink}`` in ``hermetic.toml``), a loopback HTTP server that journals every request."""
 
-from behave import then
+from behave import given, then
 
+from hermetic.contract.records import AlertRecords
 from hermetic.mock.payloads import field_problems, names_value
+
+
+@given("the plugin's webhook refuses every alert with status {status:d}")
+def step_webhook_refuses(context, status):
+    """The sink answers every request with that status (a webhook that is down, say)."""
+    context.world.sink.respond_with(status)
 
 
 @then('the plugin posted an alert naming the model "{model}" to its webhook')
@@ -50,4 +57,16 @@ def step_webhook_silent(context):
     requests = world.sink.requests()
     world.check(
         not requests, "expected no webhook request, the sink received:\n" + world.sink.describe()
+    )
+
+
+@then("the telemetry log says the webhook refused the alert with status {status:d}")
+def step_webhook_refusal_logged(context, status):
+    """A telemetry.log line names the webhook's address and the status it answered."""
+    world = context.world
+    lines = world.use(AlertRecords).log_lines(world.sink.url)
+    world.check(
+        any(str(status) in line for line in lines),
+        f"expected a telemetry.log line naming {world.sink.url} and {status}; lines naming it:\n"
+        + ("\n".join(f"  {line}" for line in lines) or "  (none)"),
     )
