@@ -129,41 +129,35 @@ def full_disk(hermes_home: Path) -> InjectedFault:
 def unwritable_folder(hermes_home: Path) -> InjectedFault:
     """The telemetry folder is immutable (chattr +i): no file can be created in it, even by
     root. Its existing log stays writable, as on a folder whose permissions were tightened."""
-    chattr = shutil.which("chattr")
-    if chattr is None:
-        raise FaultUnavailable(
-            "chattr is not installed (e2fsprogs): cannot make a folder read-only"
-        )
     folder = _database(hermes_home).parent
     log_path(hermes_home).touch()
-    result = subprocess.run([chattr, "+i", str(folder)], capture_output=True, text=True)
-    if result.returncode != 0:
-        raise FaultUnavailable(f"chattr +i {folder} failed: {result.stderr.strip()}")
-
-    def clear() -> None:
-        subprocess.run([chattr, "-i", str(folder)], capture_output=True, check=False)
-
-    return InjectedFault("telemetry folder not writable", clear)
+    return chattr_fault(folder, "i", "telemetry folder not writable")
 
 
 def unopenable_log(hermes_home: Path) -> InjectedFault:
     """telemetry.log is immutable (chattr +i): it cannot be opened for writing, even by root,
     as a log owned by another user or on a read-only mount. Its folder and the database beside
     it stay writable, so the alert can still be stored; only the log is out of reach."""
-    chattr = shutil.which("chattr")
-    if chattr is None:
-        raise FaultUnavailable("chattr is not installed (e2fsprogs): cannot make a file read-only")
     log = log_path(hermes_home)
     _database(hermes_home)  # the telemetry folder
     log.touch()
-    result = subprocess.run([chattr, "+i", str(log)], capture_output=True, text=True)
+    return chattr_fault(log, "i", "telemetry log cannot be opened")
+
+
+def chattr_fault(path: Path, flag: str, name: str) -> InjectedFault:
+    """The fault *name*: the file attribute *flag* set on *path* (``i`` immutable, ``a``
+    append-only), which binds root too, unlike permissions; cleared by unsetting it."""
+    chattr = shutil.which("chattr")
+    if chattr is None:
+        raise FaultUnavailable(f"chattr is not installed (e2fsprogs): cannot set +{flag} on {path}")
+    result = subprocess.run([chattr, f"+{flag}", str(path)], capture_output=True, text=True)
     if result.returncode != 0:
-        raise FaultUnavailable(f"chattr +i {log} failed: {result.stderr.strip()}")
+        raise FaultUnavailable(f"chattr +{flag} {path} failed: {result.stderr.strip()}")
 
     def clear() -> None:
-        subprocess.run([chattr, "-i", str(log)], capture_output=True, check=False)
+        subprocess.run([chattr, f"-{flag}", str(path)], capture_output=True, check=False)
 
-    return InjectedFault("telemetry log cannot be opened", clear)
+    return InjectedFault(name, clear)
 
 
 FAULTS: dict[str, Callable[[Path], InjectedFault]] = {

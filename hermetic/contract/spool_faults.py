@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import fcntl
 import os
-import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermetic.contract.capture_log import without_home
-from hermetic.contract.faults import FaultUnavailable, InjectedFault
+from hermetic.contract.faults import FaultUnavailable, InjectedFault, chattr_fault
 from hermetic.errors import HarnessError
 
 if TYPE_CHECKING:
@@ -51,19 +49,9 @@ def undeletable(spool: Path) -> InjectedFault:
 
     It is created empty when missing, as the flag needs a file.
     """
-    chattr = shutil.which("chattr")
-    if chattr is None:
-        raise FaultUnavailable("chattr is not installed (e2fsprogs): cannot pin a file")
     spool.parent.mkdir(parents=True, exist_ok=True)
     spool.touch()
-    result = subprocess.run([chattr, "+a", str(spool)], capture_output=True, text=True)
-    if result.returncode != 0:
-        raise FaultUnavailable(f"chattr +a {spool} failed: {result.stderr.strip()}")
-
-    def clear() -> None:
-        subprocess.run([chattr, "-a", str(spool)], capture_output=True, check=False)
-
-    return InjectedFault(f"{spool.name} cannot be deleted", clear)
+    return chattr_fault(spool, "a", f"{spool.name} cannot be deleted")
 
 
 #: Words (lower case) that say a file could not be deleted.
