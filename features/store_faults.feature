@@ -79,3 +79,28 @@ Feature: An alert survives a broken alert store, and Hermes is never taken down 
       Then the job is marked as failed
       And the telemetry log reports 1 captures for "gone-model"
       And the plugin's spool has not grown past its size limit
+
+  Rule: An alert the store refuses goes whole into a spool, or the log keeps all of it
+
+    Scenario: An alert no spool can keep is logged with everything it held
+      Given the alert store suffers a full disk
+      And the plugin's spool suffers a full disk, its fallback spool included
+      When the scheduler runs once
+      Then the job is marked as failed
+      And the telemetry log says the alert for "gone-model" was lost, with everything it held
+      And the telemetry log names every spool that could not keep the alert for "gone-model"
+
+    Scenario: A spool locked for a moment is waited for
+      Given the alert store suffers a corrupt database file
+      And the plugin's spool suffers a lock held by another process for a moment after the plugin asks for it
+      When the scheduler runs once
+      Then the plugin's spool was left alone while another process held its lock
+      And the plugin's spool holds the alert for "gone-model"
+      And the telemetry log says 1 alert is waiting for the store
+
+    Scenario: An alert added after a line torn by a crash is replayed whole
+      Given the alert store suffers a corrupt database file
+      And the plugin's spool suffers a last line torn by a crash
+      When the scheduler runs once, and once more after the fault is cleared
+      Then the job is marked as failed
+      And the alert for "gone-model" has been seen 2 times

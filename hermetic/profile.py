@@ -518,6 +518,10 @@ class Spool(_Table):
         BeforeValidator(_check_spool_size),
         Field(description="The size at which the plugin stops adding to the spool, in bytes."),
     ] = None
+    fallback: Annotated[
+        _KeptFile,
+        Field(description="A second spool, for alerts the first cannot take, rel. to HERMES_HOME."),
+    ] = None
 
 
 class BaselineTable(_Table):

@@ -112,12 +112,14 @@ def openers(db: Path, ignored: Iterable[int], processes: Path = PROCESSES) -> se
     return found
 
 
-def _watch_opens(db: Path) -> int:
-    """An inotify descriptor that becomes readable each time *db* is opened."""
+def watch(path: Path, mask: int, *, blocking: bool = True) -> int:
+    """An inotify descriptor that becomes readable on each of *mask*'s events on *path* (a
+    file, or a folder's files); with *blocking* false, reading it when empty raises
+    BlockingIOError."""
     libc = ctypes.CDLL(None, use_errno=True)
-    fd = libc.inotify_init1(os.O_CLOEXEC)
-    if fd < 0 or libc.inotify_add_watch(fd, os.fsencode(db), IN_OPEN) < 0:
-        raise OSError(ctypes.get_errno(), f"cannot watch {db} with inotify")
+    fd = libc.inotify_init1(os.O_CLOEXEC | (0 if blocking else os.O_NONBLOCK))
+    if fd < 0 or libc.inotify_add_watch(fd, os.fsencode(path), mask) < 0:
+        raise OSError(ctypes.get_errno(), f"cannot watch {path} with inotify")
     return fd
 
 
@@ -160,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     connection = _take_lock(args.db, args.ddl, "DELETE" if args.rollback else "WAL")
     ignored = {os.getpid(), args.suite_pid}
     if args.rollback:
-        watch = _watch_opens(Path(args.db))
+        opens = watch(Path(args.db), IN_OPEN)
     else:
         files = files_locked_by(os.getpid(), LOCKS.read_text())
         if not files:
@@ -172,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdin.read()
     else:
         if args.rollback:
-            who = _wait_for_opener(Path(args.db), watch, ignored)
+            who = _wait_for_opener(Path(args.db), opens, ignored)
         else:
             who = _wait_for_arrival(files, ignored)
         time.sleep(args.after_arrival)

@@ -4,10 +4,13 @@ the spool it keeps alerts in meanwhile."""
 from behave import given, then, when
 
 from hermetic.contract.faults import FaultUnavailable, StoreFaults
+from hermetic.contract.spool_appends import SpoolAppends, holds_record_of
 from hermetic.contract.spool_faults import SpoolFaults
 
+_Faults = type[StoreFaults] | type[SpoolFaults] | type[SpoolAppends]
 
-def _inject_or_skip(context, faults: type[StoreFaults] | type[SpoolFaults], fault: str) -> None:
+
+def _inject_or_skip(context, faults: _Faults, fault: str) -> None:
     try:
         context.world.use(faults).inject(fault)
     except FaultUnavailable as exc:
@@ -25,7 +28,7 @@ def step_store_fault(context, fault):
 @given("the plugin's spool suffers {fault}")
 def step_spool_fault(context, fault):
     """Break the spool the profile names ([spool]); the fault lasts until the scenario ends."""
-    _inject_or_skip(context, SpoolFaults, fault)
+    _inject_or_skip(context, SpoolAppends if SpoolAppends.knows(fault) else SpoolFaults, fault)
 
 
 @when("the scheduler runs once, and once more after the fault is cleared")
@@ -42,3 +45,29 @@ def step_spool_within_limit(context):
     """The spool the profile names is no larger than its [spool] max_bytes (or is gone)."""
     problem = context.world.use(SpoolFaults).size_problem()
     context.world.check(problem is None, f"{problem}: a full spool must take no more alerts")
+
+
+@then("the plugin's spool was left alone while another process held its lock")
+def step_spool_left_alone(context):
+    """No change to the spool file the profile names while the suite held its [spool] lock."""
+    changes = context.world.use(SpoolAppends).changes_while_held()
+    context.world.check(
+        not changes,
+        "the plugin wrote to its spool while another process held the spool's lock (two "
+        "writers at once tear lines and lose alerts): " + "; ".join(changes),
+    )
+
+
+@then('the plugin\'s spool holds the alert for "{model}"')
+def step_spool_holds(context, model):
+    """The spool file the profile names ([spool] file) holds a record naming the model."""
+    spools = context.world.use(SpoolAppends).spools()
+    context.world.check(
+        holds_record_of(spools[0], model),
+        f"expected {spools[0]} to hold the alert for {model!r} (the plugin should have waited "
+        "for the spool's lock); "
+        + ", ".join(
+            f"{spool}: {'holds it' if holds_record_of(spool, model) else 'not there'}"
+            for spool in spools
+        ),
+    )

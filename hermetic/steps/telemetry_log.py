@@ -5,6 +5,13 @@ from behave import then
 from hermetic.contract.capture_log import error_lines, provider_problems, run_problems
 from hermetic.contract.hostile_names import naming_problems
 from hermetic.contract.records import AlertRecords
+from hermetic.contract.spool_appends import (
+    SpoolAppends,
+    lost_alert_problems,
+    lost_lines,
+    says_waiting,
+    unnamed_spools,
+)
 from hermetic.contract.spool_faults import SpoolFaults, deletion_errors
 from hermetic.contract.store_errors import (
     RECOVERED,
@@ -155,3 +162,63 @@ def step_store_error_names_hostile(context):
     model = context.hostile_model
     problems = naming_problems(world.use(AlertRecords).log_lines(STORE_ERROR), model)
     world.check(not problems, f"store errors naming {model!r}: " + "; ".join(problems))
+
+
+def _lost_lines(context, model):
+    world = context.world
+    lines = world.use(AlertRecords).log_lines(STORE_ERROR)
+    lost = lost_lines(lines, model, world.sandbox.hermes_home)
+    world.check(
+        lost,
+        f"expected a store error saying the alert for {model!r} was lost; store errors:\n"
+        + ("\n".join(lines) or "  (none)"),
+    )
+    return lost
+
+
+@then('the telemetry log says the alert for "{model}" was lost, with everything it held')
+def step_lost_alert_whole(context, model):
+    """A store error calls the model's alert lost and gives its code, time and message."""
+    world = context.world
+    codes = {c.code for c in world.use(AlertRecords).captures() if c.model == model}
+    world.check(codes, f"expected a capture line for {model!r}, the alert's code")
+    windows = [result.window for result in world.hermes.history]
+    message = world.provider.error_message(model)
+    problems = {
+        line: lost_alert_problems(line, code, message, windows, world.sandbox.hermes_home)
+        for line in _lost_lines(context, model)
+        for code in codes
+    }
+    world.check(
+        any(not found for found in problems.values()),
+        "the line is the lost alert's only record, yet it leaves out: "
+        + "\n".join(f"{'; '.join(found)}: {line}" for line, found in problems.items()),
+    )
+
+
+@then('the telemetry log names every spool that could not keep the alert for "{model}"')
+def step_lost_alert_spools(context, model):
+    """The line calling the alert lost names each spool of the profile ([spool] file, fallback)."""
+    world = context.world
+    names = world.use(SpoolAppends).spool_names()
+    missing = {
+        line: unnamed_spools(line, names, world.sandbox.hermes_home)
+        for line in _lost_lines(context, model)
+    }
+    world.check(
+        any(not found for found in missing.values()),
+        "the operator must know every spool that refused the alert, yet the line does not "
+        "name: " + "\n".join(f"{', '.join(found)}: {line}" for line, found in missing.items()),
+    )
+
+
+@then("the telemetry log says {count:d} alert is waiting for the store")
+def step_alerts_waiting(context, count):
+    """The last store error says how many alerts wait for the store ("(1 pending)")."""
+    world = context.world
+    lines = world.use(AlertRecords).log_lines(STORE_ERROR)
+    world.check(
+        lines and says_waiting(lines[-1], count, world.sandbox.hermes_home),
+        f"expected the last store error to say {count} alert(s) pending or waiting; "
+        "store errors:\n" + ("\n".join(lines) or "  (none)"),
+    )
