@@ -104,3 +104,11 @@ Feature: An alert survives a broken alert store, and Hermes is never taken down 
       When the scheduler runs once, and once more after the fault is cleared
       Then the job is marked as failed
       And the alert for "gone-model" has been seen 2 times
+
+    Scenario: A disk that fills up in the middle of an append leaves no half alert behind
+      Given the alert store suffers a corrupt database file
+      And the plugin's spool suffers a disk that fills up in the middle of a write
+      When the scheduler runs once
+      Then the job is marked as failed
+      And the plugin's spool holds no half-written alert
+      And the telemetry log says 1 alert is waiting for the store

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import select
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -28,12 +29,19 @@ from hermetic.contract.store_errors import LOST, STORE_ERROR
 from hermetic.errors import HarnessError
 
 if TYPE_CHECKING:
+    from hermetic.hermes.commands import HermesCommands
     from hermetic.profile import Spool
     from hermetic.world import World
 
 #: What a crashed append leaves: the start of a record and no line break (a JSON-lines spool's
 #: first bytes, the commonest kind; any spool that keeps lines meets the same torn end).
 TORN_LINE = b'{"model":"gone-model","provider":"cus'
+
+#: The file size limit (RLIMIT_FSIZE) Hermes runs under while the disk "fills up", and how
+#: many bytes of the plugin's next append fit below it. A tick's other files (logs, Hermes'
+#: state, the database) stay far below it; a plugin's spool limit must be above it.
+HALF_WAY_LIMIT = 1 << 20
+HALF_WAY_ROOM = 16
 
 #: How long the lock is kept after the plugin has opened the lock file: long enough that a
 #: plugin that gives up at once finds it held, short beside any sensible wait (the alerts
@@ -71,6 +79,42 @@ def torn(spool: Path) -> InjectedFault:
     spool.parent.mkdir(parents=True, exist_ok=True)
     spool.write_bytes(TORN_LINE)
     return InjectedFault(f"{spool.name} torn", lambda: spool.unlink(missing_ok=True))
+
+
+def filling_disk(spool: Path, hermes: HermesCommands, max_bytes: int | None) -> InjectedFault:
+    """The disk fills up in the middle of the plugin's next append to *spool*.
+
+    *spool* holds blank lines up to :data:`HALF_WAY_ROOM` bytes below a file size limit that
+    every later ``hermes`` command runs under (RLIMIT_FSIZE, through util-linux's ``prlimit``):
+    the append's write stops part-way and the rest is refused (EFBIG), as on a disk that fills
+    up during the write. Python ignores the SIGXFSZ that comes with it, as it is meant to.
+    """
+    if max_bytes is not None and max_bytes <= HALF_WAY_LIMIT:
+        raise FaultUnavailable(
+            f"the spool's limit ([spool] max_bytes = {max_bytes}) stops it before a write could "
+            f"fail at {HALF_WAY_LIMIT} bytes"
+        )
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        raise FaultUnavailable("prlimit is not installed (util-linux): cannot limit a file's size")
+    spool.parent.mkdir(parents=True, exist_ok=True)
+    spool.write_bytes(b"\n" * (HALF_WAY_LIMIT - HALF_WAY_ROOM))
+    hermes.prefix = [prlimit, f"--fsize={HALF_WAY_LIMIT}", "--"]
+
+    def clear() -> None:
+        hermes.prefix = []
+        spool.unlink(missing_ok=True)
+
+    return InjectedFault(f"{spool.name} on a disk that fills up mid-write", clear)
+
+
+def half_written(spool: Path) -> bool:
+    """*spool* ends part-way through a record: a write cut short left it there."""
+    try:
+        data = spool.read_bytes()
+    except FileNotFoundError:
+        return False
+    return bool(data) and not data.endswith(b"\n")
 
 
 def _changes(events: bytes, name: str) -> list[str]:
@@ -248,20 +292,23 @@ def _spools(hermes_home: Path, spool: Spool) -> list[Path]:
     return [hermes_home / name for name in (spool.file, spool.fallback) if name is not None]
 
 
-#: Each fault's phrase, the ``[spool]`` keys it needs, and what makes it (from the Hermes home
-#: and the profile's spool).
-FAULTS: dict[str, tuple[tuple[str, ...], Callable[[Path, Spool], InjectedFault | HeldSpoolLock]]]
+#: Each fault's phrase, the ``[spool]`` keys it needs, and what makes it (from the world's part).
+FAULTS: dict[str, tuple[tuple[str, ...], Callable[[SpoolAppends], InjectedFault | HeldSpoolLock]]]
 FAULTS = {
     "a full disk, its fallback spool included": (
         ("file",),
-        lambda home, spool: full_disk(_spools(home, spool)),
+        lambda part: full_disk(part.spools()),
     ),
-    "a last line torn by a crash": (("file",), lambda home, spool: torn(home / str(spool.file))),
+    "a last line torn by a crash": (("file",), lambda part: torn(part.spools()[0])),
     "a lock held by another process for a moment after the plugin asks for it": (
         ("file", "lock"),
-        lambda home, spool: HeldSpoolLock(
-            home / str(spool.lock), home / str(spool.file), moment=True
+        lambda part: HeldSpoolLock(
+            part.hermes_home / str(part.spool.lock), part.spools()[0], moment=True
         ),
+    ),
+    "a disk that fills up in the middle of a write": (
+        ("file",),
+        lambda part: filling_disk(part.spools()[0], part.hermes, part.spool.max_bytes),
     ),
 }
 
@@ -273,6 +320,7 @@ class SpoolAppends:
         self.hermes_home = world.sandbox.hermes_home
         self.spool = world.settings.profile.spool
         self.add_cleanup = world.add_cleanup
+        self.hermes = world.hermes
         self.held: HeldSpoolLock | None = None
 
     @staticmethod
@@ -284,7 +332,7 @@ class SpoolAppends:
         for key in keys:
             if getattr(self.spool, key) is None:
                 raise FaultUnavailable(f"the plugin's profile names no spool {key} ([spool] {key})")
-        made = factory(self.hermes_home, self.spool)
+        made = factory(self)
         if isinstance(made, HeldSpoolLock):
             self.held = made
             made = made.fault

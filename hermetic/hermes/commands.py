@@ -73,6 +73,8 @@ class HermesCommands:
         self.timeout = timeout
         self.history: list[CommandResult] = []
         self._counter = 0
+        # Run before ``hermes`` and exec'ing it (a fault's ``prlimit --fsize=N --``), or nothing.
+        self.prefix: list[str] = []
 
     def start(self, *args: str) -> RunningCommand:
         """Start ``hermes ARGS`` in the background (e.g. ``gateway run``); output goes to files."""
@@ -80,7 +82,7 @@ class HermesCommands:
         stem = f"{self._counter:02d}-{'-'.join(a for a in args[:2] if not a.startswith('-'))}"
         stdout_path = self.sandbox.out_dir / f"{stem}.stdout"
         stderr_path = self.sandbox.out_dir / f"{stem}.stderr"
-        command = [str(self.sandbox.hermes_executable), *args]
+        command = [*self.prefix, str(self.sandbox.hermes_executable), *args]
         counted = read_counters()  # before it starts: its children's attempts count too
         with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
             try:

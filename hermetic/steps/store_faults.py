@@ -4,7 +4,7 @@ the spool it keeps alerts in meanwhile."""
 from behave import given, then, when
 
 from hermetic.contract.faults import FaultUnavailable, StoreFaults
-from hermetic.contract.spool_appends import SpoolAppends, holds_record_of
+from hermetic.contract.spool_appends import SpoolAppends, half_written, holds_record_of
 from hermetic.contract.spool_faults import SpoolFaults
 
 _Faults = type[StoreFaults] | type[SpoolFaults] | type[SpoolAppends]
@@ -70,4 +70,15 @@ def step_spool_holds(context, model):
             f"{spool}: {'holds it' if holds_record_of(spool, model) else 'not there'}"
             for spool in spools
         ),
+    )
+
+
+@then("the plugin's spool holds no half-written alert")
+def step_spool_not_half_written(context):
+    """The spool file the profile names ends with a whole record (a line break), or is gone."""
+    spool = context.world.use(SpoolAppends).spools()[0]
+    context.world.check(
+        not half_written(spool),
+        f"{spool} ends part-way through a record: a write cut short must be taken back, or "
+        "the next replay finds a broken line (and the next append may join it)",
     )
