@@ -58,6 +58,9 @@ _EVENT_HEAD = 16  # int wd; uint32 mask, cookie, len
 _ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)")
 
 
+_OPENAI_CODE = re.compile(r"Error code: \d+")
+
+
 def full_disk(spools: Iterable[Path]) -> InjectedFault:
     """Each of *spools* is /dev/full: every write fails with ENOSPC, as on a full disk."""
     made = []
@@ -248,7 +251,9 @@ def lost_alert_problems(
     which failure it was, when, or what the provider said."""
     said = without_home(line.partition(STORE_ERROR)[2], hermes_home)
     problems = []
-    if not re.search(rf"(?<!\d){code}(?!\d)", said):
+    # The message Hermes passes begins "Error code: 404 - …" (the openai library's wording):
+    # that is the message, not the alert's code field, and must not stand in for it.
+    if not re.search(rf"(?<!\d){code}(?!\d)", _OPENAI_CODE.sub("", said)):
         problems.append(f"no error code {code}")
     stamps = _times(said)
     if not any(start <= stamp.timestamp() <= end for stamp in stamps for start, end in windows):
