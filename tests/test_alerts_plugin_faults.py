@@ -922,3 +922,16 @@ def test_seeded_fuzz_never_raises_and_keeps_one_record_per_line(
     assert sum(row["occurrences"] for row in rows(home)) == captures
     assert b"FUZZSECRET" not in stored_bytes(home)
     assert spooled(home) == []
+
+
+def test_a_sighting_without_its_time_is_refused_by_the_spool(
+    tmp_path: Path, spool_mod: types.ModuleType
+) -> None:
+    # recorder.record() always stamps the spooled copy; a caller that forgets must hear of it,
+    # not spool an alert the replay would refuse (spool.py:187, equivalent in a run).
+    sighting = _submodule("sighting").Sighting(
+        model="gone-model", provider="custom", error_code=404, error_message="gone"
+    )
+    with pytest.raises(ValueError, match="needs its seen_at"):
+        spool_mod.Spool(tmp_path).append(sighting)
+    assert not (tmp_path / spool_mod.SPOOL_FILENAME).exists()
