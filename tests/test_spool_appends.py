@@ -22,9 +22,11 @@ import pytest
 
 from hermetic.contract.faults import FaultUnavailable
 from hermetic.contract.spool_appends import (
+    FAULTS,
     HALF_WAY_LIMIT,
     TORN_LINE,
     HeldSpoolLock,
+    SpoolAppends,
     filling_disk,
     full_disk,
     half_written,
@@ -35,6 +37,7 @@ from hermetic.contract.spool_appends import (
     torn,
     unnamed_spools,
 )
+from hermetic.profile import Spool
 
 HOME = Path("/tmp/mutant-lost-1/hermes")
 LOST = (
@@ -208,3 +211,30 @@ def test_a_write_while_the_lock_is_held_is_recorded(tmp_path: Path) -> None:
     finally:
         held.clear()
     held.clear()  # idempotent
+
+
+def _part(home: Path, spool: Spool) -> SpoolAppends:
+    cleanups: list[object] = []
+    world = SimpleNamespace(
+        sandbox=SimpleNamespace(hermes_home=home),
+        settings=SimpleNamespace(profile=SimpleNamespace(spool=spool)),
+        add_cleanup=cleanups.append,
+        hermes=SimpleNamespace(prefix=[]),
+    )
+    return SpoolAppends(world)  # type: ignore[arg-type]
+
+
+def test_a_plugin_without_a_spool_file_skips_every_append_fault(tmp_path: Path) -> None:
+    part = _part(tmp_path, Spool(lock="pending.lock"))
+    for phrase in FAULTS:
+        assert SpoolAppends.knows(phrase)
+        with pytest.raises(FaultUnavailable, match=r"names no spool file \(\[spool\] file\)"):
+            part.inject(phrase)
+    assert not SpoolAppends.knows("a lock held by another process")  # spool_faults' own
+
+
+def test_the_full_disk_takes_the_fallback_spool_too(tmp_path: Path) -> None:
+    part = _part(tmp_path, Spool(file="telemetry/pending.jsonl", fallback="pending.jsonl"))
+    part.inject("a full disk, its fallback spool included")
+    assert [spool.resolve() for spool in part.spools()] == [Path("/dev/full")] * 2
+    assert part.spool_names() == ["telemetry/pending.jsonl", "pending.jsonl"]
