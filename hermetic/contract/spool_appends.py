@@ -3,9 +3,10 @@
 The faults here break the append itself (the spool files the profile names, ``[spool]``): every
 spool on a full disk, so the alert cannot be kept anywhere and the log line is its only record;
 a last line torn by a crashed append; a lock another process lets go of a moment after the
-plugin asks for it. The checks read what an operator reads: the line that says the alert was
-lost must carry everything the alert held (its code, when it was seen, the provider's message)
-and name each spool that refused it; a store error says how many alerts wait for the store.
+plugin asks for it; a disk that fills up in the middle of the write. The checks read what an
+operator reads: the line that says the alert was lost must carry everything the alert held (its
+code, when it was seen, the provider's message) and name each spool that refused it; a store
+error says how many alerts wait for the store.
 """
 
 from __future__ import annotations
@@ -56,8 +57,7 @@ _EVENT_HEAD = 16  # int wd; uint32 mask, cookie, len
 # An ISO-8601 time with a UTC offset, as the contract stamps first_seen_at/last_seen_at (the
 # logger's own "2026-12-01 20:31:12,345" has no "T" and no offset, so it never matches).
 _ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)")
-
-
+# How the openai library begins the error message Hermes passes on ("Error code: 404 - …").
 _OPENAI_CODE = re.compile(r"Error code: \d+")
 
 
