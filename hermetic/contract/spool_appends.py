@@ -150,12 +150,11 @@ class HeldSpoolLock:
     """Another process's hold on the spool's lock, and a record of every change made to the
     spool file meanwhile: a plugin that honours the lock changes nothing while it is held.
 
-    With *moment*, the hold ends :data:`MOMENT_SECONDS` after the plugin first opens the lock
-    file (an event, not a clock: a slow Hermes start cannot outlast it); otherwise it lasts
-    until cleared.
+    The hold ends :data:`MOMENT_SECONDS` after the plugin first opens the lock file (an event,
+    not a clock: a slow Hermes start cannot outlast it), or when cleared.
     """
 
-    def __init__(self, lock: Path, spool: Path, *, moment: bool) -> None:
+    def __init__(self, lock: Path, spool: Path) -> None:
         spool.parent.mkdir(parents=True, exist_ok=True)
         self._spool = spool
         self._changes = watch(spool.parent, _CHANGED, blocking=False)
@@ -164,15 +163,14 @@ class HeldSpoolLock:
         self._held = hold_lock(lock)
         self._released = threading.Event()
         self._stop_read, self._stop_write = os.pipe()
-        self._releaser: threading.Thread | None = None
-        if moment:
-            arrivals = watch(lock, IN_OPEN, blocking=False)
-            self._releaser = threading.Thread(
-                target=self._release_on_arrival, args=(arrivals,), daemon=True
-            )
-            self._releaser.start()
-        held = "a moment after the plugin asks for it" if moment else "until cleared"
-        self.fault = InjectedFault(f"{lock.name} held {held}", self.clear)
+        arrivals = watch(lock, IN_OPEN, blocking=False)
+        self._releaser = threading.Thread(
+            target=self._release_on_arrival, args=(arrivals,), daemon=True
+        )
+        self._releaser.start()
+        self.fault = InjectedFault(
+            f"{lock.name} held until a moment after the plugin asks", self.clear
+        )
 
     def _release_on_arrival(self, arrivals: int) -> None:
         try:
@@ -202,8 +200,7 @@ class HeldSpoolLock:
         if self._stop_write < 0:
             return
         os.write(self._stop_write, b"x")
-        if self._releaser is not None:
-            self._releaser.join(timeout=10)
+        self._releaser.join(timeout=10)
         self._release()
         for fd in (self._stop_read, self._stop_write, self._changes):
             os.close(fd)
@@ -307,9 +304,7 @@ FAULTS = {
     "a last line torn by a crash": (("file",), lambda part: torn(part.spools()[0])),
     "a lock held by another process for a moment after the plugin asks for it": (
         ("file", "lock"),
-        lambda part: HeldSpoolLock(
-            part.hermes_home / str(part.spool.lock), part.spools()[0], moment=True
-        ),
+        lambda part: HeldSpoolLock(part.hermes_home / str(part.spool.lock), part.spools()[0]),
     ),
     "a disk that fills up in the middle of a write": (
         ("file",),
