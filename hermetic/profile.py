@@ -517,7 +517,8 @@ class SpoolLine(_Table):
         "error_code"
     )
     error_message: Annotated[
-        _SpoolKey, Field(description="The key of the message (null when there is none).")
+        _SpoolKey,
+        Field(description="The key of the message (JSON's empty value when there is none)."),
     ] = "error_message"
     seen_at: Annotated[
         _SpoolKey, Field(description="The key of the capture time (ISO 8601, with offset).")
