@@ -5,7 +5,9 @@ takes it back unchanged), under the keys ``[spool.line]`` names; every kind of l
 an alert is refused by that reader, for a reason its words catch; a row is the kept alert only
 field for field; a dropped line counts as named only with its text and why, the file name and
 the Hermes home aside; a spool counts as not replayed only with its size given; what stands
-where the spool is is compared as a whole. In-process, on real files.
+where the spool is is compared as a whole; and the alerts plugin's replay of a spool another
+replayer consumed meanwhile is an empty one (the race no scenario can time). In-process, on
+real files.
 """
 
 from __future__ import annotations
@@ -178,3 +180,16 @@ def test_the_spool_line_keys_are_checked(tmp_path: Path) -> None:
     )
     profile = load_profile(profile_file(tmp_path, '[spool.line]\nmodel = "name"\n'))
     assert profile.spool.line.model == "name" and profile.spool.replay_max_bytes is None
+
+
+def test_a_spool_another_replayer_consumed_meanwhile_is_an_empty_claim(
+    plugin_spool, tmp_path: Path
+) -> None:
+    # The race no scenario can time (alerts_plugin/mutants.toml, spool.py:234:19): the file is
+    # gone between has_pending() and the lock. Nothing to replay, and nothing raised.
+    spool = plugin_spool.Spool(tmp_path)
+    spool.path.write_text(encode(KEPT, SpoolLine()) + "\n", encoding="ascii")
+    assert spool.has_pending()
+    spool.path.unlink()  # another replayer's consume()
+    with spool.claim() as pending:
+        assert pending.sightings == [] and pending.rejected == []
