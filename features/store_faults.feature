@@ -118,9 +118,14 @@ Feature: An alert survives a broken alert store, and Hermes is never taken down 
       And the telemetry log says the plugin's spool was not replayed, and why
       And the plugin's spool is still there, as it was
 
-    Scenario: A link the system cannot follow, where the spool would be, holds no pending alert
-      Given the plugin's spool is a link to a name too long to exist
+    Scenario Outline: A spool that is <thing> holds no pending alert, and is left as it is
+      Given the plugin's spool is <thing>
       When the scheduler runs once
       Then the alert for "gone-model" has been seen 1 times
       And the telemetry log holds no error
       And the plugin's spool is still there, as it was
+
+      Examples: Nothing is pending, so nothing is said to be
+        | thing                              |
+        | a folder                           |
+        | a link to a name too long to exist |
