@@ -16,6 +16,7 @@ import errno
 import importlib
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from test_alerts_plugin import PKG, _load_plugin
@@ -26,6 +27,7 @@ from hermetic.contract.spool_replay import (
     BAD_LINES,
     NOT_FILES,
     KeptAlert,
+    SpoolReplay,
     bad_line,
     encode,
     not_replayed_lines,
@@ -34,7 +36,7 @@ from hermetic.contract.spool_replay import (
     unnamed_lines,
 )
 from hermetic.errors import HarnessError
-from hermetic.profile import SpoolLine, load_profile
+from hermetic.profile import Spool, SpoolLine, load_profile
 
 KEPT = KeptAlert("kept-model", "custom", 410, None, "2026-11-30T08:00:00+00:00")
 HOME = Path("/tmp/hermetic-sandbox-x/home")
@@ -193,3 +195,16 @@ def test_a_spool_another_replayer_consumed_meanwhile_is_an_empty_claim(
     spool.path.unlink()  # another replayer's consume()
     with spool.claim() as pending:
         assert pending.sightings == [] and pending.rejected == []
+
+
+def test_a_model_no_step_kept_is_a_harness_error(tmp_path: Path) -> None:
+    world = SimpleNamespace(
+        sandbox=SimpleNamespace(hermes_home=tmp_path),
+        settings=SimpleNamespace(profile=SimpleNamespace(spool=Spool(file="spool.jsonl"))),
+    )
+    spool = SpoolReplay(world)  # type: ignore[arg-type]
+    spool.keep(KEPT)
+    assert spool.kept_alert("kept-model") == KEPT
+    assert (tmp_path / "spool.jsonl").read_text() == encode(KEPT, SpoolLine()) + "\n"
+    with pytest.raises(HarnessError, match="no earlier step kept an alert for 'other'"):
+        spool.kept_alert("other")

@@ -240,6 +240,15 @@ class SpoolReplay:
         self._append(encode(alert, self.spool.line))
         self.kept[alert.model] = alert
 
+    def kept_alert(self, model: str) -> KeptAlert:
+        """The alert an earlier step kept for *model*."""
+        try:
+            return self.kept[model]
+        except KeyError:
+            raise HarnessError(
+                f"no earlier step kept an alert for {model!r} in the plugin's spool"
+            ) from None
+
     def hold_bad(self, kinds: list[str]) -> None:
         """Add one line of each kind that is not an alert."""
         for kind in kinds:

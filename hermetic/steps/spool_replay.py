@@ -70,7 +70,7 @@ def step_spool_is_no_file(context, thing):
 def step_kept_alert_stored(context, model):
     """One row for the model: the kept provider, status, message and time, seen once."""
     world = context.world
-    kept = world.use(SpoolReplay).kept[model]
+    kept = world.use(SpoolReplay).kept_alert(model)
     rows = world.use(AlertRecords).alerts_for(model)
     problems = stored_problems(kept, rows)
     world.check(
