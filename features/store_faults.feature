@@ -112,3 +112,53 @@ Feature: An alert survives a broken alert store, and Hermes is never taken down 
       Then the job is marked as failed
       And the plugin's spool holds no half-written alert
       And the telemetry log says 1 alert is waiting for the store
+
+  Rule: What the spool holds is replayed as it was kept, and what is no alert is named, not lost in silence
+
+    Scenario Outline: An alert kept in the spool for another model is stored as it was kept, <with>
+      Given the plugin's spool keeps an alert for "kept-model" with error code 410 and <with>, seen at "2026-11-30T08:00:00+00:00"
+      When the scheduler runs once
+      Then the alert for "gone-model" has been seen 1 times
+      And the kept alert for "kept-model" is stored as it was kept
+
+      Examples: The replayed row is the kept alert, field for field
+        | with                                  |
+        | the message "kept-model was retired"  |
+        | no message                            |
+
+    Scenario: Lines of the spool that are not alerts are named in the log and dropped, and the alert beside them is stored
+      Given the plugin's spool keeps an alert for "kept-model" with error code 410 and no message, seen at "2026-11-30T08:00:00+00:00"
+      And the plugin's spool also holds lines that are not alerts
+        | what is wrong                        |
+        | a line cut short                     |
+        | a record that is no alert            |
+        | a model that is not text             |
+        | an error code that is no HTTP status |
+        | a message that is not text           |
+        | a time that is not a time            |
+        | a time without a UTC offset          |
+      When the scheduler runs once
+      Then 2 model-unavailable alerts are recorded, each seen once
+      And the kept alert for "kept-model" is stored as it was kept
+      And the telemetry log names each line of the spool that is not an alert, and why
+
+    Scenario: A spool far larger than the plugin replays is reported and left alone
+      Given the plugin's spool keeps an alert for "kept-model" with error code 410 and no message, seen at "2026-11-30T08:00:00+00:00"
+      And the plugin's spool has grown past the size the plugin replays
+      When the scheduler runs once
+      Then exactly one model-unavailable alert is recorded
+      And the alert for "gone-model" has been seen 1 times
+      And the telemetry log says the plugin's spool was not replayed, and why
+      And the plugin's spool is still there, as it was
+
+    Scenario Outline: A spool that is <thing> holds no pending alert, and is left as it is
+      Given the plugin's spool is <thing>
+      When the scheduler runs once
+      Then the alert for "gone-model" has been seen 1 times
+      And the telemetry log holds no error
+      And the plugin's spool is still there, as it was
+
+      Examples: Nothing is pending, so nothing is said to be
+        | thing                              |
+        | a folder                           |
+        | a link to a name too long to exist |

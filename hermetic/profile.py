@@ -504,6 +504,34 @@ def _check_spool_size(size: Any) -> Any:
     return size
 
 
+_SpoolKey = Annotated[str, _not_empty("name the key the spooled alert keeps this field under")]
+
+
+class SpoolLine(_Table):
+    """``[spool.line]``: one spooled alert is a line holding a JSON object; these are its keys
+    (the spool-replay scenarios write such lines before a tick)."""
+
+    model: Annotated[_SpoolKey, Field(description="The key of the model.")] = "model"
+    provider: Annotated[_SpoolKey, Field(description="The key of the provider.")] = "provider"
+    error_code: Annotated[_SpoolKey, Field(description="The key of the HTTP status.")] = (
+        "error_code"
+    )
+    error_message: Annotated[
+        _SpoolKey,
+        Field(description="The key of the message (JSON's empty value when there is none)."),
+    ] = "error_message"
+    seen_at: Annotated[
+        _SpoolKey, Field(description="The key of the capture time (ISO 8601, with offset).")
+    ] = "seen_at"
+
+    @model_validator(mode="after")
+    def _distinct(self) -> SpoolLine:
+        keys = list(self.model_dump().values())
+        if len(set(keys)) != len(keys):
+            raise _refuse(f"each field needs a key of its own, not {', '.join(keys)}")
+        return self
+
+
 class Spool(_Table):
     """``[spool]``: the files in which the plugin keeps alerts its store could not take (the
     store-faults promise breaks them too; without them those scenarios are skipped)."""
@@ -522,6 +550,15 @@ class Spool(_Table):
         _KeptFile,
         Field(description="A second spool, for alerts the first cannot take, rel. to HERMES_HOME."),
     ] = None
+    replay_max_bytes: Annotated[
+        int | None,
+        BeforeValidator(_check_spool_size),
+        Field(
+            description="The largest spool the plugin replays, in bytes; a larger one is "
+            "reported and left alone."
+        ),
+    ] = None
+    line: SpoolLine = SpoolLine()
 
 
 class BaselineTable(_Table):

@@ -150,7 +150,11 @@ def test_the_profile_names_the_spool_relative_to_hermes_home(tmp_path: Path) -> 
             "(the alerts under test are read from there)",
         ),
         ("file = 3", "spool.file: must be a file path relative to HERMES_HOME, not an integer"),
-        ('path = "a"', "spool.path: unknown key; known keys: file, lock, max_bytes, fallback"),
+        (
+            'path = "a"',
+            "spool.path: unknown key; known keys: file, lock, max_bytes, fallback, "
+            "replay_max_bytes, line",
+        ),
         ("max_bytes = 0", "spool.max_bytes: must be a number of bytes from 1 to 1073741824, not 0"),
         (
             'max_bytes = "8 MB"',

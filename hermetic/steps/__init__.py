@@ -9,6 +9,7 @@ One module per subject of the sentences, so a step's code is found in one guess:
 "the job …"), :mod:`~hermetic.steps.alerts` ("… alert …"), :mod:`~hermetic.steps.telemetry_log`
 ("the telemetry log …"), :mod:`~hermetic.steps.gateway`, :mod:`~hermetic.steps.isolation`
 ("the developer's …", "the suite reports …"), :mod:`~hermetic.steps.store_faults`,
+:mod:`~hermetic.steps.spool_replay` ("the plugin's spool keeps …", what its replay made of it),
 :mod:`~hermetic.steps.sandboxes` (several sandboxes at once), :mod:`~hermetic.steps.login`
 ("Hermes is logged into …", "the portal …"), :mod:`~hermetic.steps.plugin_hooks` (how long the
 plugin's hooks take), :mod:`~hermetic.steps.webhook` (what the plugin posted),
@@ -34,6 +35,7 @@ from hermetic.steps import (  # noqa: F401 - importing a step module registers i
     provider,
     sandboxes,
     scheduler,
+    spool_replay,
     store_faults,
     telemetry_log,
     webhook,
