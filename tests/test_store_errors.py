@@ -17,7 +17,6 @@ from hermetic.contract.store_errors import (
     cause_problems,
     lost_claims,
     recovery_lines,
-    unnamed_file,
 )
 from hermetic.errors import HarnessError
 
@@ -118,23 +117,3 @@ def test_a_store_error_that_calls_a_kept_alert_lost_is_found() -> None:
     lost = HEAD + "DatabaseError: not a database; could not keep it in x either: alert lost"
     assert lost_claims([*LINES, REPLAYED], HOME) == []
     assert lost_claims([lost, REPLAYED], HOME) == [lost]
-
-
-def test_a_full_disk_blamed_on_another_writer_names_two_causes() -> None:
-    # store.py:243 with its lock test flipped: every error gets the lock's explanation.
-    line = HEAD + "OperationalError: database or disk is full (another writer held it beyond 5 s)"
-    assert cause_problems([line], "the disk is full", HOME) == [
-        f"says the database is locked, not only the disk is full: {line}"
-    ]
-
-
-def test_a_damaged_database_must_be_named_by_its_file() -> None:
-    db = HOME / "telemetry" / "telemetry.db"
-    ours = HEAD + f"DatabaseError: {db} is corrupt (database disk image is malformed)"
-    # store.py:236 with its DatabaseError test negated: SQLite's text alone, no file.
-    bare = HEAD + "DatabaseError: database disk image is malformed; kept in pending_alerts.jsonl"
-    assert unnamed_file([ours], db, HOME) == []
-    assert unnamed_file([bare], db, HOME) == [bare]
-    # The Hermes home's path is not read: a home named after the file does not name it.
-    named_home = Path("/tmp/telemetry.db-home")
-    assert unnamed_file([HEAD.replace("m'", f"m' in {named_home}")], db, named_home) != []

@@ -27,8 +27,7 @@ STORE_ERROR = "could not store model-unavailable alert"
 #: Each cause an operator acts on, and the words (lower case) that name it in a log line.
 CAUSES: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
-        # "another writer": a plain word for a lock, so a lock is not blamed for another cause.
-        "the database is locked": ("locked", "busy", "another writer"),
+        "the database is locked": ("locked", "busy"),
         "the file is not a database": (
             "not a database",
             "not a sqlite database",
@@ -81,16 +80,6 @@ def cause_problems(
             wrong = " and ".join(sorted(named - {cause}))
             problems.append(f"says {wrong}, not only {cause}: {line.strip()}")
     return problems
-
-
-def unnamed_file(lines: list[str], database: Path, hermes_home: Path) -> list[str]:
-    """The store-error *lines* that do not name *database*'s file: for a database that must be
-    restored or moved away, the operator has to know which file (its name is enough)."""
-    return [
-        line.strip()
-        for line in lines
-        if database.name not in without_home(line.partition(STORE_ERROR)[2], hermes_home)
-    ]
 
 
 #: Words (lower case) of a store-error line saying the alert is gone for good.

@@ -13,7 +13,6 @@ from hermetic.contract.store_errors import (
     cause_problems,
     lost_claims,
     recovery_lines,
-    unnamed_file,
 )
 
 
@@ -111,20 +110,6 @@ def step_store_error_cause(context, model, cause):
     errors = world.use(AlertRecords).log_lines(STORE_ERROR)
     problems = cause_problems(errors, cause, world.sandbox.hermes_home, model)
     world.check(not problems, "; ".join(problems))
-
-
-@then("the telemetry log names the database file it could not store the alert in")
-def step_store_error_names_file(context):
-    """Every store error of telemetry.log names the alert database's file."""
-    world = context.world
-    records = world.use(AlertRecords)
-    errors = records.log_lines(STORE_ERROR)
-    unnamed = unnamed_file(errors, records.database, world.sandbox.hermes_home)
-    world.check(
-        errors and not unnamed,
-        f"expected every store error to name {records.database.name}; "
-        + ("\n".join(unnamed) if errors else "there is none"),
-    )
 
 
 @then("the telemetry log says the kept alert was stored once the fault was cleared")
