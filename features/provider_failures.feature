@@ -125,3 +125,20 @@ Feature: Every way a provider can fail leads to a deliberate alert decision
       And the alert names the model "old-model-b" from provider "custom" with error code 404
       And the telemetry log reports the model "old-model-a" as unavailable with code 404
       And the telemetry log reports the model "old-model-b" as unavailable with code 404
+
+  Rule: A failure that is no alert is still noted, so an operator can tell it was seen
+    An operator whose job failed on a rate limit and who finds no alert asks first whether the
+    plugin saw the failure at all: a plugin that says nothing looks like one that never loaded.
+
+    @promise.non-alerts-logged
+    Scenario Outline: The plugin notes a failure it does not report: <provider answer>
+      Given the provider answers the model "scheduled-model" with "<provider answer>"
+      And a scheduled job uses the model "scheduled-model"
+      When the scheduler runs once
+      Then no model-unavailable alert is recorded
+      And the telemetry log notes the <status> failure of "scheduled-model" without reporting it
+
+      Examples: Failures that are not about the model
+        | provider answer     | status |
+        | wrong API key (401) | 401    |
+        | rate limited (429)  | 429    |

@@ -162,3 +162,31 @@ Feature: An alert survives a broken alert store, and Hermes is never taken down 
         | thing                              |
         | a folder                           |
         | a link to a name too long to exist |
+
+  Rule: A store that fails in a way the log must name precisely still costs no alert
+
+    Scenario: An alert survives a database damaged inside
+      Given the alert store suffers a database file with damaged pages
+      When the scheduler runs once, and once more after the fault is cleared
+      Then the job is marked as failed
+      And the telemetry log reports 2 captures for "gone-model"
+      And the telemetry log explains that the alert for "gone-model" could not be stored because the file is not a database
+      And the telemetry log says the kept alert was stored once the fault was cleared
+      And the alert for "gone-model" has been seen 2 times
+
+    Scenario: An alert survives a lock held past the plugin's wait by a program without WAL
+      Given the alert store suffers a write lock held by a program without WAL
+      When the scheduler runs once, and once more after the fault is cleared
+      Then the job is marked as failed
+      And the telemetry log reports 2 captures for "gone-model"
+      And the telemetry log explains that the alert for "gone-model" could not be stored because the database is locked
+      And the telemetry log says the kept alert was stored once the fault was cleared
+      And the alert for "gone-model" has been seen 2 times
+
+    Scenario: Without its telemetry log, a store fault is said in Hermes' own log
+      Given the alert store suffers a telemetry log that cannot be opened
+      And the alert store suffers a corrupt database file
+      When the scheduler runs once, and once more after the fault is cleared
+      Then the job is marked as failed
+      And Hermes' log explains that the alert for "gone-model" could not be stored because the file is not a database
+      And the alert for "gone-model" has been seen 2 times

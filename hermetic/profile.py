@@ -59,6 +59,8 @@ PROMISES: Mapping[str, str] = MappingProxyType(
         "login-providers": "providers that need a login (Nous Portal, OAuth) raise the same alerts",
         "alert-store": "what only a store can keep: repeats counted on one row, first and last "
         "sighting, store faults, the capture line",
+        "non-alerts-logged": "a failure that is no alert (a rate limit, a wrong key) is still "
+        "noted in the telemetry log, naming the model and the status",
     }
 )
 #: The promise only a store keeps: kept by default on the sqlite channel (with removed-model,

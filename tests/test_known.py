@@ -104,7 +104,7 @@ def test_a_profile_without_baseline_has_an_empty_one(tmp_path: Path) -> None:
             '[[baseline]]\npromise = "fast"\nreason = "r"\n',
             'baseline[0].promise: "fast" is not a known promise; known promises: removed-model, '
             "gone-model, failure-table, gateway, store-faults, store-faults-logged, redaction, "
-            "login-providers, alert-store",
+            "login-providers, alert-store, non-alerts-logged",
         ),
         (
             '[[baseline]]\nscenario = "x"\nreason = "r"\nhermes = "0.19"\n',

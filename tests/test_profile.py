@@ -437,7 +437,7 @@ def test_a_promises_section_must_list_them(tmp_path: Path) -> None:
     assert refusal(tmp_path, "[promises]\n") == (
         "promises.keep: missing; list the promises the plugin keeps (known: "
         "removed-model, gone-model, failure-table, gateway, store-faults, store-faults-logged, "
-        "redaction, login-providers, alert-store)"
+        "redaction, login-providers, alert-store, non-alerts-logged)"
     )
 
 
@@ -451,7 +451,7 @@ def test_an_unknown_promise_is_refused(tmp_path: Path) -> None:
     assert refusal(tmp_path, '[promises]\nkeep = ["removed-model", "fast"]\n') == (
         'promises.keep[1]: "fast" is not a known promise; known promises: '
         "removed-model, gone-model, failure-table, gateway, store-faults, store-faults-logged, "
-        "redaction, login-providers, alert-store"
+        "redaction, login-providers, alert-store, non-alerts-logged"
     )
 
 

@@ -177,7 +177,7 @@ def test_baseline_entries_name_a_scenario_or_a_promise(tmp_path: Path) -> None:
             '[[baseline]]\npromise = "fast"\nreason = "r"',
             'baseline[0].promise: "fast" is not a known promise; known promises: removed-model, '
             "gone-model, failure-table, gateway, store-faults, store-faults-logged, redaction, "
-            "login-providers, alert-store",
+            "login-providers, alert-store, non-alerts-logged",
         ),
         (
             '[[baseline]]\nscenario = "x"\nreason = "r"\nhermes = "0.19+"',

@@ -3,7 +3,8 @@
 Promise under test: the fault leaves telemetry.log impossible to open for writing (even as
 root) but its folder writable, until cleared; a warning line of Hermes' log counts only when it
 names the telemetry log and the system's reason, not for words in the Hermes home's path, and
-not at INFO.
+not at INFO. A store error said there (the plugin's last resort without its log) counts at
+WARNING and above, holding the telemetry log's store-error words.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import pytest
 
 from hermetic.contract.faults import inject
 from hermetic.contract.schema import database_path, log_path
-from hermetic.hermes.unopened_log import unopened_log_warnings
+from hermetic.contract.store_errors import cause_problems
+from hermetic.hermes.unopened_log import store_errors_in, unopened_log_warnings
 
 HOME = Path("/tmp/a telemetry log not permitted")
 LOG = f"{HOME}/telemetry/telemetry.log"
@@ -59,3 +61,29 @@ def test_the_fault_leaves_the_log_unopenable_and_its_folder_writable(tmp_path: P
     with log_path(tmp_path).open("a") as log:
         log.write("writable again\n")
     fault.clear()  # idempotent
+
+
+# What the alerts plugin writes into agent.log when it cannot store an alert either.
+STORE_ERROR_LINE = (
+    "2026-12-01 20:40:12,345 WARNING [cron_abc_20261201_204012] hermes_plugins.alerts_plugin: "
+    "hermetic-alerts: could not store model-unavailable alert for model='gone-model' "
+    f"provider='custom': DatabaseError: {HOME}/telemetry/telemetry.db is not a SQLite database "
+    "(file is not a database; left untouched); kept in pending_alerts.jsonl (1 pending)"
+)
+
+
+def test_a_store_error_said_in_hermes_log_is_found(tmp_path: Path) -> None:
+    agent_log = tmp_path / "agent.log"
+    agent_log.write_text(f"{OURS}\n{STORE_ERROR_LINE}\n")
+    assert store_errors_in(agent_log) == [STORE_ERROR_LINE]
+    cause = "the file is not a database"
+    assert cause_problems([STORE_ERROR_LINE], cause, HOME, "gone-model") == []
+
+
+def test_a_store_error_at_info_or_emptied_is_not_said(tmp_path: Path) -> None:
+    # hook.py:139 (only lines below ERROR forwarded) and :141:57 (the message emptied).
+    agent_log = tmp_path / "agent.log"
+    emptied = STORE_ERROR_LINE.partition("hermetic-alerts: ")[0] + "hermetic-alerts: "
+    agent_log.write_text(STORE_ERROR_LINE.replace(" WARNING ", " INFO ") + f"\n{emptied}\n")
+    assert store_errors_in(agent_log) == []
+    assert store_errors_in(tmp_path / "no such log") == []

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -102,6 +103,28 @@ def corrupt_database(hermes_home: Path) -> InjectedFault:
     return InjectedFault("corrupt database file", lambda: db.unlink(missing_ok=True))
 
 
+def damaged_database(hermes_home: Path) -> InjectedFault:
+    """telemetry.db damaged inside, as a power cut mid-write or a bad sector leaves it: its
+    header and schema intact, every other page overwritten. Unlike a file that is not a
+    database at all, SQLite opens it and fails only on reading the alert table ("database disk
+    image is malformed")."""
+    import sqlite3
+
+    db = _database(hermes_home)
+    with closing(sqlite3.connect(db)) as connection:
+        connection.executescript(DDL)
+    data = bytearray(db.read_bytes())
+    page_size = int.from_bytes(data[16:18], "big")  # where SQLite's header keeps it
+    data[page_size:] = b"\xff" * (len(data) - page_size)  # no b-tree page starts with 0xff
+    db.write_bytes(bytes(data))
+
+    def clear() -> None:
+        for extra in ("", "-wal", "-shm"):
+            db.with_name(db.name + extra).unlink(missing_ok=True)
+
+    return InjectedFault("database file with damaged pages", clear)
+
+
 def unexpected_schema(hermes_home: Path) -> InjectedFault:
     import sqlite3
 
@@ -169,6 +192,10 @@ FAULTS: dict[str, Callable[[Path], InjectedFault]] = {
         lambda home: hold_write_lock(home, 2, rollback=True)
     ),
     "a corrupt database file": corrupt_database,
+    "a database file with damaged pages": damaged_database,
+    "a write lock held by a program without WAL": (
+        lambda home: hold_write_lock(home, None, rollback=True)
+    ),
     "a table with an unexpected schema": unexpected_schema,
     "a full disk": full_disk,
     "a telemetry folder that cannot be written": unwritable_folder,

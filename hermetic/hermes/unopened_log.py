@@ -4,6 +4,8 @@ When telemetry.log cannot be opened the plugin has one place left to say so: Her
 agent.log (its logger tree, ``%(asctime)s %(levelname)s… %(name)s: %(message)s``). A warning
 that only says "cannot open" leaves the operator to guess, so the line must name the telemetry
 log and give the operating system's reason (the fault makes it ``Operation not permitted``).
+The same holds for what the plugin would have written there: an alert it could not store is
+said in agent.log too, or nowhere.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 from pathlib import Path
 
 from hermetic.contract.capture_log import without_home
+from hermetic.contract.store_errors import STORE_ERROR
 
 # agent.log's format puts the level right after the time; INFO and DEBUG are no warning.
 _WARNING = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?:WARNING|ERROR|CRITICAL)\b")
@@ -37,8 +40,21 @@ def unopened_log_warnings(log_text: str, hermes_home: Path) -> list[str]:
 
 def warnings_about(agent_log: Path, hermes_home: Path) -> list[str]:
     """:func:`unopened_log_warnings` of Hermes' log file (none when Hermes wrote no log)."""
+    return unopened_log_warnings(_text(agent_log), hermes_home)
+
+
+def store_errors_in(agent_log: Path) -> list[str]:
+    """The warning lines of Hermes' log saying an alert could not be stored (the telemetry
+    log's store-error wording, :data:`~hermetic.contract.store_errors.STORE_ERROR`)."""
+    return [
+        line.strip()
+        for line in _text(agent_log).splitlines()
+        if _WARNING.search(line) and STORE_ERROR in line
+    ]
+
+
+def _text(agent_log: Path) -> str:
     try:
-        text = agent_log.read_text("utf-8", errors="replace")
+        return agent_log.read_text("utf-8", errors="replace")
     except FileNotFoundError:
-        return []
-    return unopened_log_warnings(text, hermes_home)
+        return ""  # Hermes wrote no log

@@ -4,8 +4,9 @@ them, and whether they failed."""
 from behave import given, then
 
 from hermetic.checks import HOOK_TIME
+from hermetic.contract.store_errors import cause_problems
 from hermetic.hermes.hook_failures import plugin_failures
-from hermetic.hermes.unopened_log import warnings_about
+from hermetic.hermes.unopened_log import store_errors_in, warnings_about
 
 
 @given("the plugin takes {seconds:d} seconds to record an alert")
@@ -67,3 +68,12 @@ def step_unopened_log_said(context):
         "expected a warning in Hermes' log naming the telemetry log and why it cannot be "
         "opened (e.g. 'Operation not permitted'); found none",
     )
+
+
+@then('Hermes\' log explains that the alert for "{model}" could not be stored because {cause}')
+def step_store_error_in_hermes_log(context, model, cause):
+    """agent.log (all that is left without a telemetry log) names the store error's cause."""
+    world = context.world
+    errors = store_errors_in(world.sandbox.agent_log)
+    problems = cause_problems(errors, cause, world.sandbox.hermes_home, model)
+    world.check(not problems, "in Hermes' log: " + "; ".join(problems))

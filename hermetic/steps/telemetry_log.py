@@ -4,6 +4,7 @@ from behave import then
 
 from hermetic.contract.capture_log import error_lines, provider_problems, run_problems
 from hermetic.contract.hostile_names import naming_problems
+from hermetic.contract.non_alert_notes import notes_of
 from hermetic.contract.records import AlertRecords
 from hermetic.contract.spool_appends import (
     SpoolAppends,
@@ -221,4 +222,16 @@ def step_alerts_waiting(context, count):
         lines and says_waiting(lines[-1], count, world.sandbox.hermes_home),
         f"expected the last store error to say {count} alert(s) pending or waiting; "
         "store errors:\n" + ("\n".join(lines) or "  (none)"),
+    )
+
+
+@then('the telemetry log notes the {status:d} failure of "{model}" without reporting it')
+def step_non_alert_noted(context, status, model):
+    """telemetry.log names the model and the status on a line that is no capture and no error."""
+    world = context.world
+    lines = world.use(AlertRecords).log_lines("")
+    world.check(
+        notes_of(lines, model, status, world.sandbox.hermes_home),
+        f"expected a line noting the {status} failure of {model!r}, neither a capture nor an "
+        "error; the log:\n" + ("\n".join(lines) or "  (empty)"),
     )
