@@ -63,8 +63,10 @@ SENDING = ("POST", "PUT", "PATCH")
 # What a failing backend answers: "try later", as a vendor's API under maintenance does.
 _UNAVAILABLE = 503
 # A stalled answer's pace: one byte this often keeps any client's per-read timeout from firing
-# (they are seconds: urllib's and requests' timeouts are per read, not per request).
-_STALL_SECONDS = 0.25
+# (they are seconds: urllib's and requests' timeouts are per read, not per request). Each byte
+# is also a look at ``until``: the trickle's last byte follows the moment closely, so a plugin's
+# timeout on the stalled read starts counting then, well inside its exit flush's bound.
+_STALL_SECONDS = 0.1
 
 
 @dataclass(frozen=True)
