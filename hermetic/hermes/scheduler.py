@@ -101,6 +101,20 @@ class Scheduler:
     def job_states(self) -> list[JobState]:
         return [self.jobs.state(job_id) for job_id in self.job_ids.values()]
 
+    def every_job_runs(self) -> Callable[[], bool]:
+        """A test that turns true once Hermes has recorded a new run of every job (its
+        ``last_run_at`` moved since this call): a scheduler pass's work is over, and its
+        process is about to exit. Safe to call from any thread."""
+        before = {state.id: state.last_run_at for state in self.job_states()}
+
+        def ran() -> bool:
+            return all(
+                state.last_run_at and state.last_run_at != before[state.id]
+                for state in self.job_states()
+            )
+
+        return ran
+
     def describe_jobs(self) -> str:
         if not self.job_ids:
             return "(no job created)"

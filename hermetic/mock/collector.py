@@ -18,6 +18,7 @@ journaled all the same, so what the plugin tried is still on record.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import gzip
 import json
@@ -61,6 +62,11 @@ _PROTOBUF = "application/x-protobuf"
 SENDING = ("POST", "PUT", "PATCH")
 # What a failing backend answers: "try later", as a vendor's API under maintenance does.
 _UNAVAILABLE = 503
+# A stalled answer's pace: one byte this often keeps any client's per-read timeout from firing
+# (they are seconds: urllib's and requests' timeouts are per read, not per request). Each byte
+# is also a look at ``until``: the trickle's last byte follows the moment closely, so a plugin's
+# timeout on the stalled read starts counting then, well inside its exit flush's bound.
+_STALL_SECONDS = 0.1
 
 
 @dataclass(frozen=True)
@@ -96,11 +102,25 @@ class Collector(LoopbackServer):
         self._journal: Journal[CollectorEntry] = Journal(CollectorEntry, self.label)
         # Set by fail(): the backend is down, or refuses what it is sent.
         self._down = self._refusing = False
+        # Set by stall_first_batch(), taken (once) by the server thread.
+        self._stall: Callable[[], bool] | None = None
 
     def fail(self, *, sending_only: bool = False) -> None:
         """Answer 503 from now on: to every request (the backend is down), or only to those
         delivering a body (it refuses what it is sent, its health check still fine)."""
         self._refusing, self._down = sending_only, not sending_only
+
+    def stall_first_batch(self, until: Callable[[], bool]) -> None:
+        """Hold the answer to the next request delivering a body: journal the batch as received
+        (200), start the answer and keep it coming a byte at a time while ``until()`` is false,
+        then send nothing more, so only the plugin's own timeout or its exit ends the request.
+
+        A plugin that posts from one thread queues every later batch behind this one, and has
+        them still queued when ``until`` turns true: ``until`` marks the moment after which the
+        plugin's process would exit (the scheduler recorded its jobs), and only what it sends
+        before it exits reaches the collector. ``until`` is called from the server thread.
+        """
+        self._stall = until
 
     def _application(self) -> web.Application:
         # auto_decompress off: the collector undoes gzip/deflate itself, so a broken body is
@@ -173,7 +193,7 @@ class Collector(LoopbackServer):
 
     # -- the one route -----------------------------------------------------------
 
-    async def _receive(self, request: web.Request) -> web.Response:
+    async def _receive(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
         encoding = request.headers.get("Content-Encoding", "").strip().lower()
         content_type = request.content_type if request.headers.get("Content-Type") else ""
@@ -202,6 +222,9 @@ class Collector(LoopbackServer):
             problem=problem,
         )
         LOG.info("%s", entry.summary())
+        if self._stall is not None and status == 200 and request.method in SENDING:
+            until, self._stall = self._stall, None
+            return await _stalled(request, until)
         if problem:
             return web.json_response({"code": 3, "message": problem}, status=status)
         if status == _UNAVAILABLE:
@@ -217,6 +240,30 @@ class Collector(LoopbackServer):
 
     def _fails(self, method: str) -> bool:
         return self._down or (self._refusing and method in SENDING)
+
+
+async def _stalled(request: web.Request, until: Callable[[], bool]) -> web.StreamResponse:
+    """A 200 whose body (JSON whitespace, chunked) trickles while ``until()`` is false, then
+    stops, and is never finished: the request ends when the client hangs up."""
+    answer = web.StreamResponse(headers={"Content-Type": "application/json"})
+    await answer.prepare(request)
+    try:
+        while not _over(until):
+            await answer.write(b" ")
+            await asyncio.sleep(_STALL_SECONDS)
+        while request.transport is not None and not request.transport.is_closing():
+            await asyncio.sleep(_STALL_SECONDS)
+    except ConnectionError:
+        pass  # the client hung up mid-trickle: what the stall waits for
+    return answer
+
+
+def _over(until: Callable[[], bool]) -> bool:
+    try:
+        return bool(until())
+    except Exception:  # noqa: BLE001 - a test that cannot tell ends the stall's trickle
+        LOG.warning("the collector's stall could not tell whether to end", exc_info=True)
+        return True
 
 
 def attributes(items: list[dict[str, Any]]) -> dict[str, Any]:

@@ -21,6 +21,14 @@ def step_backend_refuses(context):
     context.world.collector.fail(sending_only=True)
 
 
+@given("the plugin's backend stalls on the first batch it is sent, until the jobs have run")
+def step_backend_stalls(context):
+    """The collector takes the first batch, then holds its answer open until Hermes recorded a
+    run of every job, and sends nothing more: the plugin's timeout or its exit ends it."""
+    world = context.world
+    world.collector.stall_first_batch(until=world.scheduler.every_job_runs())
+
+
 @then("the plugin sent nothing to its backend")
 def step_backend_sent_nothing(context):
     """Once the plugin's processes exited, the collector received no request delivering a body."""
