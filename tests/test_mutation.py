@@ -322,3 +322,18 @@ def test_trials_run_side_by_side_and_a_hung_one_is_stopped(tmp_path: Path) -> No
     }
     assert seen["fail"].failed == [Case("a", "no alert")]
     assert seen["pass"].passed == ["a"]
+
+
+def test_a_trial_whose_suite_could_not_start_is_an_error_not_a_kill(tmp_path: Path) -> None:
+    """The one errored case a run that could not start writes (its work folder gone, say) is
+    no scenario failing on the mutant: an error, tried again by the next run."""
+    from types import SimpleNamespace
+
+    from hermetic.reporting.artefacts import record_setup_error
+
+    junit = tmp_path / "junit"
+    config = SimpleNamespace(junit=True, junit_directory=str(junit))
+    record_setup_error(config, [], "hermetic: cannot create sandboxes in /tmp/gone: No such file")
+    cases = junit_cases(junit)
+    assert [case.name for case in cases] == ["the run could not start"]
+    assert verdict_of(1, cases) == "error"

@@ -107,8 +107,12 @@ def junit_cases(junit_dir: Path) -> list[Case]:
 def verdict_of(returncode: int, cases: list[Case]) -> str:
     """killed / survived / incompetent / timeout / error from a finished trial's exit code and
     cases: ``timeout`` when the suite's hang limit is all that failed (a failing check beside
-    it is still a kill)."""
+    it is still a kill), ``error`` when the suite could not start at all."""
     failed = [case for case in cases if case.message is not None]
+    if any(case.name == layout.SETUP_CASE for case in failed):
+        # The suite never started (its work folder gone, a wrong option): nothing was tested,
+        # so nothing was caught; an error is never cached, and the next run tries again.
+        return "error"
     if any(LOAD_FAILURE in (case.message or "") for case in failed):
         return "incompetent"
     if failed and all(hang_in(case.message or "") for case in failed):

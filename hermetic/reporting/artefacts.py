@@ -33,7 +33,7 @@ from urllib.parse import quote
 
 from hermetic import stand_in
 from hermetic.reporting import html as html_report
-from hermetic.reporting.layout import SETUP_ERROR, SETUP_JUNIT, artefact_dir
+from hermetic.reporting.layout import SETUP_CASE, SETUP_ERROR, SETUP_JUNIT, artefact_dir
 
 if TYPE_CHECKING:
     from behave.formatter.base import Formatter
@@ -296,7 +296,7 @@ def record_setup_error(config: Any, formatters: Iterable[Formatter], message: st
                 suite,
                 "testcase",
                 classname="hermetic.setup",
-                name="the run could not start",
+                name=SETUP_CASE,
                 status="error",
                 time="0",
             )

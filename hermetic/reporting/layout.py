@@ -51,6 +51,8 @@ RUN_INFO = "run-info.json"
 SETUP_ERROR = "setup-error.txt"
 #: JUnit file of that setup error (one errored test case).
 SETUP_JUNIT = "TESTS-hermetic-setup.xml"
+#: The name of that one case (in JUnit and summary.json): no scenario ran, none failed.
+SETUP_CASE = "the run could not start"
 
 # Written by parallel runs and shards (hermetic.runs.parallel), read by merge-reports.
 #: What was planned: every selected scenario, this set's share, the shard, the plan's digest.

@@ -24,6 +24,7 @@ from hermetic.reporting.layout import (
     BEHAVE_JSON,
     JUNIT_DIR,
     RUN_INFO,
+    SETUP_CASE,
     SETUP_ERROR,
     SUMMARY_JSON,
     artefact_dir,
@@ -121,7 +122,7 @@ def _setup_row(message: str) -> dict[str, Any]:
     return {
         "feature": "hermetic setup",
         "feature_file": "",
-        "name": "the run could not start",
+        "name": SETUP_CASE,
         "location": "",
         "status": "errored",
         "behave_status": "error",
