@@ -46,6 +46,15 @@ Feature: An alert survives a broken alert store, and Hermes is never taken down 
         | a full disk                               | the disk is full                   |
         | a telemetry folder that cannot be written | the database cannot be written     |
 
+  Rule: A database that is not a database is named for the operator, and left for them
+
+    Scenario: The file that is not a database is named in the log, and left as it was
+      Given the alert store suffers a corrupt database file
+      When the scheduler runs once
+      Then the job is marked as failed
+      And the telemetry log names the alert store's file where it says the alert could not be stored
+      And the file that is not a database is left as it was
+
   Rule: A telemetry log that cannot be opened costs no alert, and Hermes' own log says so
 
     Scenario: An alert survives a telemetry log that cannot be opened

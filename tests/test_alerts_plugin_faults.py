@@ -935,3 +935,55 @@ def test_a_sighting_without_its_time_is_refused_by_the_spool(
     with pytest.raises(ValueError, match="needs its seen_at"):
         spool_mod.Spool(tmp_path).append(sighting)
     assert not (tmp_path / spool_mod.SPOOL_FILENAME).exists()
+
+
+# ---------------------------------------------------------------- the store's wait budget
+
+
+def test_each_wait_of_a_write_gets_only_what_is_left_of_the_budget(
+    plugin: types.ModuleType, tmp_path: Path
+) -> None:
+    """SQLite's busy handler is set to the attempt's remaining budget, not the whole of it
+    again (store.py:108): otherwise the WAL switch and BEGIN IMMEDIATE could each wait the
+    full bound, and a locked database hold the job up for twice as long as it says."""
+    store = _submodule("store")
+    with store.AlertStore(tmp_path / "telemetry.db", timeout=5).transaction() as tx:
+        (busy_ms,) = tx._conn.execute("PRAGMA busy_timeout").fetchone()
+    assert 0 < busy_ms < 5000
+
+
+class _RefusingConnection:
+    """A connection whose WAL switch fails the way *message* says, once."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        self.calls = 0
+
+    def execute(self, sql: str) -> None:
+        if sql.startswith("PRAGMA journal_mode"):
+            self.calls += 1
+            if self.calls == 1:
+                raise sqlite3.OperationalError(self.message)
+
+
+@pytest.mark.parametrize("message", ["disk I/O error", "attempt to write a readonly database"])
+def test_a_wal_switch_that_cannot_succeed_is_not_retried(
+    plugin: types.ModuleType, message: str
+) -> None:
+    """Only "locked" and "busy" are worth waiting out (store.py:124): any other failure of
+    the WAL switch is given up at once, not retried until the budget is spent."""
+    store = _submodule("store")
+    raw = _RefusingConnection(message)
+    with pytest.raises(sqlite3.OperationalError, match=message):
+        store._enable_wal(raw, time.monotonic() + 60)
+    assert raw.calls == 1
+
+
+@pytest.mark.parametrize("message", ["database is locked", "database is busy"])
+def test_a_wal_switch_refused_by_a_busy_database_is_retried(
+    plugin: types.ModuleType, message: str
+) -> None:
+    store = _submodule("store")
+    raw = _RefusingConnection(message)
+    store._enable_wal(raw, time.monotonic() + 60)
+    assert raw.calls == 2

@@ -17,6 +17,7 @@ from hermetic.contract.store_errors import (
     cause_problems,
     lost_claims,
     recovery_lines,
+    unnamed_store_file,
 )
 from hermetic.errors import HarnessError
 
@@ -117,3 +118,25 @@ def test_a_store_error_that_calls_a_kept_alert_lost_is_found() -> None:
     lost = HEAD + "DatabaseError: not a database; could not keep it in x either: alert lost"
     assert lost_claims([*LINES, REPLAYED], HOME) == []
     assert lost_claims([lost, REPLAYED], HOME) == [lost]
+
+
+@pytest.mark.parametrize("cause", ["the disk is full", "the database cannot be written"])
+def test_a_line_blaming_another_writer_for_another_cause_fails(cause: str) -> None:
+    # The explanation the mutants store.py:243 (the lock test negated or flipped) give.
+    line = f"{HEAD}OperationalError: {SQLITE_ONLY[cause]} (another writer held it beyond 5 s)"
+    assert cause_problems([line], cause, HOME) == [
+        f"says the database is locked, not only {cause}: {line}"
+    ]
+
+
+def test_a_store_error_without_the_database_files_name_is_unnamed() -> None:
+    named = HEAD + OURS["the file is not a database"]
+    unnamed = HEAD + "DatabaseError: file is not a database; kept in pending_alerts.jsonl"
+    assert unnamed_store_file([named, unnamed, "an unrelated line"], HOME) == [unnamed]
+
+
+def test_the_hermes_homes_path_does_not_name_the_file() -> None:
+    # A home named after the file must not pass for a line that names none.
+    home = Path("/tmp/telemetry.db-home")
+    line = f"{HEAD}DatabaseError: file is not a database ({home}/x)"
+    assert unnamed_store_file([line], home) == [line]

@@ -97,9 +97,13 @@ def hold_write_lock(
     return InjectedFault(f"write lock held {held}", clear)
 
 
+#: What "a corrupt database file" holds: text, so SQLite calls it "file is not a database".
+CORRUPT_CONTENT = b"this is not an SQLite database\n" * 200
+
+
 def corrupt_database(hermes_home: Path) -> InjectedFault:
     db = _database(hermes_home)
-    db.write_bytes(b"this is not an SQLite database\n" * 200)
+    db.write_bytes(CORRUPT_CONTENT)
     return InjectedFault("corrupt database file", lambda: db.unlink(missing_ok=True))
 
 
@@ -123,6 +127,23 @@ def damaged_database(hermes_home: Path) -> InjectedFault:
             db.with_name(db.name + extra).unlink(missing_ok=True)
 
     return InjectedFault("database file with damaged pages", clear)
+
+
+def corrupt_file_changes(hermes_home: Path) -> str | None:
+    """What became of the corrupt database file, or None when it is as the fault left it.
+
+    The file may be all that is left of a history of alerts (a disk error, a half-restored
+    backup): a plugin that deletes, truncates or writes over it destroys what the operator
+    could still recover.
+    """
+    db = database_path(hermes_home)
+    try:
+        content = db.read_bytes()
+    except FileNotFoundError:
+        return f"{db.name} is gone"
+    if content != CORRUPT_CONTENT:
+        return f"{db.name} was changed ({len(CORRUPT_CONTENT)} bytes before, {len(content)} now)"
+    return None
 
 
 def unexpected_schema(hermes_home: Path) -> InjectedFault:

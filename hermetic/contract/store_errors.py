@@ -19,6 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from hermetic.contract.capture_log import CAPTURE, is_error, without_home
+from hermetic.contract.schema import DATABASE
 from hermetic.errors import HarnessError
 
 #: The words that begin the line saying an alert could not be stored (the contract's wording).
@@ -27,7 +28,15 @@ STORE_ERROR = "could not store model-unavailable alert"
 #: Each cause an operator acts on, and the words (lower case) that name it in a log line.
 CAUSES: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
-        "the database is locked": ("locked", "busy"),
+        # "Another writer held it" blames a lock as plainly as "locked" does: said of a full
+        # disk, it sends the operator looking for a process that is not there.
+        "the database is locked": (
+            "locked",
+            "busy",
+            "another writer",
+            "another process",
+            "another program",
+        ),
         "the file is not a database": (
             "not a database",
             "not a sqlite database",
@@ -80,6 +89,22 @@ def cause_problems(
             wrong = " and ".join(sorted(named - {cause}))
             problems.append(f"says {wrong}, not only {cause}: {line.strip()}")
     return problems
+
+
+def unnamed_store_file(lines: list[str], hermes_home: Path) -> list[str]:
+    """The store-error *lines* that do not name the database file they could not use.
+
+    "File is not a database" alone does not say which: a Hermes home's profiles each have
+    their own, and the line may be read far from the machine (a log collector), so the
+    operator who must restore it from a backup needs its name.
+    """
+    name = Path(DATABASE).name
+    return [
+        line
+        for line in lines
+        if STORE_ERROR in line
+        and name not in without_home(line.partition(STORE_ERROR)[2], hermes_home)
+    ]
 
 
 #: Words (lower case) of a store-error line saying the alert is gone for good.

@@ -3,7 +3,7 @@ the spool it keeps alerts in meanwhile."""
 
 from behave import given, then, when
 
-from hermetic.contract.faults import FaultUnavailable, StoreFaults
+from hermetic.contract.faults import FaultUnavailable, StoreFaults, corrupt_file_changes
 from hermetic.contract.spool_appends import SpoolAppends, half_written, holds_record_of
 from hermetic.contract.spool_faults import SpoolFaults
 
@@ -38,6 +38,13 @@ def step_tick_clear_tick(context):
     world.scheduler.tick()
     world.use(StoreFaults).clear()
     world.scheduler.tick()
+
+
+@then("the file that is not a database is left as it was")
+def step_corrupt_file_kept(context):
+    """The corrupt database file holds what the fault put there, byte for byte."""
+    change = corrupt_file_changes(context.world.sandbox.hermes_home)
+    context.world.check(change is None, f"{change}: a corrupt database must be left for a human")
 
 
 @then("the plugin's spool has not grown past its size limit")

@@ -20,6 +20,7 @@ from hermetic.contract.store_errors import (
     cause_problems,
     lost_claims,
     recovery_lines,
+    unnamed_store_file,
 )
 
 
@@ -117,6 +118,20 @@ def step_store_error_cause(context, model, cause):
     errors = world.use(AlertRecords).log_lines(STORE_ERROR)
     problems = cause_problems(errors, cause, world.sandbox.hermes_home, model)
     world.check(not problems, "; ".join(problems))
+
+
+@then("the telemetry log names the alert store's file where it says the alert could not be stored")
+def step_store_error_names_file(context):
+    """Every store-error line of telemetry.log names the database file it could not use."""
+    world = context.world
+    errors = world.use(AlertRecords).log_lines(STORE_ERROR)
+    world.check(bool(errors), f"no line containing {STORE_ERROR!r}")
+    unnamed = unnamed_store_file(errors, world.sandbox.hermes_home)
+    world.check(
+        not unnamed,
+        "the store error does not say which database file:\n"
+        + "\n".join(f"  {line.strip()}" for line in unnamed),
+    )
 
 
 @then("the telemetry log says the kept alert was stored once the fault was cleared")
