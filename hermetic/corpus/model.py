@@ -41,8 +41,8 @@ __all__ = [
 CORPUS_FILE = Path(__file__).with_name("answers.toml")
 
 #: Hermes' names for its wire protocols (``api_mode``) that the corpus has answers for.
-PROTOCOLS = ("chat_completions", "anthropic_messages", "codex_responses")
-Protocol = Literal["chat_completions", "anthropic_messages", "codex_responses"]
+PROTOCOLS = ("chat_completions", "anthropic_messages", "codex_responses", "bedrock_converse")
+Protocol = Literal["chat_completions", "anthropic_messages", "codex_responses", "bedrock_converse"]
 
 #: What the provider's answer is about.
 SITUATIONS = ("removed-model", "retired-model", "unknown-model", "rate-limit", "overloaded")
