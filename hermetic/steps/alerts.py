@@ -12,6 +12,7 @@ from behave import then
 from hermetic.alerts import AlertChannel
 from hermetic.contract.records import AlertRecords
 from hermetic.contract.shared_schema import schema_problems
+from hermetic.parts.hook_observer import HookObserver
 
 # A Python mapping printed whole (``{'type': ..., 'message': ...}``): Hermes passes the hook its
 # error as such a mapping, and the message is the mapping's "message", not the mapping.
@@ -61,6 +62,45 @@ def step_many_alerts(context, count):
         and all(alert.occurrences in (None, 1) for alert in alerts),
         f"expected {count} alerts seen once each, found:\n" + _describe(alerts),
     )
+
+
+@then('the model removed by "{provider}" raises one alert with error code {code:d}')
+def step_removed_by_provider_raises_one_alert(context, provider, code):
+    """The model the provider removed in its own words is an alert with the status Hermes
+    reported; on a store, seen once for the run, however many attempts Hermes made. A failure
+    says what Hermes told the plugins (recorded by hermetic's hook observer)."""
+    world = context.world
+    spelled = world.providers.spelled(provider)
+    model = world.providers.removed_by.get(spelled)
+    if model is None:
+        raise ValueError(f"no step made the provider {provider!r} remove a model")
+    reported = world.use(HookObserver).reported(model)
+    channel = world.use(AlertChannel)
+    alerts = channel.alerts_for(model)
+    world.check(
+        alerts,
+        f"a model removed by {spelled} raised no alert: {reported}\n"
+        + _headline(not channel.alerts() and channel.absence())
+        + "alerts found:\n"
+        + _describe(channel.alerts()),
+    )
+    world.check(
+        any(alert.status == code for alert in alerts),
+        f"a model removed by {spelled} raised an alert without the error code {code}: "
+        f"{reported}\n"
+        + _headline(*(alert.lacks("status") for alert in alerts))
+        + "alerts found:\n"
+        + _describe(alerts),
+    )
+    if channel.is_store:
+        seen = [alert.occurrences for alert in alerts]
+        world.check(
+            seen == [1],
+            f"a model removed by {spelled} raised one alert seen {sum(n or 0 for n in seen)} "
+            f"times in one run: each of Hermes' attempts was counted as a sighting; {reported}\n"
+            + "alerts found:\n"
+            + _describe(alerts),
+        )
 
 
 @then('the alert names the model "{model}" from provider "{provider}" with error code {code:d}')
