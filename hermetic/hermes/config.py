@@ -57,8 +57,8 @@ class HermesConfig:
     # The Hermes release the config is for: some need it adapted (hermetic.hermes.releases).
     release: str = DEFAULT_RELEASE
     plugin_name: str | None = None
-    # hermetic's own plugins enabled beside the plugin under test (the hook observer).
-    extra_plugins: list[str] = field(default_factory=list)
+    # hermetic's companion plugins enabled beside the plugin under test (hermetic/companions/).
+    companion_plugins: list[str] = field(default_factory=list)
     provider: str = "custom"
     model: str | None = None
     base_url: str | None = None
@@ -98,7 +98,7 @@ class HermesConfig:
             agent["auto_recovery_cycles"] = 0
         # Plugins are opt-in: nothing loads unless listed here.
         enabled = [self.plugin_name] if self.plugin_name else []
-        plugins: dict[str, Any] = {"enabled": [*enabled, *self.extra_plugins]}
+        plugins: dict[str, Any] = {"enabled": [*enabled, *self.companion_plugins]}
         if self.tuning.hook_callback_timeout is not None:
             plugins["hook_callback_timeout"] = self.tuning.hook_callback_timeout
         security: dict[str, Any] = {

@@ -1,7 +1,8 @@
 """What Hermes told the plugins about each failed request, from a real run (a world part).
 
-``world.use(HookObserver)`` copies hermetic's observer plugin (:mod:`hermetic.hermes.hook_observer`)
-into the scenario's Hermes home and enables it beside the plugin under test; after a tick,
+``world.use(HookObserver)`` copies hermetic's observer, a companion plugin
+(``hermetic/companions/hook_observer``), into the scenario's Hermes home and enables it beside
+the plugin under test; after a tick,
 :meth:`HookObserver.calls` reads back what Hermes passed to ``api_request_error`` (status,
 reason, retryable, attempt), so a failure can say "Hermes reported it as reason='unknown',
 retryable=True" from the run itself, not from reading Hermes' code.
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from hermetic.world import World
 
 #: The observer plugin's folder in the package, its manifest name and what it writes.
-OBSERVER_SOURCE = Path(__file__).resolve().parent.parent / "hermes" / "hook_observer"
+OBSERVER_SOURCE = Path(__file__).resolve().parent.parent / "companions" / "hook_observer"
 OBSERVER_NAME = "hermetic-hook-observer"
 OBSERVED_FILE = Path("hermetic-observed") / "hooks.jsonl"
 
@@ -79,8 +80,8 @@ class HookObserver:
             ignore=shutil.ignore_patterns("__pycache__"),
             dirs_exist_ok=True,
         )
-        if OBSERVER_NAME not in world.config.extra_plugins:
-            world.config.extra_plugins.append(OBSERVER_NAME)
+        if OBSERVER_NAME not in world.config.companion_plugins:
+            world.config.companion_plugins.append(OBSERVER_NAME)
 
     @property
     def path(self) -> Path:

@@ -1,7 +1,8 @@
 """hermetic's hook observer: what Hermes tells plugins about each failed request, recorded.
 
 A Hermes directory plugin, copied into a scenario's Hermes home beside the plugin under test
-when a step needs to say what Hermes reported (``hermetic.parts.hook_observer``). It appends
+when a step needs to say what Hermes reported (``hermetic.parts.hook_observer``); one of
+hermetic's companion plugins (``hermetic/companions/``). It appends
 one JSON line per ``api_request_error`` call to ``$HERMES_HOME/hermetic-observed/hooks.jsonl``
 with the classification only (model, provider, protocol, status, reason, retryable, attempt),
 never the request or the error text, which may echo a credential.
@@ -31,7 +32,7 @@ FILENAME = "hooks.jsonl"
 _lock = threading.Lock()
 
 
-def _observe(**kwargs):
+def _hermetic_observe(**kwargs):
     try:
         line = json.dumps({key: kwargs.get(key) for key in FIELDS}, default=repr)
         folder = os.path.join(os.environ["HERMES_HOME"], FOLDER)
@@ -44,4 +45,4 @@ def _observe(**kwargs):
 
 
 def register(ctx):
-    ctx.register_hook("api_request_error", _observe)
+    ctx.register_hook("api_request_error", _hermetic_observe)
