@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.contract.alerts import Alert
-from hermetic.contract.records import AlertRecords
+from hermetic.parts.alert_records import AlertRecords
 from hermetic.settings import Settings
 from hermetic.world import build_world
 

@@ -16,9 +16,9 @@ from hermetic.alerts import AlertChannel
 from hermetic.alerts.own_fields import id_findings, timestamp, timing_findings
 from hermetic.errors import HarnessError
 from hermetic.hermes.agent_log import lines_saying
-from hermetic.isolation import Isolation
 from hermetic.mock.collector import Collector
 from hermetic.mock.payloads import holding_problems
+from hermetic.parts.isolation import Isolation
 from hermetic.world import build_world
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))

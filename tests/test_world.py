@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from hermetic.checks import IDENTITY, NETWORK
-from hermetic.contract.records import AlertRecords
 from hermetic.hermes.commands import CommandResult
+from hermetic.parts.alert_records import AlertRecords
 from hermetic.settings import Settings
 from hermetic.world import World, build_world
 

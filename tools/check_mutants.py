@@ -336,7 +336,7 @@ MUTANTS = (
     ),
     Mutant(
         "sandbox-forgets-the-inference-override",
-        "hermetic/login.py",
+        "hermetic/parts/login.py",
         "            world.sandbox.extra_env[variable] = world.provider.api_base\n",
         "            pass\n",
         LOGIN,

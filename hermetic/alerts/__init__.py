@@ -8,12 +8,12 @@ the raw thing the channel saw). :mod:`~hermetic.alerts.sqlite` reads the contrac
 :mod:`~hermetic.alerts.http` the JSON objects a plugin posted to a REST path. A fourth channel
 is one new module here defining ``CHANNEL`` (and its name in ``hermetic.profile.ALERT_CHANNELS``).
 
-Steps read alerts through :class:`~hermetic.alerts.part.AlertChannel`, the world's part for
+Steps read alerts through :class:`~hermetic.parts.alert_channel.AlertChannel`, the world's part for
 the profile's channel, so the same sentences hold for every channel.
 """
 
 from hermetic.alerts.alert import ChannelAlert
 from hermetic.alerts.channel import Channel, channels
-from hermetic.alerts.part import AlertChannel
+from hermetic.parts.alert_channel import AlertChannel
 
 __all__ = ["AlertChannel", "Channel", "ChannelAlert", "channels"]

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from hermetic.alerts.alert import ChannelAlert
 from hermetic.alerts.channel import Channel
-from hermetic.contract.records import AlertRecords
+from hermetic.parts.alert_records import AlertRecords
 
 
 class SqliteChannel(Channel):

@@ -132,7 +132,7 @@ def broken_promises(world: World, defect: defects.HermesDefect | None = None) ->
     The processes ``defect`` leaves running for a moment are waited for first (a bounded wait:
     they end by themselves); whatever is still running then is a broken promise.
     """
-    from hermetic.contract.records import AlertRecords  # the alert contract's part
+    from hermetic.parts.alert_records import AlertRecords  # the alert contract's part
 
     broken = []
     leftovers = world.leftover_processes()

@@ -1,7 +1,7 @@
 """Another process holding the alert store's write lock, let go on an event, never on a clock.
 
 Run as a script (standard library only, started with the suite's interpreter by
-:func:`hermetic.contract.faults.hold_write_lock`)::
+:func:`hermetic.parts.store_faults.hold_write_lock`)::
 
     python lock_holder.py DB DDL SUITE_PID (--after-arrival SECONDS | --until-cleared) [--rollback]
 

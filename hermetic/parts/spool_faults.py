@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermetic.contract.capture_log import without_home
-from hermetic.contract.faults import FaultUnavailable, InjectedFault, chattr_fault
 from hermetic.errors import HarnessError
+from hermetic.parts.store_faults import FaultUnavailable, InjectedFault, chattr_fault
 
 if TYPE_CHECKING:
     from hermetic.profile import Spool

@@ -29,8 +29,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from hermetic.contract.capture_log import without_home
-from hermetic.contract.faults import FaultUnavailable
 from hermetic.errors import HarnessError
+from hermetic.parts.store_faults import FaultUnavailable
 
 if TYPE_CHECKING:
     from hermetic.contract.alerts import Alert

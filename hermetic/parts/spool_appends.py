@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermetic.contract.capture_log import without_home
-from hermetic.contract.faults import FaultUnavailable, InjectedFault
-from hermetic.contract.lock_holder import IN_OPEN, watch
-from hermetic.contract.spool_faults import hold_lock
 from hermetic.contract.store_errors import LOST, STORE_ERROR
 from hermetic.errors import HarnessError
+from hermetic.parts.lock_holder import IN_OPEN, watch
+from hermetic.parts.spool_faults import hold_lock
+from hermetic.parts.store_faults import FaultUnavailable, InjectedFault
 
 if TYPE_CHECKING:
     from hermetic.hermes.commands import HermesCommands

@@ -53,7 +53,7 @@ def hold_write_lock(
 
     It lets go *after_arrival* seconds after the plugin has the database open, or, when None,
     only when the fault is cleared: an event either way, so a slow Hermes start cannot outlast
-    the lock (see :mod:`hermetic.contract.lock_holder`). With *rollback* the database is left
+    the lock (see :mod:`hermetic.parts.lock_holder`). With *rollback* the database is left
     in SQLite's default journal mode, as a program that never asks for WAL leaves it.
     """
     db = _database(hermes_home)
