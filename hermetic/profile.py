@@ -67,7 +67,7 @@ PROMISES: Mapping[str, str] = MappingProxyType(
 #: whose row and log line it always meant), not applicable to a channel that is not a store.
 STORE_PROMISE = "alert-store"
 
-#: Where the plugin's alerts are read (hermetic/alerts/: one module per channel), and the
+#: Where the plugin's alerts are read (hermetic/channels/: one module per channel), and the
 #: [alerts] keys each channel takes.
 ALERT_CHANNELS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {

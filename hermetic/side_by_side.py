@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from hermetic.contract.alerts import Alert
+from hermetic.contract.table_reader import Alert
 from hermetic.parts.alert_records import AlertRecords
 from hermetic.settings import Settings
 from hermetic.world import build_world

@@ -1,4 +1,4 @@
-"""The alert channels (hermetic.alerts): one alert shape from a table, spans, or REST bodies.
+"""The alert channels (hermetic.channels): one alert shape from a table, spans, or REST bodies.
 
 Worlds are built as for a scenario (no Hermes runs): what a plugin would send is posted to the
 world's own collector over loopback, or written into the contract's table.
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from hermetic.alerts import AlertChannel, channels
+from hermetic.channels import AlertChannel, channels
 from hermetic.contract.schema import DDL, database_path
 from hermetic.profile import ALERT_CHANNELS
 from hermetic.settings import Settings

@@ -31,9 +31,9 @@ from typing import Any
 
 import pytest
 
-from hermetic.contract.alerts import read_alerts
 from hermetic.contract.capture_log import capture_lines
 from hermetic.contract.schema import DDL as CONTRACT_DDL
+from hermetic.contract.table_reader import read_alerts
 from hermetic.hermes.sandbox import not_the_plugin
 from hermetic.mock import ClosedPort
 from hermetic.profile import Profile, find_profile, load_profile

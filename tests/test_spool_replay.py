@@ -22,7 +22,7 @@ import pytest
 from test_alerts_plugin import PKG, _load_plugin
 from test_profile import profile_file, refusal
 
-from hermetic.contract.alerts import Alert
+from hermetic.contract.table_reader import Alert
 from hermetic.errors import HarnessError
 from hermetic.parts.spool_replay import (
     BAD_LINES,

@@ -362,7 +362,7 @@ MUTANTS = (
     # Each alert channel's reader, broken: the same Gherkin must notice.
     Mutant(
         "sqlite-channel-reads-no-status",
-        "hermetic/alerts/sqlite.py",
+        "hermetic/channels/sqlite.py",
         "status=row.error_code,",
         "status=None,",
         ("--tags=@smoke",),
@@ -370,7 +370,7 @@ MUTANTS = (
     ),
     Mutant(
         "otlp-channel-takes-unset-spans-for-errors",
-        "hermetic/alerts/otlp.py",
+        "hermetic/channels/otlp.py",
         '_ERROR = ("STATUS_CODE_ERROR", 2)',
         '_ERROR = ("STATUS_CODE_UNSET", 0)',
         OTLP_SMOKE,
@@ -378,7 +378,7 @@ MUTANTS = (
     ),
     Mutant(
         "otlp-channel-reads-the-old-status-attribute",
-        "hermetic/alerts/otlp.py",
+        "hermetic/channels/otlp.py",
         '"status": ("http.response.status_code",),',
         '"status": ("http.status_code",),',
         OTLP_SMOKE,
@@ -386,7 +386,7 @@ MUTANTS = (
     ),
     Mutant(
         "http-channel-ignores-items",
-        "hermetic/alerts/http.py",
+        "hermetic/channels/http.py",
         "picked = jmespath.search(self.settings.items, body) if self.settings.items else body",
         "picked = body",
         HTTP_SMOKE,

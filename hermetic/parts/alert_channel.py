@@ -12,12 +12,12 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
-from hermetic.alerts.channel import Channel, channels
+from hermetic.channels.channel import Channel, channels
 from hermetic.reporting.diagnostics import Evidence
 from hermetic.reporting.layout import ALERTS_SEEN
 
 if TYPE_CHECKING:
-    from hermetic.alerts.alert import ChannelAlert
+    from hermetic.channels.alert import ChannelAlert
     from hermetic.world import World
 
 #: How long a read waits for the sandbox's hermes processes to exit (a tick's process is

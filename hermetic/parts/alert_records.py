@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hermetic.contract.alerts import Alert, read_alerts
 from hermetic.contract.capture_log import CaptureLine, capture_lines
 from hermetic.contract.schema import DATABASE, LOG, database_path, log_path
+from hermetic.contract.table_reader import Alert, read_alerts
 from hermetic.reporting.diagnostics import Evidence
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from hermetic.errors import HarnessError
 from hermetic.parts.store_faults import FaultUnavailable
 
 if TYPE_CHECKING:
-    from hermetic.contract.alerts import Alert
+    from hermetic.contract.table_reader import Alert
     from hermetic.profile import SpoolLine
     from hermetic.world import World
 

@@ -9,7 +9,7 @@ import re
 
 from behave import then
 
-from hermetic.alerts import AlertChannel
+from hermetic.channels import AlertChannel
 from hermetic.contract.shared_schema import schema_problems
 from hermetic.parts.alert_records import AlertRecords
 

@@ -1,6 +1,6 @@
 """The ``sqlite`` channel: the contract's table in the sandbox's telemetry database.
 
-The default channel, read exactly as before (:mod:`hermetic.contract.alerts`: read-only, every
+The default channel, read exactly as before (:mod:`hermetic.contract.table_reader`: read-only, every
 row checked against the contract); each row is one alert, its columns what the channel saw.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import ClassVar
 
-from hermetic.alerts.alert import ChannelAlert
-from hermetic.alerts.channel import Channel
+from hermetic.channels.alert import ChannelAlert
+from hermetic.channels.channel import Channel
 from hermetic.parts.alert_records import AlertRecords
 
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import jmespath
 
-from hermetic.alerts.alert import ChannelAlert
-from hermetic.alerts.channel import Channel
-from hermetic.alerts.otlp import status_code
+from hermetic.channels.alert import ChannelAlert
+from hermetic.channels.channel import Channel
+from hermetic.channels.otlp import status_code
 from hermetic.mock.collector import SENDING, CollectorEntry
 
 FIELDS = ("model", "provider", "status", "reason", "message")

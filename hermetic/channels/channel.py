@@ -9,7 +9,7 @@ from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from hermetic.alerts.alert import ChannelAlert
+    from hermetic.channels.alert import ChannelAlert
     from hermetic.profile import Alerts as AlertSettings
     from hermetic.reporting.diagnostics import Evidence
     from hermetic.world import World
@@ -52,7 +52,7 @@ class Channel(ABC):
 @cache
 def channels() -> dict[str, type[Channel]]:
     """Every channel module of this package (one defining ``CHANNEL``), by channel name."""
-    import hermetic.alerts as package
+    import hermetic.channels as package
 
     found: dict[str, type[Channel]] = {}
     for module in pkgutil.iter_modules(package.__path__):

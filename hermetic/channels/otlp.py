@@ -17,10 +17,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from hermetic.alerts.alert import ChannelAlert
-from hermetic.alerts.channel import Channel
-from hermetic.alerts.genai_conventions import GEN_AI, Receipt, genai_findings
-from hermetic.alerts.span_checks import span_findings
+from hermetic.channels.alert import ChannelAlert
+from hermetic.channels.channel import Channel
+from hermetic.channels.genai_conventions import GEN_AI, Receipt, genai_findings
+from hermetic.channels.span_checks import span_findings
 
 #: The GenAI semantic conventions' attributes for each field (the first one present wins;
 #: gen_ai.system is the provider's name before the conventions renamed it).
