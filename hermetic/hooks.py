@@ -7,8 +7,8 @@ A suite pulls them in with one line in its ``environment.py``::
 Failures leave evidence (:mod:`hermetic.reporting.artefacts`): artefacts under
 ``<reports>/artefacts/``, listed in the JUnit test case and linked from ``report.html``. The
 suite's own network and plugin-identity verdicts are given after a scenario's ``Then`` steps
-ran (:mod:`hermetic.checks`), so they never hide the alert verdict. Scenarios tagged with a
-promise (``@promise.<name>``) the plugin's profile does not claim are skipped, saying so.
+ran (:mod:`hermetic.isolation.checks`), so they never hide the alert verdict. Scenarios tagged with
+a promise (``@promise.<name>``) the plugin's profile does not claim are skipped, saying so.
 Cancellation (Ctrl-C, or SIGTERM as CI sends it) aborts the run through behave's own
 KeyboardInterrupt path, so every cleanup runs: ``hermes`` process groups are killed, mocks
 stopped, and the interrupted scenario's sandbox is kept and its path printed.
@@ -28,10 +28,10 @@ from behave.model import Scenario, Step
 
 from hermetic.errors import HarnessError
 from hermetic.hermes.releases import release_key
+from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER
 from hermetic.known import baseline
 from hermetic.known.settle import settle
 from hermetic.mutation import coverage
-from hermetic.netns.status import NOT_STARTED_BY_RUNNER
 from hermetic.plugin_sources import kind_skip_reason
 from hermetic.reporting import figures
 from hermetic.reporting.artefacts import (

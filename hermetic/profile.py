@@ -38,7 +38,7 @@ from pydantic_core import PydanticCustomError
 from hermetic.errors import ConfigError
 from hermetic.hermes.hermes_variables import HERMES_VARIABLES
 from hermetic.hermes.hermes_variables import RELEASES as READ_RELEASES
-from hermetic.netguard.site.hermetic_netguard_protocol import is_loopback as is_loopback_host
+from hermetic.isolation.guard.site.hermetic_netguard_protocol import is_loopback as is_loopback_host
 
 PROFILE_FILENAME = "hermetic.toml"
 

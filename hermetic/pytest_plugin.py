@@ -13,7 +13,7 @@ The world is the library's (:func:`hermetic.world.build_world`), with the plugin
 already installed and enabled; the guarantees are a scenario's: a plugin that failed to load
 (or a ``hermes`` process without the loopback guard) fails the test at once, as its headline;
 the suite's network and plugin-identity verdicts fail a test whose own asserts passed
-(:mod:`hermetic.checks`); a failed test keeps its sandbox and leaves its artefacts
+(:mod:`hermetic.isolation.checks`); a failed test keeps its sandbox and leaves its artefacts
 (:mod:`hermetic.reporting.artefacts`) under ``<reports>/artefacts/``.
 
 Settings (which plugin, which Hermes, creating its environment) are resolved once per session

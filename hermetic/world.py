@@ -7,9 +7,9 @@ The world itself knows only what every scenario needs: the plugin under test ins
 fresh Hermes home (:mod:`hermetic.hermes.sandbox`), its ``config.yaml``
 (:mod:`hermetic.hermes.config`), the providers it talks to (:mod:`hermetic.providers`), its
 scheduler (:mod:`hermetic.hermes.scheduler`) and the suite's own checks after every Hermes run
-(:mod:`hermetic.checks`). What belongs to one promise (the alert contract, isolation, store
-faults, login providers) plugs in as a *part*: ``world.use(AlertRecords)`` creates that part on
-first use, and its ``evidence()`` joins the failure report and the artefacts.
+(:mod:`hermetic.isolation.checks`). What belongs to one promise (the alert contract, isolation,
+store faults, login providers) plugs in as a *part*: ``world.use(AlertRecords)`` creates that part
+on first use, and its ``evidence()`` joins the failure report and the artefacts.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from hermetic import stand_in
-from hermetic.checks import RunChecks
 from hermetic.hermes.commands import CommandResult, HermesCommands
 from hermetic.hermes.config import HermesConfig
 from hermetic.hermes.cron_jobs import JobsFile
@@ -28,6 +26,8 @@ from hermetic.hermes.processes import ProcessInfo, processes_with_environment
 from hermetic.hermes.releases import hang_timeout
 from hermetic.hermes.sandbox import Sandbox
 from hermetic.hermes.scheduler import Scheduler
+from hermetic.isolation import stand_in
+from hermetic.isolation.checks import RunChecks
 from hermetic.mock import Collector, HttpSink, MockProvider
 from hermetic.profile import RenderedProfile
 from hermetic.providers import Providers

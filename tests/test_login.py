@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hermetic.checks import NETWORK
 from hermetic.errors import HarnessError
+from hermetic.isolation.checks import NETWORK
 from hermetic.mock.portal import REFRESH, REFRESH_GRANT, token_claims
 from hermetic.parts.login import (
     CODEX,

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hermetic.checks import IDENTITY, NETWORK
 from hermetic.hermes.commands import CommandResult
+from hermetic.isolation.checks import IDENTITY, NETWORK
 from hermetic.parts.alert_records import AlertRecords
 from hermetic.settings import Settings
 from hermetic.world import World, build_world

@@ -40,7 +40,7 @@ REPO = Path(__file__).resolve().parent.parent
 # The run library is standard library only, so this script can use it before .venv exists.
 sys.path.insert(0, str(REPO))
 from hermetic.hermes.releases import DEFAULT_RELEASE, MATRIX_RELEASES, NEWEST_CODE  # noqa: E402
-from hermetic.netns.confinement import why_no_namespace  # noqa: E402
+from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
 from hermetic.runs.acceptance import (  # noqa: E402
     Outcome,
     merge_reports,

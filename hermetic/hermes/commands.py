@@ -16,7 +16,7 @@ from hermetic.errors import HermesCommandError
 from hermetic.hermes import hang_limit
 from hermetic.hermes.progress import Progress
 from hermetic.hermes.sandbox import Sandbox
-from hermetic.netns.counters import increase, read_counters
+from hermetic.isolation.netns.counters import increase, read_counters
 from hermetic.text_tail import tail
 
 # A tick with one job takes ~3 s; transport failures with one retry ~7 s. A minute without any

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermetic.errors import HarnessError
-from hermetic.netguard.log import guard_environment
+from hermetic.isolation.guard.log import guard_environment
 from hermetic.tempdirs import make_temp_dir
 
 if TYPE_CHECKING:

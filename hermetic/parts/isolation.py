@@ -3,8 +3,8 @@
 A scenario that proves a guarantee arranges the developer's machine around the sandbox (their own
 home and Hermes set-up, keys in their shell), or breaks the guarantee on purpose (a stale plugin
 copy, online lookups allowed, a plugin importing a package Hermes lacks), and then asks what
-happened. Breaking one on purpose tells the run's checks (:mod:`hermetic.checks`) that this
-scenario reads that finding itself.
+happened. Breaking one on purpose tells the run's checks (:mod:`hermetic.isolation.checks`) that
+this scenario reads that finding itself.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from hermetic import stand_in
-from hermetic.checks import CREDENTIAL, IDENTITY, KERNEL, NETWORK, PLUGIN_LOAD
 from hermetic.errors import HarnessError
 from hermetic.hermes.packages import installed, suite_modules_visible, unexpected_packages
-from hermetic.hermes.user_home import UserHome
-from hermetic.netguard.process_log import ProcessStart, read_process_starts
-from hermetic.netns.offenders import c_level_connect, helper_program
+from hermetic.isolation import stand_in
+from hermetic.isolation.checks import CREDENTIAL, IDENTITY, KERNEL, NETWORK, PLUGIN_LOAD
+from hermetic.isolation.developer_home import UserHome
+from hermetic.isolation.guard.process_log import ProcessStart, read_process_starts
+from hermetic.isolation.netns.offenders import c_level_connect, helper_program
 
 if TYPE_CHECKING:
     from hermetic.world import World

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from hermetic import stand_in
+from hermetic.isolation import stand_in
 from hermetic.reporting import html as html_report
 from hermetic.reporting.layout import SETUP_CASE, SETUP_ERROR, SETUP_JUNIT, artefact_dir
 

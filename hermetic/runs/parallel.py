@@ -2,7 +2,7 @@
 
     python -m hermetic.runs.parallel --reports reports --jobs 2 [--shard K/N] -- [BEHAVE ARGS]
 
-0. The run is prepared outside any namespace (hermetic.netns.confinement): the settings
+0. The run is prepared outside any namespace (hermetic.isolation.netns.confinement): the settings
    resolved (every install), and whether each worker gets a network namespace of its own.
 1. behave lists what ``BEHAVE ARGS`` select, outline rows one by one (hermetic.runs.listing).
 2. The longest scenarios (recorded in ``<reports>/durations.json``) go first; with ``--shard``
@@ -53,8 +53,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from hermetic.hermes.processes import stop_processes_under
+from hermetic.isolation.netns.confinement import Confinement, prepare
 from hermetic.known.verdicts import Explanation
-from hermetic.netns.confinement import Confinement, prepare
 from hermetic.reporting import layout, summary
 from hermetic.runs import durations, shards
 from hermetic.runs.acceptance import HTML_FORMATTER, report_arguments

@@ -2,9 +2,9 @@
 
 from behave import given, then
 
-from hermetic import stand_in
-from hermetic.checks import describe_attempts
 from hermetic.hermes.config import DUMMY_API_KEY
+from hermetic.isolation import stand_in
+from hermetic.isolation.checks import describe_attempts
 from hermetic.mock import redact_authorization
 from hermetic.parts.isolation import Isolation
 

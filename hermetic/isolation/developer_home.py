@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from hermetic.hermes.home_snapshot import differences, fingerprint
+from hermetic.isolation.home_snapshot import differences, fingerprint
 
 USERS_MODEL = "users-own-model"
 MARKER = "hermetic-marker.txt"

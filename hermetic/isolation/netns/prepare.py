@@ -1,6 +1,7 @@
 """The run's preparation, outside any namespace: every install, and whether a namespace can be made.
 
-    python -m hermetic.netns.prepare [BEHAVE ARGS]   # last line: {"reason": null | "why not"}
+    python -m hermetic.isolation.netns.prepare [BEHAVE ARGS]
+    # its last line: {"reason": null | "why not"}
 
 It reads the ``-D`` options exactly as behave will (behave's own configuration, with the
 project's ``[tool.behave.userdata]``) and resolves them with the same
@@ -19,8 +20,8 @@ import sys
 from collections.abc import Sequence
 
 from hermetic.errors import HarnessError
-from hermetic.netns import ISOLATION_VARIABLE
-from hermetic.netns.confinement import why_no_namespace
+from hermetic.isolation.netns import ISOLATION_VARIABLE
+from hermetic.isolation.netns.confinement import why_no_namespace
 
 
 def resolve_settings(behave_args: Sequence[str]) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 
 from hermetic.errors import HarnessError
-from hermetic.netns.counters import in_loopback_namespace
+from hermetic.isolation.netns.counters import in_loopback_namespace
 
 PORT = 80
 

@@ -1,9 +1,9 @@
 """What the site hook and the harness agree on, written once: the loopback rule and the names.
 
 The site hook (``sitecustomize.py``) enforces the rule and writes its logs where these variables
-say; the harness (``hermetic.netguard``) sets the variables and reads the logs by the same rule.
-This folder is put on every Hermes process' ``PYTHONPATH``, so this module must import only the
-standard library and carry a name no other package uses.
+say; the harness (``hermetic.isolation.guard``) sets the variables and reads the logs by the same
+rule. This folder is put on every Hermes process' ``PYTHONPATH``, so this module must import only
+the standard library and carry a name no other package uses.
 """
 
 from __future__ import annotations

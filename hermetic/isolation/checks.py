@@ -4,11 +4,11 @@
   fails the scenario at once: nothing else it could find means anything without the plugin.
 * **The loopback guard ran** in every ``hermes`` process: without it, "no attempt beyond
   loopback" is true of anything. Also at once: it is the harness that failed.
-* **Nothing the guard could not see was refused by the kernel** (:mod:`hermetic.netns`): in
-  the run's network namespace, a rise of the kernel's no-route counters during a run that the
+* **Nothing the guard could not see was refused by the kernel** (:mod:`hermetic.isolation.netns`):
+  in the run's network namespace, a rise of the kernel's no-route counters during a run that the
   guard did not record (a child process, a C-level socket) is a finding too, naming who handed
   off and what the output said.
-* **Loopback only** (:mod:`hermetic.netguard`) and **the plugin under test is the copy Hermes
+* **Loopback only** (:mod:`hermetic.isolation.guard`) and **the plugin under test is the copy Hermes
   loaded** (:mod:`hermetic.hermes.plugin_identity`): these verdicts never hide the alert verdict.
   They are collected, the scenario's own ``Then`` steps run, and the scenario fails afterwards
   with both in the report. A network attempt to a host the plugin's profile lists as expected is
@@ -16,7 +16,7 @@
 * **Hermes waited for the plugin's hooks** (:mod:`hermetic.hermes.hook_timeouts`): 0.22+ abandon
   a hook that runs over ``plugins.hook_callback_timeout``; its unwritten alert is lost, and the
   scenario fails afterwards saying so.
-* **The stand-in credential went to loopback only** (:mod:`hermetic.stand_in`): when the
+* **The stand-in credential went to loopback only** (:mod:`hermetic.isolation.stand_in`): when the
   profile gives the plugin ``{credential}``, no file of the sandbox may hold it afterwards
   (logs, stored alerts, the commands' output, the guard's log of refused attempts) but those
   the profile wrote it into. Collected like the network verdict, naming each place.
@@ -36,12 +36,12 @@ from hermetic.hermes.hook_timeouts import HookTimeout, hook_timeouts
 from hermetic.hermes.plugin_identity import entry_point_problem, identity_problem
 from hermetic.hermes.plugin_load import LoadFailure, load_failures
 from hermetic.hermes.sandbox import Sandbox
-from hermetic.netguard.handoffs import Handoff, read_handoffs
-from hermetic.netguard.log import NetworkAttempt, handoff_log, non_loopback, read_attempts
-from hermetic.netguard.process_log import outside_namespace, read_process_starts, unguarded
-from hermetic.netns.counters import in_loopback_namespace, own_namespace
-from hermetic.netns.refusals import unseen_refusal
-from hermetic.stand_in import find_leaks
+from hermetic.isolation.guard.handoffs import Handoff, read_handoffs
+from hermetic.isolation.guard.log import NetworkAttempt, handoff_log, non_loopback, read_attempts
+from hermetic.isolation.guard.process_log import outside_namespace, read_process_starts, unguarded
+from hermetic.isolation.netns.counters import in_loopback_namespace, own_namespace
+from hermetic.isolation.netns.refusals import unseen_refusal
+from hermetic.isolation.stand_in import find_leaks
 
 PLUGIN_LOAD = "plugin load"
 GUARD = "loopback guard"
@@ -49,7 +49,8 @@ NETWORK = "network"
 IDENTITY = "plugin identity"
 HOOK_TIME = "hook time"
 CREDENTIAL = "stand-in credential"
-# What the network namespace refused that the guard could not see (hermetic.netns.refusals).
+# What the network namespace refused that the guard could not see
+# (hermetic.isolation.netns.refusals).
 KERNEL = "kernel refusal"
 KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY, HOOK_TIME, CREDENTIAL, KERNEL)
 

@@ -1,6 +1,6 @@
 """Which processes ran in a sandbox and which environment variables they saw (names only).
 
-The site hook in ``hermetic/netguard/`` appends one line per Python process start to the file
+The site hook in ``hermetic/isolation/guard/`` appends one line per Python process start to the file
 named by ``HERMETIC_PROCESS_LOG``. Reading it lets a scenario prove that no provider key or
 messaging token reached Hermes, without the suite ever handling a secret's value.
 """

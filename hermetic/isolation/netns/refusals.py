@@ -14,9 +14,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from hermetic.hermes.commands import CommandResult
-from hermetic.netguard.handoffs import Handoff
-from hermetic.netguard.log import NetworkAttempt
-from hermetic.netns.counters import describe
+from hermetic.isolation.guard.handoffs import Handoff
+from hermetic.isolation.guard.log import NetworkAttempt
+from hermetic.isolation.netns.counters import describe
 
 #: What a refused attempt prints, in the words of Python, libc and common tools.
 REFUSED_WORDS = re.compile(

@@ -1,7 +1,7 @@
 """A pytest plugin of ``tools/check_no_egress.py``: which tests moved the no-route counters.
 
-Loaded only by that tool (``-p hermetic.netns.egress_pytest``), inside the namespace it made to
-stand for the host. Around each test (setup, call and teardown) it reads the namespace's
+Loaded only by that tool (``-p hermetic.isolation.netns.egress_pytest``), inside the namespace it
+made to stand for the host. Around each test (setup, call and teardown) it reads the namespace's
 counters; a test during which they rose is written to the file named by :data:`REPORT_VARIABLE`,
 one line each: the test's id, a tab, the rise (``Ip OutNoRoutes +1``). The counters belong to the
 whole namespace, so with tests running in parallel a rise is named for every test that was
@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from hermetic.netns.counters import describe, increase, namespace_counters
+from hermetic.isolation.netns.counters import describe, increase, namespace_counters
 
 #: The file the tool reads the tests from; without it the plugin records nothing.
 REPORT_VARIABLE = "HERMETIC_EGRESS_REPORT"

@@ -1,13 +1,13 @@
 """The runner's side of the namespace: prepare outside it, say once what the run has, and start
 every behave process inside a namespace of its own.
 
-:func:`prepare` runs ``python -m hermetic.netns.prepare BEHAVE_ARGS`` in the suite's Python,
-outside any namespace: it resolves the run's settings exactly as behave's ``before_all`` will
-(and so creates Hermes' environments, a profile's packages and whatever else needs the registry)
-and tries whether a namespace can be made here. The :class:`Confinement` it returns wraps each
-behave command (``python -m hermetic.netns.enter -- python -m behave …``) and tells behave what
-it was promised (:data:`~hermetic.netns.ISOLATION_VARIABLE`), so that a behave process started
-outside its namespace stops the run instead of passing for a confined one.
+:func:`prepare` runs ``python -m hermetic.isolation.netns.prepare BEHAVE_ARGS`` in the suite's
+Python, outside any namespace: it resolves the run's settings exactly as behave's ``before_all``
+will (and so creates Hermes' environments, a profile's packages and whatever else needs the
+registry) and tries whether a namespace can be made here. The :class:`Confinement` it returns wraps
+each behave command (``python -m hermetic.isolation.netns.enter -- python -m behave …``) and tells
+behave what it was promised (:data:`~hermetic.isolation.netns.ISOLATION_VARIABLE`), so that a behave
+process started outside its namespace stops the run instead of passing for a confined one.
 
 Standard library only: ``tools/run.py`` uses it before ``.venv`` exists.
 """
@@ -21,11 +21,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hermetic.netns import GUARD_ONLY, ISOLATION_VARIABLE, NAMESPACE, SWITCH
-from hermetic.netns.enter import probe
+from hermetic.isolation.netns import GUARD_ONLY, ISOLATION_VARIABLE, NAMESPACE, SWITCH
+from hermetic.isolation.netns.enter import probe
 
-ENTER_MODULE = "hermetic.netns.enter"
-PREPARE_MODULE = "hermetic.netns.prepare"
+ENTER_MODULE = "hermetic.isolation.netns.enter"
+PREPARE_MODULE = "hermetic.isolation.netns.prepare"
 
 
 @dataclass(frozen=True)

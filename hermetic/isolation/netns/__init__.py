@@ -2,14 +2,14 @@
 whose only interface is ``lo``, so nothing any process of the world starts can leave the
 machine, whatever language or library it is written in.
 
-* :mod:`~hermetic.netns.enter` makes the namespace and runs a command in it
-  (``python -m hermetic.netns.enter -- COMMAND``);
-* :mod:`~hermetic.netns.prepare` resolves a run's settings outside it first, so that every
+* :mod:`~hermetic.isolation.netns.enter` makes the namespace and runs a command in it
+  (``python -m hermetic.isolation.netns.enter -- COMMAND``);
+* :mod:`~hermetic.isolation.netns.prepare` resolves a run's settings outside it first, so that every
   install that needs the registry happens before entering;
-* :mod:`~hermetic.netns.confinement` is the runner's side: probe, say once, wrap behave;
-* :mod:`~hermetic.netns.status` is the behave process' side: which isolation it really has;
-* :mod:`~hermetic.netns.counters` reads what the kernel refused inside the namespace, and
-  :mod:`~hermetic.netns.refusals` turns that into a finding that names who tried.
+* :mod:`~hermetic.isolation.netns.confinement` is the runner's side: probe, say once, wrap behave;
+* :mod:`~hermetic.isolation.netns.status` is the behave process' side: its real isolation;
+* :mod:`~hermetic.isolation.netns.counters` reads what the kernel refused inside the namespace, and
+  :mod:`~hermetic.isolation.netns.refusals` turns that into a finding that names who tried.
 
 This package (but ``prepare`` and ``egress_pytest``, the pytest plugin of
 ``tools/check_no_egress.py``) is standard library only: ``tools/run.py`` uses it before ``.venv``

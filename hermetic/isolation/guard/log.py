@@ -1,11 +1,11 @@
 """The harness side of the "loopback only" promise: switch the network guard on, read its log.
 
-The guard itself is ``hermetic/netguard/sitecustomize.py``, loaded by a Hermes process whose
+The guard itself is ``hermetic/isolation/guard/sitecustomize.py``, loaded by a Hermes process whose
 ``PYTHONPATH`` is :data:`GUARD_DIR`. It appends one JSON object per network attempt to the file
 named by ``HERMETIC_NETGUARD_LOG``; this module turns those lines into :class:`NetworkAttempt`
 values and into the one-line-per-attempt text a failing scenario shows.
 
-``hermetic/netguard/`` holds only that site file and no ``__init__.py``: it is a folder for
+``hermetic/isolation/guard/`` holds only that site file and no ``__init__.py``: it is a folder for
 ``sys.path``, not a package, so nothing here imports it.
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError
-from hermetic.netguard.site.hermetic_netguard_protocol import (
+from hermetic.isolation.guard.site.hermetic_netguard_protocol import (
     HANDOFF_LOG_VARIABLE,
     KINDS,
     LOG_VARIABLE,

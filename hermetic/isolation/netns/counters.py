@@ -18,8 +18,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from hermetic.netns import HOST_STANDIN
-from hermetic.netns.enter import interfaces
+from hermetic.isolation.netns import HOST_STANDIN
+from hermetic.isolation.netns.enter import interfaces
 
 #: The counters that rise when an attempt beyond loopback is refused for want of a route.
 WATCHED = ("Ip:OutNoRoutes", "Ip6:Ip6OutNoRoutes")

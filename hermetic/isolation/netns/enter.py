@@ -1,7 +1,7 @@
 """Make a network namespace whose only interface is ``lo`` (brought up), and run a command in it.
 
-    python -m hermetic.netns.enter -- COMMAND [ARGS...]   # exec COMMAND inside a fresh namespace
-    python -m hermetic.netns.enter --probe                # exit 0 if one can be made here
+    python -m hermetic.isolation.netns.enter -- COMMAND [ARGS...]  # exec COMMAND in a fresh one
+    python -m hermetic.isolation.netns.enter --probe               # exit 0 if one can be made here
 
 ``unshare(2)`` through ctypes (``os.unshare`` is Python 3.12+), so a machine with only python3
 needs neither util-linux nor iproute2. As root it is a network namespace alone; otherwise a user
@@ -126,7 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["--"]:
         args = args[1:]
     if not args:
-        print("usage: python -m hermetic.netns.enter -- COMMAND [ARGS...]", file=sys.stderr)
+        print(
+            "usage: python -m hermetic.isolation.netns.enter -- COMMAND [ARGS...]", file=sys.stderr
+        )
         return EXIT_CANNOT
     try:
         enter_namespace()

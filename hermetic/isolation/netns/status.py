@@ -2,8 +2,8 @@
 kernel refuses everything beyond ``lo``), or the Python guard alone.
 
 Read from the kernel (this process' own interfaces), not taken on trust: the runner's promise
-(:data:`~hermetic.netns.ISOLATION_VARIABLE`) only adds why there is no namespace, or turns a
-promised namespace this process is not in into an error that stops the run, so a runner that
+(:data:`~hermetic.isolation.netns.ISOLATION_VARIABLE`) only adds why there is no namespace, or turns
+a promised namespace this process is not in into an error that stops the run, so a runner that
 started behave outside its namespace cannot pass for a confined one.
 """
 
@@ -13,9 +13,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hermetic.errors import ConfigError
-from hermetic.netns import GUARD_ONLY, ISOLATION_VARIABLE, KERNEL_TAG, NAMESPACE, not_run_reason
-from hermetic.netns.counters import in_loopback_namespace
-from hermetic.netns.enter import interfaces
+from hermetic.isolation.netns import (
+    GUARD_ONLY,
+    ISOLATION_VARIABLE,
+    KERNEL_TAG,
+    NAMESPACE,
+    not_run_reason,
+)
+from hermetic.isolation.netns.counters import in_loopback_namespace
+from hermetic.isolation.netns.enter import interfaces
 
 #: Why there is no namespace when behave was started by hand.
 NOT_STARTED_BY_RUNNER = (
@@ -26,8 +32,8 @@ NOT_STARTED_BY_RUNNER = (
 
 @dataclass(frozen=True)
 class NetworkIsolation:
-    """``kind`` is :data:`~hermetic.netns.NAMESPACE` or :data:`~hermetic.netns.GUARD_ONLY`;
-    ``reason`` says why there is no namespace."""
+    """``kind`` is :data:`~hermetic.isolation.netns.NAMESPACE` or
+    :data:`~hermetic.isolation.netns.GUARD_ONLY`; ``reason`` says why there is no namespace."""
 
     kind: str
     reason: str | None = None

@@ -1,9 +1,10 @@
 """The hand-offs the guard saw but could not follow: child processes and ctypes network calls.
 
 The site hook appends one JSON line per hand-off to the file named by
-``HERMETIC_NETGUARD_HANDOFFS`` (:func:`hermetic.netguard.log.handoff_log`). What such a hand-off
-then tries is out of the guard's reach; the network namespace refuses it and counts it
-(:mod:`hermetic.netns.counters`), and these records say who handed off (the plugin's file:line).
+``HERMETIC_NETGUARD_HANDOFFS`` (:func:`hermetic.isolation.guard.log.handoff_log`). What such a
+hand-off then tries is out of the guard's reach; the network namespace refuses it and counts it
+(:mod:`hermetic.isolation.netns.counters`), and these records say who handed off (the plugin's
+file:line).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError
-from hermetic.netguard.site.hermetic_netguard_protocol import HANDOFF_KINDS
+from hermetic.isolation.guard.site.hermetic_netguard_protocol import HANDOFF_KINDS
 
 
 @dataclass(frozen=True)
