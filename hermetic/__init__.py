@@ -21,8 +21,8 @@ from typing import Any
 __version__ = "0.2.0"
 
 _EXPORTS = {
-    "World": "hermetic.world",
-    "build_world": "hermetic.world",
+    "World": "hermetic.world.world",
+    "build_world": "hermetic.world.world",
     "Settings": "hermetic.settings",
     "PluginUnderTest": "hermetic.settings",
     "Profile": "hermetic.profile",

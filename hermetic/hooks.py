@@ -44,7 +44,7 @@ from hermetic.reporting.artefacts import (
 from hermetic.reporting.layout import RUN_INFO
 from hermetic.reporting.summary import PROMISE_TAG
 from hermetic.settings import Settings
-from hermetic.world import World, build_world
+from hermetic.world.world import World, build_world
 
 __all__ = ["before_all", "before_scenario", "after_step", "after_scenario"]
 

@@ -9,7 +9,7 @@ drive the real Hermes without behave::
         hermes.scheduler.tick()
         assert [a.model for a in hermes.use(AlertRecords).alerts()] == ["gone-model"]
 
-The world is the library's (:func:`hermetic.world.build_world`), with the plugin under test
+The world is the library's (:func:`hermetic.world.world.build_world`), with the plugin under test
 already installed and enabled; the guarantees are a scenario's: a plugin that failed to load
 (or a ``hermes`` process without the loopback guard) fails the test at once, as its headline;
 the suite's network and plugin-identity verdicts fail a test whose own asserts passed
@@ -37,7 +37,7 @@ import pytest
 
 if TYPE_CHECKING:
     from hermetic.settings import Settings
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 FIXTURE = "hermes"
 MARKER = "hermes_release"
@@ -200,7 +200,7 @@ def hermes(request: pytest.FixtureRequest) -> Iterator[World]:
     if reason is not None:
         pytest.skip(reason)
     from hermetic.reporting.artefacts import warn
-    from hermetic.world import build_world
+    from hermetic.world.world import build_world
 
     def failed() -> bool:
         return any(report.failed for report in item.stash.get(_REPORTS, {}).values())

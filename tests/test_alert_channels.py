@@ -20,7 +20,7 @@ from hermetic.channels import AlertChannel, channels
 from hermetic.contract.schema import DDL, database_path
 from hermetic.profile import ALERT_CHANNELS
 from hermetic.settings import Settings
-from hermetic.world import build_world
+from hermetic.world.world import build_world
 
 PLUGIN = Path(__file__).resolve().parent.parent / "alerts_plugin"
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))

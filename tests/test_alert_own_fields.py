@@ -19,7 +19,7 @@ from hermetic.hermes.agent_log import lines_saying
 from hermetic.mock.collector import Collector
 from hermetic.mock.payloads import holding_problems
 from hermetic.parts.isolation import Isolation
-from hermetic.world import build_world
+from hermetic.world.world import build_world
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 SPAN = {

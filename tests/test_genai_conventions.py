@@ -14,7 +14,7 @@ import pytest
 
 from hermetic.channels import AlertChannel
 from hermetic.channels.genai_conventions import Receipt, genai_findings
-from hermetic.world import build_world
+from hermetic.world.world import build_world
 from tests.test_alert_channels import SERVICE, post, settings_with, span, traces
 
 # The call: received by the provider at 12:00:00.500 (journaled to the millisecond).

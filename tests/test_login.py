@@ -36,7 +36,7 @@ from hermetic.parts.login import (
 )
 from hermetic.profile import Profile
 from hermetic.settings import Settings, load_plugin
-from hermetic.world import World, build_world
+from hermetic.world.world import World, build_world
 
 REPO = Path(__file__).resolve().parent.parent
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))

@@ -15,7 +15,7 @@ from hermetic.hermes.commands import CommandResult
 from hermetic.isolation.checks import IDENTITY, NETWORK
 from hermetic.parts.alert_records import AlertRecords
 from hermetic.settings import Settings
-from hermetic.world import World, build_world
+from hermetic.world.world import World, build_world
 
 PLUGIN = Path(__file__).resolve().parent.parent / "alerts_plugin"
 

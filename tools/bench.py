@@ -42,7 +42,7 @@ from hermetic.reporting.layout import DURATIONS_JSON  # noqa: E402
 from hermetic.runs.acceptance import Outcome, run_acceptance  # noqa: E402
 from hermetic.runs.steps import INTERRUPTS  # noqa: E402
 from hermetic.settings import Settings  # noqa: E402
-from hermetic.world import build_world  # noqa: E402
+from hermetic.world.world import build_world  # noqa: E402
 
 SMOKE = ("--tags=@smoke",)
 

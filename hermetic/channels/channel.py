@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from hermetic.channels.alert import ChannelAlert
     from hermetic.profile import Alerts as AlertSettings
     from hermetic.reporting.diagnostics import Evidence
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 
 class Channel(ABC):

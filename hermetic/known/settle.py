@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from hermetic.hermes.processes import ProcessInfo
     from hermetic.settings import Settings
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 #: How much of each log or output file is searched for a defect's lines (its end).
 _TAIL_BYTES = 512 * 1024

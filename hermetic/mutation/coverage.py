@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from hermetic.hermes.sandbox import Sandbox
     from hermetic.mutation.operators import Mutant
     from hermetic.plugin_sources import PluginUnderTest
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 #: In behave's environment: the folder that receives one folder per scenario.
 ROOT_VARIABLE = "HERMETIC_MUTATE_COVERAGE"

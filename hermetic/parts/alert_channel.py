@@ -18,7 +18,7 @@ from hermetic.reporting.layout import ALERTS_SEEN
 
 if TYPE_CHECKING:
     from hermetic.channels.alert import ChannelAlert
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 #: How long a read waits for the sandbox's hermes processes to exit (a tick's process is
 #: already gone when the scheduler returns; this bounds a stuck exit flush).

@@ -17,7 +17,7 @@ from hermetic.reporting.diagnostics import Evidence
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 
 class AlertRecords:

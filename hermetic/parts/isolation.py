@@ -22,7 +22,7 @@ from hermetic.isolation.guard.process_log import ProcessStart, read_process_star
 from hermetic.isolation.netns.offenders import c_level_connect, helper_program
 
 if TYPE_CHECKING:
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 #: A stale backup of the plugin's folder, as it shadowed the real plugin upstream for a week.
 STALE_SUFFIX = ".bak.2024"

@@ -27,7 +27,7 @@ from hermetic.reporting.diagnostics import Evidence
 
 if TYPE_CHECKING:
     from hermetic.mock import ProviderEntry
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 NOUS = "nous"
 QWEN = "qwen-oauth"

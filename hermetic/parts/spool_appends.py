@@ -32,7 +32,7 @@ from hermetic.parts.store_faults import FaultUnavailable, InjectedFault
 if TYPE_CHECKING:
     from hermetic.hermes.commands import HermesCommands
     from hermetic.profile import Spool
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 #: What a crashed append leaves: the start of a record and no line break (a JSON-lines spool's
 #: first bytes, the commonest kind; any spool that keeps lines meets the same torn end).

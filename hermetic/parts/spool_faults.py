@@ -25,7 +25,7 @@ from hermetic.parts.store_faults import FaultUnavailable, InjectedFault, chattr_
 
 if TYPE_CHECKING:
     from hermetic.profile import Spool
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 
 def hold_lock(lock: Path) -> InjectedFault:

@@ -35,7 +35,7 @@ from hermetic.parts.store_faults import FaultUnavailable
 if TYPE_CHECKING:
     from hermetic.contract.table_reader import Alert
     from hermetic.profile import SpoolLine
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 #: The provider of every alert the scenarios keep in a spool (Hermes' name for the mock's).
 KEPT_PROVIDER = "custom"

@@ -22,7 +22,7 @@ from hermetic.contract.schema import DDL, database_path, log_path
 from hermetic.errors import HarnessError
 
 if TYPE_CHECKING:
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 _LOCK_HOLDER = Path(__file__).with_name("lock_holder.py")
 

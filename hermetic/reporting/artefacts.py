@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from behave.formatter.base import Formatter
     from behave.model import Scenario, Step
 
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 HTML_FORMATTER = "html-pretty"
 # Enough for 200 lines of Hermes' longest log lines; a runaway log must not fill the disk.

@@ -20,7 +20,7 @@ from hermetic.errors import HarnessError
 from hermetic.hermes.commands import CommandResult
 from hermetic.hermes.processes import processes_with_environment
 from hermetic.parts.alert_records import AlertRecords
-from hermetic.world import World
+from hermetic.world.world import World
 
 
 def scenario_figures(world: World) -> dict[str, Any]:

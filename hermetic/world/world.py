@@ -5,7 +5,7 @@ commands together; the behave hooks, the side-by-side load scenario and the tool
 
 The world itself knows only what every scenario needs: the plugin under test installed in a
 fresh Hermes home (:mod:`hermetic.hermes.sandbox`), its ``config.yaml``
-(:mod:`hermetic.hermes.config`), the providers it talks to (:mod:`hermetic.providers`), its
+(:mod:`hermetic.hermes.config`), the providers it talks to (:mod:`hermetic.world.providers`), its
 scheduler (:mod:`hermetic.hermes.scheduler`) and the suite's own checks after every Hermes run
 (:mod:`hermetic.isolation.checks`). What belongs to one promise (the alert contract, isolation,
 store faults, login providers) plugs in as a *part*: ``world.use(AlertRecords)`` creates that part
@@ -30,9 +30,9 @@ from hermetic.isolation import stand_in
 from hermetic.isolation.checks import RunChecks
 from hermetic.mock import Collector, HttpSink, MockProvider
 from hermetic.profile import RenderedProfile
-from hermetic.providers import Providers
 from hermetic.reporting.diagnostics import Evidence, failure_report
 from hermetic.settings import Settings
+from hermetic.world.providers import Providers
 
 #: Lines of Hermes' own log in the artefacts (the report shows fewer).
 AGENT_LOG_LINES = 200

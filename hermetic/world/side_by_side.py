@@ -1,7 +1,8 @@
 """Several complete worlds (mock provider + sandboxed Hermes) running their schedulers at once.
 
 Proves that parallel runs share nothing: each has its own port, home and database, and records
-only its own alert. Each world is built by :func:`hermetic.world.build_world`, like a scenario's.
+only its own alert. Each world is built by :func:`hermetic.world.world.build_world`, like a
+scenario's.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from hermetic.contract.table_reader import Alert
 from hermetic.parts.alert_records import AlertRecords
 from hermetic.settings import Settings
-from hermetic.world import build_world
+from hermetic.world.world import build_world
 
 
 @dataclass(frozen=True)
