@@ -331,7 +331,7 @@ def _plugin_defines(args: argparse.Namespace) -> list[str]:
 
     Checked here, before behave starts, so that a wrong folder is one line and exit status 2.
     """
-    from hermetic.settings import choose_profile, load_plugin
+    from hermetic.plan.settings import choose_profile, load_plugin
 
     plugin = load_plugin(str(args.plugin))
     choose_profile(plugin, str(args.profile) if args.profile else "")
@@ -392,7 +392,7 @@ def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
 def baseline(args: argparse.Namespace) -> int:
     from hermetic.errors import ConfigError
     from hermetic.known.record import record
-    from hermetic.profile import PROFILE_FILENAME
+    from hermetic.profile.model import PROFILE_FILENAME
 
     try:
         profile = (args.profile or Path(args.plugin) / PROFILE_FILENAME).resolve()
@@ -414,7 +414,7 @@ def baseline(args: argparse.Namespace) -> int:
 def mutate(args: argparse.Namespace, behave_args: list[str]) -> int:
     from hermetic.errors import ConfigError
     from hermetic.mutation.command import MutateOptions, run_mutate
-    from hermetic.profile import find_profile
+    from hermetic.profile.model import find_profile
     from hermetic.runs.parallel import default_jobs
     from hermetic.suite import scratch_suite
 

@@ -32,6 +32,7 @@ from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER
 from hermetic.known import baseline
 from hermetic.known.settle import settle
 from hermetic.mutation import coverage
+from hermetic.plan.settings import Settings
 from hermetic.plugin_sources import kind_skip_reason
 from hermetic.reporting import figures
 from hermetic.reporting.artefacts import (
@@ -43,7 +44,6 @@ from hermetic.reporting.artefacts import (
 )
 from hermetic.reporting.layout import RUN_INFO
 from hermetic.reporting.summary import PROMISE_TAG
-from hermetic.settings import Settings
 from hermetic.world.world import World, build_world
 
 __all__ = ["before_all", "before_scenario", "after_step", "after_scenario"]

@@ -36,12 +36,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from hermetic.settings import Settings
+    from hermetic.plan.settings import Settings
     from hermetic.world.world import World
 
 FIXTURE = "hermes"
 MARKER = "hermes_release"
-#: pytest option -> the userdata key :meth:`hermetic.settings.Settings.from_userdata` reads.
+#: pytest option -> the userdata key :meth:`hermetic.plan.settings.Settings.from_userdata` reads.
 OPTIONS = {
     "--hermes-plugin": "plugin",
     "--hermes-profile": "profile",
@@ -95,7 +95,7 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 def userdata(config: pytest.Config) -> dict[str, str]:
-    """The session's options as the userdata :class:`~hermetic.settings.Settings` reads."""
+    """The session's options as the userdata :class:`~hermetic.plan.settings.Settings` reads."""
     values = {key: config.getoption(option) for option, key in OPTIONS.items()}
     data = {key: str(value) for key, value in values.items() if value}
     data.setdefault("plugin", str(config.rootpath))
@@ -107,7 +107,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if not any(FIXTURE in getattr(item, "fixturenames", ()) for item in session.items):
         return
     from hermetic.errors import HarnessError
-    from hermetic.settings import Settings
+    from hermetic.plan.settings import Settings
 
     data = userdata(session.config)
     try:

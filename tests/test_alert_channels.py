@@ -18,8 +18,8 @@ import pytest
 
 from hermetic.channels import AlertChannel, channels
 from hermetic.contract.schema import DDL, database_path
-from hermetic.profile import ALERT_CHANNELS
-from hermetic.settings import Settings
+from hermetic.plan.settings import Settings
+from hermetic.profile.model import ALERT_CHANNELS
 from hermetic.world.world import build_world
 
 PLUGIN = Path(__file__).resolve().parent.parent / "alerts_plugin"

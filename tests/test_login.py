@@ -34,8 +34,8 @@ from hermetic.parts.login import (
     qwen_credentials,
     redacted,
 )
-from hermetic.profile import Profile
-from hermetic.settings import Settings, load_plugin
+from hermetic.plan.settings import Settings, load_plugin
+from hermetic.profile.model import Profile
 from hermetic.world.world import World, build_world
 
 REPO = Path(__file__).resolve().parent.parent

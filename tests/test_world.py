@@ -14,7 +14,7 @@ import yaml
 from hermetic.hermes.commands import CommandResult
 from hermetic.isolation.checks import IDENTITY, NETWORK
 from hermetic.parts.alert_records import AlertRecords
-from hermetic.settings import Settings
+from hermetic.plan.settings import Settings
 from hermetic.world.world import World, build_world
 
 PLUGIN = Path(__file__).resolve().parent.parent / "alerts_plugin"

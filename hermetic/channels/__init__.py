@@ -6,7 +6,8 @@ profile may give it, and one reader that returns store-independent
 and the raw thing the channel saw). :mod:`~hermetic.channels.sqlite` reads the contract's table,
 :mod:`~hermetic.channels.otlp` the spans the scenario's collector received,
 :mod:`~hermetic.channels.http` the JSON objects a plugin posted to a REST path. A fourth channel
-is one new module here defining ``CHANNEL`` (and its name in ``hermetic.profile.ALERT_CHANNELS``).
+is one new module here defining ``CHANNEL`` (and its name in
+``hermetic.profile.model.ALERT_CHANNELS``).
 
 Steps read alerts through :class:`~hermetic.parts.alert_channel.AlertChannel`, the world's part for
 the profile's channel, so the same sentences hold for every channel.

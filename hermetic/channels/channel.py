@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from hermetic.channels.alert import ChannelAlert
-    from hermetic.profile import Alerts as AlertSettings
+    from hermetic.profile.model import Alerts as AlertSettings
     from hermetic.reporting.diagnostics import Evidence
     from hermetic.world.world import World
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from behave.model import Scenario
 
     from hermetic.hermes.processes import ProcessInfo
-    from hermetic.settings import Settings
+    from hermetic.plan.settings import Settings
     from hermetic.world.world import World
 
 #: How much of each log or output file is searched for a defect's lines (its end).

@@ -84,7 +84,7 @@ def prepare_html_report(
     formatters: Iterable[Formatter], about: dict[str, Any] | None = None
 ) -> None:
     """Adjust this run's html-pretty formatter, if any (from before_all), and show what was
-    tested (``about``: :meth:`hermetic.settings.Settings.describe`). Never raises."""
+    tested (``about``: :meth:`hermetic.plan.settings.Settings.describe`). Never raises."""
     try:
         formatter = html_formatter(formatters)
         if formatter is not None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from hermetic.contract.table_reader import Alert
 from hermetic.parts.alert_records import AlertRecords
-from hermetic.settings import Settings
+from hermetic.plan.settings import Settings
 from hermetic.world.world import build_world
 
 

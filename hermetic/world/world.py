@@ -29,9 +29,9 @@ from hermetic.hermes.scheduler import Scheduler
 from hermetic.isolation import stand_in
 from hermetic.isolation.checks import RunChecks
 from hermetic.mock import Collector, HttpSink, MockProvider
-from hermetic.profile import RenderedProfile
+from hermetic.plan.settings import Settings
+from hermetic.profile.model import RenderedProfile
 from hermetic.reporting.diagnostics import Evidence, failure_report
-from hermetic.settings import Settings
 from hermetic.world.providers import Providers
 
 #: Lines of Hermes' own log in the artefacts (the report shows fewer).

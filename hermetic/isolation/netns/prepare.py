@@ -5,9 +5,9 @@
 
 It reads the ``-D`` options exactly as behave will (behave's own configuration, with the
 project's ``[tool.behave.userdata]``) and resolves them with the same
-:meth:`hermetic.settings.Settings.from_userdata` that behave's ``before_all`` calls, so whatever
-that resolution installs (Hermes' environments, a profile's ``[requires]``, other builds, pip
-plugins) is installed here, with the registry in reach; inside the namespace the same resolution
+:meth:`hermetic.plan.settings.Settings.from_userdata` that behave's ``before_all`` calls, so
+whatever that resolution installs (Hermes' environments, a profile's ``[requires]``, other builds,
+pip plugins) is installed here, with the registry in reach; inside the namespace the same resolution
 then finds it all ready. A settings error is printed once and left for behave to report in its
 reports, as a run that cannot start always is.
 """
@@ -28,7 +28,7 @@ def resolve_settings(behave_args: Sequence[str]) -> None:
     """``Settings.from_userdata`` over the userdata behave will see; errors printed once."""
     from behave.configuration import Configuration  # imported here: the probe forks first
 
-    from hermetic.settings import Settings
+    from hermetic.plan.settings import Settings
 
     try:
         userdata = Configuration(list(behave_args)).userdata

@@ -1,12 +1,13 @@
 """The JSON Schema of ``hermetic.toml``, written from the profile's own model.
 
-The schema is :class:`hermetic.profile.ProfileFile` as JSON Schema (draft-07, which taplo and
+The schema is :class:`hermetic.profile.model.ProfileFile` as JSON Schema (draft-07, which taplo and
 the editors built on it read), committed as
 ``hermetic/profile.schema.json`` so editors complete and check a profile: a ``#:schema`` line at
 the top of ``hermetic.toml`` (taplo, VS Code's Even Better TOML) points at it. The one-line
-refusals of :func:`hermetic.profile.load_profile` stay the authority; the schema helps before::
+refusals of :func:`hermetic.profile.model.load_profile` stay the authority; the schema helps
+before::
 
-    python -m hermetic.profile_schema > hermetic/profile.schema.json
+    python -m hermetic.profile.schema > hermetic/profile.schema.json
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from typing import Any
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-from hermetic.profile import ProfileFile
+from hermetic.profile.model import ProfileFile
 
-#: The committed schema, shipped inside the package.
-SCHEMA_PATH = Path(__file__).with_name("profile.schema.json")
+#: The committed schema, shipped at the package's top (``hermetic/profile.schema.json``), where
+#: users' ``#:schema`` lines point.
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "profile.schema.json"
 DIALECT = "http://json-schema.org/draft-07/schema#"
 
 

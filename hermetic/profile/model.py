@@ -8,7 +8,7 @@ contract owns, files outside HERMES_HOME) is refused before any Hermes process s
 line ``FILE: key: what is wrong``.
 
 The file's shape and its rules are one declared model (:class:`ProfileFile`, pydantic): the
-same model checks a profile and writes its JSON Schema (:mod:`hermetic.profile_schema`), so an
+same model checks a profile and writes its JSON Schema (:mod:`hermetic.profile.schema`), so an
 editor completes and checks ``hermetic.toml`` as the suite does.
 """
 
@@ -602,7 +602,7 @@ _ENV_SCHEMA: dict[str, Any] = {
 
 class ProfileFile(_Table):
     """A ``hermetic.toml``: what a Hermes plugin needs in hermetic's sandbox, and what it
-    promises. Every rule is one line of ``hermetic.profile``; see docs/profile.md."""
+    promises. Every rule is one line of ``hermetic.profile.model``; see docs/profile.md."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, title="hermetic.toml")
 
