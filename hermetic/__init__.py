@@ -5,7 +5,8 @@ HTTP path against loopback mocks, with no credentials and no network. Use it thr
 
 * ``hermetic run --plugin DIR``: the bundled features against a plugin, with every report;
 * your own features with our steps: ``hermetic init`` writes ``steps/hermetic_steps.py``
-  (``from hermetic import steps``) and ``environment.py`` (``from hermetic.hooks import *``);
+  (``from hermetic import steps``) and ``environment.py`` (``from hermetic.integrations.behave
+  import *``);
 * from Python: :func:`build_world` gives one scenario's world (a mock provider, a sandboxed
   Hermes, its scheduler) to drive and inspect.
 

@@ -1,6 +1,7 @@
 """After a scenario: explain its failure (Hermes' defect, the baseline), or fail it as stale.
 
-Called from ``after_scenario`` (hermetic.hooks). A failed scenario is explained when
+Called from ``after_scenario`` (hermetic.integrations.behave.hooks). A failed scenario is
+explained when
 
 1. Hermes' output or logs show a defect of :mod:`hermetic.known.defects` known in the release
    under test, *and* what the operator was still promised held: no process of the sandbox left

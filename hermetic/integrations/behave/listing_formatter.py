@@ -1,6 +1,6 @@
 """The behave side of a parallel run's listing (hermetic.runs.listing): what ``ARGS`` select.
 
-    python -m hermetic.reporting.listing_formatter --out listing.json -- [BEHAVE ARGS...]
+    python -m hermetic.integrations.behave.listing_formatter --out listing.json -- [BEHAVE ARGS...]
 
 runs ``behave --dry-run ARGS`` with :class:`ListingFormatter`, which records each scenario
 behave decides to run (outline rows one by one) in run order, and adds what only behave's own
@@ -23,7 +23,7 @@ from behave.configuration import setup_parser
 from behave.formatter.base import Formatter
 from behave.reporter.junit import JUnitReporter
 
-FORMATTER = "hermetic.reporting.listing_formatter:ListingFormatter"
+FORMATTER = "hermetic.integrations.behave.listing_formatter:ListingFormatter"
 # A parallel run owns the reports; a report option here would make every worker overwrite
 # the same file. (A --format without an --outfile only chooses the console's look.)
 _REPORT_OPTIONS = ("-o", "--outfile", "--junit", "--no-junit")

@@ -2,7 +2,7 @@
 
 A suite pulls them in with one line in its ``environment.py``::
 
-    from hermetic.hooks import *  # noqa: F401,F403
+    from hermetic.integrations.behave import *  # noqa: F401,F403
 
 Failures leave evidence (:mod:`hermetic.reporting.artefacts`): artefacts under
 ``<reports>/artefacts/``, listed in the JUnit test case and linked from ``report.html``. The

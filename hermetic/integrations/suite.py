@@ -20,7 +20,7 @@ from hermetic import steps  # noqa: F401
 '''
 ENVIRONMENT_MODULE = '''"""hermetic's behave hooks: a sandboxed Hermes per scenario, reports."""
 
-from hermetic.hooks import *  # noqa: F401,F403
+from hermetic.integrations.behave import *  # noqa: F401,F403
 '''
 
 

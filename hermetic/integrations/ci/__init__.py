@@ -14,8 +14,8 @@ from pathlib import Path
 from types import ModuleType
 
 from hermetic import __version__
-from hermetic.ci import github, gitlab
-from hermetic.suite import Written, write_new
+from hermetic.integrations.ci import github, gitlab
+from hermetic.integrations.suite import Written, write_new
 
 KINDS: dict[str, ModuleType] = {"github": github, "gitlab": gitlab}
 

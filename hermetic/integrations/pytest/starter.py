@@ -1,16 +1,16 @@
 """The first real-path test file ``hermetic init --pytest`` writes into a plugin repository.
 
-Three tests through the ``hermes`` fixture (:mod:`hermetic.pytest_plugin`), the smoke promise in
-pytest's words: a removed model raises one alert, a healthy model none, a repeat is counted on the
-same alert. They pass for a plugin that keeps the alert contract (CONTRACT.md) and fail with a
-headline for one that skips its write, alerts on a healthy model or fails to load.
+Three tests through the ``hermes`` fixture (:mod:`hermetic.integrations.pytest.plugin`), the smoke
+promise in pytest's words: a removed model raises one alert, a healthy model none, a repeat is
+counted on the same alert. They pass for a plugin that keeps the alert contract (CONTRACT.md) and
+fail with a headline for one that skips its write, alerts on a healthy model or fails to load.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from hermetic.suite import Written, write_new
+from hermetic.integrations.suite import Written, write_new
 
 TEST_FILE = Path("tests") / "test_hermetic.py"
 
