@@ -45,7 +45,7 @@ _EXPORTS = {
     "Isolation": "hermetic.parts.isolation",
     "StoreFaults": "hermetic.parts.store_faults",
     "SpoolFaults": "hermetic.parts.spool_faults",
-    "Evidence": "hermetic.reporting.diagnostics",
+    "Evidence": "hermetic.diagnostics.evidence",
     "HarnessError": "hermetic.errors",
     "ConfigError": "hermetic.errors",
 }

@@ -17,8 +17,7 @@ import pytest
 from fakes import AlertRecords
 
 from hermetic.known import baseline, defects
-from hermetic.known.settle import broken_promises, explain
-from hermetic.known.verdicts import (
+from hermetic.known.explained import (
     EXPLANATION_FILE,
     HERMES_DEFECT,
     KNOWN,
@@ -28,6 +27,7 @@ from hermetic.known.verdicts import (
     rewrite_junit,
     stale_entries,
 )
+from hermetic.known.settle import broken_promises, explain
 from hermetic.profile.model import BaselineEntry, ProfileError, load_profile
 from hermetic.runs.acceptance import run_acceptance
 

@@ -41,7 +41,7 @@ from hermetic.plan.settings import Settings  # noqa: E402
 from hermetic.reporting import figures  # noqa: E402
 from hermetic.reporting.layout import DURATIONS_JSON  # noqa: E402
 from hermetic.runs.acceptance import Outcome, run_acceptance  # noqa: E402
-from hermetic.runs.steps import INTERRUPTS  # noqa: E402
+from hermetic.runs.child_steps import INTERRUPTS  # noqa: E402
 from hermetic.world.world import build_world  # noqa: E402
 
 SMOKE = ("--tags=@smoke",)

@@ -47,10 +47,10 @@ from hermetic.runs.acceptance import (  # noqa: E402
     report_locations,
     run_acceptance,
 )
+from hermetic.runs.child_steps import INTERRUPTS, run_step, say, with_path  # noqa: E402
 from hermetic.runs.closing import closing_line  # noqa: E402
 from hermetic.runs.matrix import closing, parse_versions, run_matrix  # noqa: E402
 from hermetic.runs.parallel import add_spread_options  # noqa: E402
-from hermetic.runs.steps import INTERRUPTS, run_step, say, with_path  # noqa: E402
 
 VENV = REPO / ".venv"
 BIN = VENV / "bin"

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from hermetic.channels.alert import ChannelAlert
+    from hermetic.diagnostics.evidence import Evidence
     from hermetic.profile.model import Alerts as AlertSettings
-    from hermetic.reporting.diagnostics import Evidence
     from hermetic.world.world import World
 
 

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from hermetic.known.verdicts import entry_label, names_scenario, plain_name
+from hermetic.known.explained import entry_label, names_scenario, plain_name
 from hermetic.profile.model import ProfileError
 from hermetic.reporting.summary import PROMISE_TAG
 

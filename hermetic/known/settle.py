@@ -11,7 +11,7 @@ explained when
 
 A passing scenario named by a scenario entry that applies to this release fails as stale. A
 promise entry is stale when every scenario of the promise passed: only the whole run knows
-that, so summary.json decides it (:func:`hermetic.known.verdicts.baseline_states`).
+that, so summary.json decides it (:func:`hermetic.known.explained.baseline_states`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from behave.model_type import Status
 
 from hermetic.known import baseline, defects
-from hermetic.known.verdicts import HERMES_DEFECT, KNOWN, STALE_HEADLINE, Explanation
+from hermetic.known.explained import HERMES_DEFECT, KNOWN, STALE_HEADLINE, Explanation
 from hermetic.reporting.artefacts import _SAVED_MARK, html_formatter, record_failure, warn
 
 if TYPE_CHECKING:

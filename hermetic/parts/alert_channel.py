@@ -13,7 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from hermetic.channels.channel import Channel, channels
-from hermetic.reporting.diagnostics import Evidence
+from hermetic.diagnostics.evidence import Evidence
 from hermetic.reporting.layout import ALERTS_SEEN
 
 if TYPE_CHECKING:

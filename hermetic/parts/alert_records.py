@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from hermetic.contract.capture_log import CaptureLine, capture_lines
 from hermetic.contract.schema import DATABASE, LOG, database_path, log_path
 from hermetic.contract.table_reader import Alert, read_alerts
-from hermetic.reporting.diagnostics import Evidence
+from hermetic.diagnostics.evidence import Evidence
 
 if TYPE_CHECKING:
     from pathlib import Path

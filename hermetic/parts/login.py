@@ -19,11 +19,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermetic.diagnostics.evidence import Evidence
 from hermetic.errors import HarnessError
 from hermetic.isolation.checks import NETWORK
 from hermetic.mock import MockPortal, PortalEntry, redact_authorization
 from hermetic.mock.portal import REFRESH, unsigned_jwt
-from hermetic.reporting.diagnostics import Evidence
 
 if TYPE_CHECKING:
     from hermetic.mock import ProviderEntry

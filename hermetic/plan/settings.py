@@ -18,11 +18,11 @@ from hermetic.errors import ConfigError, HarnessError
 from hermetic.hermes.builds import HermesBuild, HermesBuildError, inspect_build, python_of
 from hermetic.hermes.installs import HermesInstallError, ensure_hermes, package_spec
 from hermetic.hermes.releases import DEFAULT_RELEASE, release_key, unsupported_reason
+from hermetic.hermes.tempdirs import make_temp_dir
 from hermetic.isolation.netns import GUARD_ONLY
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation, this_process
 from hermetic.plugin_sources import PluginUnderTest, load_plugin
 from hermetic.profile.model import PROMISES, STORE_PROMISE, Profile, find_profile, load_profile
-from hermetic.tempdirs import make_temp_dir
 
 KEEP_CHOICES = ("on-failure", "always", "never")
 KNOWN_KEYS = (

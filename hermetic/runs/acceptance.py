@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermetic.isolation.netns.confinement import prepare
-from hermetic.known.verdicts import CLOSING_NAMES, EXPLAINED, stale_entries
+from hermetic.known.explained import CLOSING_NAMES, EXPLAINED, stale_entries
 from hermetic.reporting import layout, summary
 from hermetic.runs import durations
+from hermetic.runs.child_steps import INTERRUPTS, run_step, say
 from hermetic.runs.shards import Shard
-from hermetic.runs.steps import INTERRUPTS, run_step, say
 
 
 @dataclass

@@ -54,13 +54,13 @@ from typing import IO, Any
 
 from hermetic.hermes.processes import stop_processes_under
 from hermetic.isolation.netns.confinement import Confinement, prepare
-from hermetic.known.verdicts import Explanation
+from hermetic.known.explained import Explanation
 from hermetic.reporting import layout, summary
 from hermetic.runs import durations, shards
 from hermetic.runs.acceptance import HTML_FORMATTER, report_arguments
+from hermetic.runs.child_steps import INTERRUPTS
+from hermetic.runs.child_steps import say as run_say
 from hermetic.runs.listing import Listing, ListingError, PlannedScenario, list_scenarios
-from hermetic.runs.steps import INTERRUPTS
-from hermetic.runs.steps import say as run_say
 
 #: report.html's formatter in a worker: html-pretty storing its model for the merge.
 HTML_MODEL_FORMATTER = "hermetic.reporting.html_model:HtmlModelFormatter"

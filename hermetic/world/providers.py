@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from hermetic.diagnostics.evidence import Evidence
 from hermetic.errors import HarnessError
 from hermetic.hermes.config import HermesConfig
 from hermetic.mock import ClosedPort, MockProvider
 from hermetic.mock.phrases import answer_phrase
-from hermetic.reporting.diagnostics import Evidence
 from hermetic.reporting.layout import slug
 
 #: Most requests a journal shows in the artefacts.

@@ -19,6 +19,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from hermetic.diagnostics.evidence import Evidence, failure_report
 from hermetic.hermes.commands import CommandResult, HermesCommands
 from hermetic.hermes.config import HermesConfig
 from hermetic.hermes.cron_jobs import JobsFile
@@ -31,7 +32,6 @@ from hermetic.isolation.checks import RunChecks
 from hermetic.mock import Collector, HttpSink, MockProvider
 from hermetic.plan.settings import Settings
 from hermetic.profile.model import RenderedProfile
-from hermetic.reporting.diagnostics import Evidence, failure_report
 from hermetic.world.providers import Providers
 
 #: Lines of Hermes' own log in the artefacts (the report shows fewer).

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hermetic.diagnostics.text_tail import tail
 from hermetic.hermes.commands import CommandResult
-from hermetic.text_tail import tail
 
 
 @dataclass(frozen=True)
