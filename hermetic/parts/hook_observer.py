@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermetic.reporting.diagnostics import Evidence
+from hermetic.diagnostics.evidence import Evidence
 
 if TYPE_CHECKING:
     from hermetic.world import World
