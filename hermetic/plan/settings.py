@@ -107,6 +107,8 @@ class Settings:
             "profile": str(self.profile.path) if self.profile.path else None,
             "promises": sorted(promises) if promises is not None else "all",
             "alerts": self.profile.alerts.channel,
+            # [providers] only: whose words the provider outline checks.
+            "providers": list(self.profile.providers) if self.profile.providers else "all",
             "hermes": {
                 "version": self.hermes_version,
                 "path": str(self.hermes),

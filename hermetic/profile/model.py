@@ -32,9 +32,18 @@ import jmespath.exceptions
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
+from hermetic.corpus import CorpusError, load_corpus
 from hermetic.errors import ConfigError
 from hermetic.hermes.hermes_variables import HERMES_VARIABLES
 from hermetic.hermes.hermes_variables import RELEASES as READ_RELEASES
@@ -308,6 +317,25 @@ def _check_host(host: Any) -> str:
     return name
 
 
+def _check_provider(name: Any) -> str:
+    if not isinstance(name, str):
+        raise _refuse(f"must be a provider's name (a string), not {_kind(name)}")
+    try:
+        return load_corpus().provider(name)
+    except CorpusError:
+        known = ", ".join(load_corpus().providers)
+        raise _refuse(f"{_show(name)} is not a provider of the corpus; known: {known}") from None
+
+
+def _no_repeats(names: tuple[str, ...]) -> tuple[str, ...]:
+    if not names:
+        raise _refuse("names no provider; leave [providers] out to check every provider")
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise _refuse(f"{_show(name)} is listed twice", index)
+    return names
+
+
 def _check_requirement(text: Any) -> str:
     if not isinstance(text, str):
         raise _refuse(f"must be a requirement string, not {_kind(text)}")
@@ -409,6 +437,21 @@ class Network(_Table):
         _expect(list, "must be an array of host names, not {kind}"),
         Field(description="Plain host names (no scheme, port or path); never loopback."),
     ] = ()
+
+
+class Providers(_Table):
+    """``[providers]``: the providers the plugin supports (the provider outline checks only
+    these; every report says so). Without it, every provider of the corpus is checked."""
+
+    only: Annotated[
+        tuple[Annotated[str, BeforeValidator(_check_provider)], ...],
+        _expect(list, "must be an array of provider names, not {kind}"),
+        AfterValidator(_no_repeats),
+        Field(
+            description="Provider names as the corpus spells them (hermetic/corpus/answers.toml, "
+            "any spelling: \"azure-openai\"); the others' outline rows are not claimed.",
+        ),
+    ]
 
 
 class Requires(_Table):
@@ -629,6 +672,9 @@ class ProfileFile(_Table):
         Field(description="Merged into the sandbox's config.yaml (not the keys it owns)."),
     ] = {}
     network: Network = Network()
+    providers: Annotated[
+        Providers | None, Field(description="Without it, every provider of the corpus.")
+    ] = None
     requires: Requires = Requires()
     alerts: Alerts = Alerts()
     spool: Spool = Spool()
@@ -677,6 +723,7 @@ _SECTION_MODELS: Mapping[str, type[BaseModel]] = MappingProxyType(
     {
         "promises": Promises,
         "network": Network,
+        "providers": Providers,
         "requires": Requires,
         "alerts": Alerts,
         "spool": Spool,
@@ -688,6 +735,8 @@ _MISSING: Mapping[tuple[str, str], str] = MappingProxyType(
             f"missing; list the promises the plugin keeps (known: {', '.join(PROMISES)})"
         ),
         ("baseline", "reason"): "missing; say why the failure is known",
+        ("providers", "only"): "missing; list the providers the plugin supports "
+        "(hermetic/corpus/answers.toml names them)",
     }
 )
 
@@ -784,6 +833,8 @@ class Profile:
     network_expected: tuple[str, ...]
     requires: tuple[str, ...]
     promises: frozenset[str] | None
+    # [providers] only: None means every provider of the corpus.
+    providers: tuple[str, ...] | None = None
     alerts: Alerts = field(default_factory=Alerts)
     baseline: tuple[BaselineEntry, ...] = ()
     spool: Spool = field(default_factory=Spool)
@@ -804,6 +855,7 @@ class Profile:
             network_expected=document.network.expected,
             requires=document.requires.packages,
             promises=frozenset(document.promises.keep) if document.promises else None,
+            providers=document.providers.only if document.providers else None,
             alerts=document.alerts,
             spool=document.spool,
             baseline=tuple(
@@ -821,6 +873,12 @@ class Profile:
                 return False
             return self.promises is None or bool({STORE_PROMISE, "removed-model"} & self.promises)
         return self.promises is None or promise in self.promises
+
+    def supports(self, provider: str) -> bool:
+        """Whether the plugin claims ``provider`` (any spelling of a corpus provider)."""
+        if self.providers is None:
+            return True
+        return load_corpus().provider(provider) in self.providers
 
     @property
     def uses_sink(self) -> bool:

@@ -26,6 +26,7 @@ from typing import Any
 from behave import fixture, use_fixture
 from behave.model import Scenario, Step
 
+from hermetic.corpus import load_corpus
 from hermetic.errors import HarnessError
 from hermetic.hermes.releases import release_key
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER
@@ -45,6 +46,9 @@ from hermetic.reporting.artefacts import (
 from hermetic.reporting.layout import RUN_INFO
 from hermetic.reporting.summary import PROMISE_TAG
 from hermetic.world.world import World, build_world
+
+#: A block of the provider outline serving one provider's words (``@provider.<slug>``).
+PROVIDER_TAG = "provider."
 
 __all__ = ["before_all", "before_scenario", "after_step", "after_scenario"]
 
@@ -141,6 +145,20 @@ def promise_skip_reason(scenario: Scenario, settings: Settings) -> str | None:
     return f"not claimed by the plugin's profile ({settings.profile.path}): " + ", ".join(missing)
 
 
+def provider_skip_reason(scenario: Scenario, settings: Settings) -> str | None:
+    """Why the scenario is not run: it serves the words of a provider (``@provider.<name>``, a
+    block of the provider outline) that the profile's ``[providers] only`` leaves out."""
+    for tag in scenario.effective_tags:
+        if tag.startswith(PROVIDER_TAG):
+            provider = load_corpus().provider(tag[len(PROVIDER_TAG) :])
+            if not settings.profile.supports(provider):
+                return (
+                    f"not claimed by the plugin's profile ({settings.profile.path}): "
+                    f"[providers] only leaves out {provider}"
+                )
+    return None
+
+
 def release_skip_reason(scenario: Scenario, settings: Settings) -> str | None:
     """Why the scenario does not apply to the Hermes under test: it describes what releases
     from (``@since.hermes-X``) or before (``@before.hermes-X``) a release do."""
@@ -160,6 +178,7 @@ def release_skip_reason(scenario: Scenario, settings: Settings) -> str | None:
 def before_scenario(context: Any, scenario: Scenario) -> None:
     reason = (
         promise_skip_reason(scenario, context.settings)
+        or provider_skip_reason(scenario, context.settings)
         or release_skip_reason(scenario, context.settings)
         or kind_skip_reason(scenario.effective_tags, context.settings.plugin)
         # Tries beyond loopback for real: only where the kernel refuses it.
