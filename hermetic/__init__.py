@@ -35,7 +35,7 @@ _EXPORTS = {
     "MockPortal": "hermetic.mock",
     "LoginProviders": "hermetic.login",
     "AlertRecords": "hermetic.contract.records",
-    "AlertChannel": "hermetic.alerts",
+    "AlertChannels": "hermetic.alerts.part",
     "ChannelAlert": "hermetic.alerts",
     "Alert": "hermetic.contract.alerts",
     "ContractViolation": "hermetic.contract.alerts",

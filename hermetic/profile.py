@@ -22,19 +22,27 @@ import string
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union
 
-import jmespath
-import jmespath.exceptions
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
-from pydantic_core import PydanticCustomError
 
+from hermetic.alerts.channel import DEFAULT, channels
+from hermetic.alerts.settings import (
+    ChannelSettings,
+    Table,
+    did_you_mean,
+    expect,
+    kind,
+    not_empty,
+    refuse,
+    show,
+)
 from hermetic.errors import ConfigError
 from hermetic.hermes.hermes_variables import HERMES_VARIABLES
 from hermetic.hermes.hermes_variables import RELEASES as READ_RELEASES
@@ -67,23 +75,10 @@ PROMISES: Mapping[str, str] = MappingProxyType(
 #: whose row and log line it always meant), not applicable to a channel that is not a store.
 STORE_PROMISE = "alert-store"
 
-#: Where the plugin's alerts are read (hermetic/alerts/: one module per channel), and the
-#: [alerts] keys each channel takes.
-ALERT_CHANNELS: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {
-        "sqlite": (),
-        "otlp": ("model", "provider", "status", "reason", "message", "run", "conventions"),
-        "http": ("path", "items", "model", "provider", "status", "reason", "message", "run"),
-    }
-)
-
 #: What ``{name}`` may stand for in [env] values, [files] contents and [config] strings.
-PLACEHOLDERS = ("sink", "now", "collector", "credential")
+PLACEHOLDERS = ("sink", "now", "collector", "collector_grpc", "credential")
 #: The one value a credential-named variable or setting may have.
 CREDENTIAL = "{credential}"
-
-#: Where ``[alerts]`` reads the plugin's alerts from.
-CHANNELS = ("sqlite", "otlp", "http")
 
 #: config.yaml keys the sandbox's isolation rests on (sandbox.py writes them): a merge may not
 #: touch them, nor replace a table holding them.
@@ -172,22 +167,6 @@ class ProfileError(ConfigError):
 # -- the rules, as validators of the model below ---------------------------------------------
 
 
-def _refuse(problem: str, *at: str | int) -> PydanticCustomError:
-    """A refusal of the value being validated (or of ``at`` inside it), in the profile's words."""
-    return PydanticCustomError("profile", "{problem}", {"problem": problem, "at": at})
-
-
-def _expect(kind: type, problem: str) -> BeforeValidator:
-    """Refuse a value that is not a ``kind`` with ``problem`` (``{kind}``: what it is instead)."""
-
-    def check(value: Any) -> Any:
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-            raise _refuse(problem.replace("{kind}", _kind(value)))
-        return value
-
-    return BeforeValidator(check)
-
-
 def _reads(name: str) -> str:
     """Which releases of Hermes read ``name``, for a refusal."""
     releases = HERMES_VARIABLES[name]
@@ -202,23 +181,23 @@ def _check_env(table: Any) -> Any:
     for name, value in table.items():
         upper = name.upper()
         if not _ENV_NAME.fullmatch(name):
-            raise _refuse(
+            raise refuse(
                 "not an environment variable name (letters, digits and _, no leading digit)", name
             )
         if upper in SANDBOX_VARIABLES or upper.startswith(SANDBOX_PREFIXES):
-            raise _refuse(
+            raise refuse(
                 "the sandbox sets it (its isolation rests on it); a profile cannot change it", name
             )
         if upper in HERMES_VARIABLES:
-            raise _refuse(
+            raise refuse(
                 f"Hermes reads it (in {_reads(upper)}), so it would change Hermes, not the "
                 "plugin; a profile sets only the plugin's own variables",
                 name,
             )
         if not isinstance(value, str):
-            raise _refuse(f'must be a string, not {_kind(value)}; e.g. {name} = "1"', name)
+            raise refuse(f'must be a string, not {kind(value)}; e.g. {name} = "1"', name)
         if _is_credential_name(upper) and value != CREDENTIAL:
-            raise _refuse(_CREDENTIAL_PROBLEM, name)
+            raise refuse(_CREDENTIAL_PROBLEM, name)
     return table
 
 
@@ -235,34 +214,34 @@ def _check_files(table: Any) -> Any:
     for relative, content in table.items():
         pure = PurePosixPath(relative)
         if pure.is_absolute():
-            raise _refuse("must be relative to HERMES_HOME, not absolute", relative)
+            raise refuse("must be relative to HERMES_HOME, not absolute", relative)
         if ".." in pure.parts:
-            raise _refuse("must not contain '..'; files stay inside HERMES_HOME", relative)
+            raise refuse("must not contain '..'; files stay inside HERMES_HOME", relative)
         parts = [part for part in pure.parts if part != "."]
         if not parts or "\0" in relative:
-            raise _refuse("not a file path relative to HERMES_HOME", relative)
+            raise refuse("not a file path relative to HERMES_HOME", relative)
         normal = "/".join(parts)
         for reserved, why in RESERVED_PATHS.items():
-            if normal == reserved or normal.startswith(f"{reserved}/") or (
-                "/" not in reserved and parts[0] == reserved
+            if (
+                normal == reserved
+                or normal.startswith(f"{reserved}/")
+                or ("/" not in reserved and parts[0] == reserved)
             ):
-                raise _refuse(
+                raise refuse(
                     f"HERMES_HOME/{reserved} belongs to the sandbox ({why}); "
                     "a profile cannot write it",
                     relative,
                 )
             if reserved.startswith(f"{normal}/"):
-                raise _refuse(
+                raise refuse(
                     f"replaces the folder holding HERMES_HOME/{reserved}, which belongs to the "
                     "sandbox; a profile cannot write it",
                     relative,
                 )
         if not isinstance(content, str):
-            raise _refuse(
-                f"must be a string (the file's content), not {_kind(content)}", relative
-            )
+            raise refuse(f"must be a string (the file's content), not {kind(content)}", relative)
         if normal in files:
-            raise _refuse(f"names the same file as {_key('files', normal)}", relative)
+            raise refuse(f"names the same file as {_key('files', normal)}", relative)
         files[normal] = content
     return files
 
@@ -281,9 +260,9 @@ def _check_config(table: Any) -> Any:
                 problem = f"replaces the table holding {owned}, which belongs to the sandbox"
             else:
                 continue
-            raise _refuse(f"{problem}; a profile cannot override it", *path)
+            raise refuse(f"{problem}; a profile cannot override it", *path)
         if _is_credential_name(path[-1].upper()) and value != CREDENTIAL:
-            raise _refuse(_CREDENTIAL_PROBLEM, *path)
+            raise refuse(_CREDENTIAL_PROBLEM, *path)
     return table
 
 
@@ -296,202 +275,98 @@ def _is_plugin_entry(path: tuple[str, ...], value: Any) -> bool:
 
 def _check_host(host: Any) -> str:
     if not isinstance(host, str):
-        raise _refuse(f"must be a host name (a string), not {_kind(host)}")
+        raise refuse(f"must be a host name (a string), not {kind(host)}")
     name = host.lower()
     if not (_is_ip(name) or _HOST_NAME.fullmatch(name)):
-        raise _refuse(
-            f"{_show(host)} is not a plain host name; write the name alone, without "
+        raise refuse(
+            f"{show(host)} is not a plain host name; write the name alone, without "
             "scheme, port or path (e.g. prices.example.com)"
         )
     if is_loopback_host(name):
-        raise _refuse(f"{_show(host)} is loopback, which is always allowed; list only other hosts")
+        raise refuse(f"{show(host)} is loopback, which is always allowed; list only other hosts")
     return name
 
 
 def _check_requirement(text: Any) -> str:
     if not isinstance(text, str):
-        raise _refuse(f"must be a requirement string, not {_kind(text)}")
+        raise refuse(f"must be a requirement string, not {kind(text)}")
     try:
         requirement = Requirement(text)
     except InvalidRequirement as exc:
         reason = str(exc).splitlines()[0]
-        raise _refuse(f"{_show(text)} is not a PEP 508 requirement ({reason})") from None
+        raise refuse(f"{show(text)} is not a PEP 508 requirement ({reason})") from None
     if requirement.url:
-        raise _refuse(f"{_show(text)} names a URL; packages come from the package index only")
+        raise refuse(f"{show(text)} names a URL; packages come from the package index only")
     if canonicalize_name(requirement.name) == "hermes-agent":
-        raise _refuse("hermes-agent is the system under test; choose it with -D hermes=PATH")
+        raise refuse("hermes-agent is the system under test; choose it with -D hermes=PATH")
     return text
 
 
 def _check_promise(name: Any) -> Any:
     if name not in PROMISES:
-        raise _refuse(
-            f"{_show(name)} is not a known promise; known promises: {', '.join(PROMISES)}"
-        )
-    return name
-
-
-def _check_channel(name: Any) -> Any:
-    if name not in CHANNELS:
-        raise _refuse(f"{_show(name)} is not a channel; known channels: {', '.join(CHANNELS)}")
-    return name
-
-
-def _check_conventions(name: Any) -> Any:
-    if name != "gen-ai":
-        raise _refuse(f'{_show(name)} is not a span convention the otlp channel knows ("gen-ai")')
+        raise refuse(f"{show(name)} is not a known promise; known promises: {', '.join(PROMISES)}")
     return name
 
 
 def _check_specifier(text: Any) -> Any:
     if not isinstance(text, str):
-        raise _refuse(f"must be a version specifier (a string), not {_kind(text)}")
+        raise refuse(f"must be a version specifier (a string), not {kind(text)}")
     try:
         SpecifierSet(text)
     except InvalidSpecifier:
-        raise _refuse(
-            f'{_show(text)} is not a PEP 440 version specifier (e.g. ">=0.19,<0.20")'
+        raise refuse(
+            f'{show(text)} is not a PEP 440 version specifier (e.g. ">=0.19,<0.20")'
         ) from None
     return text
 
 
 def _check_kept_file(text: Any) -> Any:
     if not isinstance(text, str):
-        raise _refuse(f"must be a file path relative to HERMES_HOME, not {_kind(text)}")
+        raise refuse(f"must be a file path relative to HERMES_HOME, not {kind(text)}")
     pure = PurePosixPath(text)
     parts = [part for part in pure.parts if part != "."]
     if pure.is_absolute() or ".." in parts or not parts or "\0" in text:
-        raise _refuse(f"{_show(text)} is not a file inside HERMES_HOME (relative, without '..')")
+        raise refuse(f"{show(text)} is not a file inside HERMES_HOME (relative, without '..')")
     normal = "/".join(parts)
     for reserved, why in RESERVED_PATHS.items():
         if normal == reserved or normal.startswith(f"{reserved}/"):
-            raise _refuse(f"HERMES_HOME/{reserved} is not a file of the plugin's own ({why})")
+            raise refuse(f"HERMES_HOME/{reserved} is not a file of the plugin's own ({why})")
     return normal
-
-
-def _not_empty(what: str) -> BeforeValidator:
-    def check(text: Any) -> Any:
-        if not isinstance(text, str):
-            raise _refuse(f"must be a string, not {_kind(text)}")
-        if not text.strip():
-            raise _refuse(f"must not be empty; {what}")
-        return text
-
-    return BeforeValidator(check)
 
 
 # -- the model --------------------------------------------------------------------------------
 
 PromiseName = Annotated[Literal[tuple(PROMISES)], BeforeValidator(_check_promise)]  # type: ignore[valid-type]
-_Text = Annotated[str, _expect(str, "must be a string, not {kind}")]
-_FIELD_NAME = "otlp: the span attribute; http: a JMESPath expression on each alert object"
 
 
-class _Table(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Promises(_Table):
+class Promises(Table):
     """``[promises]``: which promises the plugin keeps (checked, beside isolation)."""
 
     keep: Annotated[
         tuple[PromiseName, ...],
-        _expect(list, "must be an array of promise names, not {kind}"),
+        expect(list, "must be an array of promise names, not {kind}"),
         Field(description="The promises the plugin keeps; the others are not checked."),
     ]
 
 
-class Network(_Table):
+class Network(Table):
     """``[network]``: hosts the plugin is known to try (still refused, reported as expected)."""
 
     expected: Annotated[
         tuple[Annotated[str, BeforeValidator(_check_host)], ...],
-        _expect(list, "must be an array of host names, not {kind}"),
+        expect(list, "must be an array of host names, not {kind}"),
         Field(description="Plain host names (no scheme, port or path); never loopback."),
     ] = ()
 
 
-class Requires(_Table):
+class Requires(Table):
     """``[requires]``: packages installed beside Hermes, as the plugin's README tells users."""
 
     packages: Annotated[
         tuple[Annotated[str, BeforeValidator(_check_requirement)], ...],
-        _expect(list, "must be an array of requirement strings, not {kind}"),
+        expect(list, "must be an array of requirement strings, not {kind}"),
         Field(description="PEP 508 requirements from the package index (no URLs, no Hermes)."),
     ] = ()
-
-
-class Alerts(_Table):
-    """``[alerts]``: where the plugin puts its alerts (default: the SQLite contract)."""
-
-    channel: Annotated[
-        Literal["sqlite", "otlp", "http"],
-        BeforeValidator(_check_channel),
-        Field(description="sqlite: the alert contract; otlp: spans; http: posted JSON bodies."),
-    ] = "sqlite"
-    model: Annotated[_Text | None, Field(description=f"The model. {_FIELD_NAME}")] = None
-    provider: Annotated[_Text | None, Field(description=f"The provider. {_FIELD_NAME}")] = None
-    status: Annotated[_Text | None, Field(description=f"The HTTP status. {_FIELD_NAME}")] = None
-    reason: Annotated[_Text | None, Field(description=f"The reason. {_FIELD_NAME}")] = None
-    message: Annotated[_Text | None, Field(description=f"The message. {_FIELD_NAME}")] = None
-    run: Annotated[
-        _Text | None,
-        Field(description=f"The failed run (Hermes' session id); given, checked. {_FIELD_NAME}"),
-    ] = None
-    conventions: Annotated[
-        Literal["gen-ai"] | None,
-        BeforeValidator(_check_conventions),
-        Field(
-            description='otlp only: "gen-ai" holds every ERROR span to the OpenTelemetry GenAI '
-            "semantic conventions (name, kind, server, times, scope, service)."
-        ),
-    ] = None
-    path: Annotated[
-        _Text | None, Field(description='http only: the path alerts are posted to ("/api/x").')
-    ] = None
-    items: Annotated[
-        _Text | None, Field(description="http only: JMESPath picking alert objects from a body.")
-    ] = None
-
-    @model_validator(mode="after")
-    def _fits_the_channel(self) -> Alerts:
-        names = ("model", "provider", "status", "reason", "message", "run")
-        given = [name for name in (*names, "path", "items") if getattr(self, name) is not None]
-        if self.channel == "sqlite" and given:
-            raise _refuse(
-                'channel "sqlite" reads the alert contract\'s own columns; only "otlp" and '
-                '"http" take field names',
-                given[0],
-            )
-        if self.conventions is not None and self.channel != "otlp":
-            raise _refuse('only channel = "otlp" is held to span conventions', "conventions")
-        if self.channel != "http":
-            for name in ("path", "items"):
-                if getattr(self, name) is not None:
-                    raise _refuse(f'only channel = "http" reads {name}', name)
-            return self
-        if self.path is None:
-            raise _refuse(
-                'missing; channel = "http" reads alerts from the bodies posted to this path '
-                '(e.g. path = "/api/spans")',
-                "path",
-            )
-        if not self.path.startswith("/"):
-            raise _refuse(
-                f'{_show(self.path)} is not a path; start it with "/" (e.g. "/api/spans")', "path"
-            )
-        for name in ("items", *names):
-            text = getattr(self, name)
-            if text is None:
-                continue
-            try:
-                jmespath.compile(text)
-            except jmespath.exceptions.JMESPathError as exc:
-                reason = str(exc).splitlines()[0].rstrip(":, ")
-                raise _refuse(
-                    f"{_show(text)} is not a JMESPath expression ({reason})", name
-                ) from None
-        return self
 
 
 _KeptFile = Annotated[str | None, BeforeValidator(_check_kept_file)]
@@ -501,15 +376,15 @@ MAX_SPOOL_BYTES = 1 << 30
 
 def _check_spool_size(size: Any) -> Any:
     if type(size) is not int or not 0 < size <= MAX_SPOOL_BYTES:
-        shown = str(size) if type(size) is int else _kind(size)
-        raise _refuse(f"must be a number of bytes from 1 to {MAX_SPOOL_BYTES}, not {shown}")
+        shown = str(size) if type(size) is int else kind(size)
+        raise refuse(f"must be a number of bytes from 1 to {MAX_SPOOL_BYTES}, not {shown}")
     return size
 
 
-_SpoolKey = Annotated[str, _not_empty("name the key the spooled alert keeps this field under")]
+_SpoolKey = Annotated[str, not_empty("name the key the spooled alert keeps this field under")]
 
 
-class SpoolLine(_Table):
+class SpoolLine(Table):
     """``[spool.line]``: one spooled alert is a line holding a JSON object; these are its keys
     (the spool-replay scenarios write such lines before a tick)."""
 
@@ -530,11 +405,11 @@ class SpoolLine(_Table):
     def _distinct(self) -> SpoolLine:
         keys = list(self.model_dump().values())
         if len(set(keys)) != len(keys):
-            raise _refuse(f"each field needs a key of its own, not {', '.join(keys)}")
+            raise refuse(f"each field needs a key of its own, not {', '.join(keys)}")
         return self
 
 
-class Spool(_Table):
+class Spool(Table):
     """``[spool]``: the files in which the plugin keeps alerts its store could not take (the
     store-faults promise breaks them too; without them those scenarios are skipped)."""
 
@@ -563,16 +438,16 @@ class Spool(_Table):
     line: SpoolLine = SpoolLine()
 
 
-class BaselineTable(_Table):
+class BaselineTable(Table):
     """``[[baseline]]``: a failure already known, by scenario or by promise, and why."""
 
     scenario: Annotated[
-        str | None, _not_empty("name the scenario"), Field(description="A scenario's name.")
+        str | None, not_empty("name the scenario"), Field(description="A scenario's name.")
     ] = None
     promise: Annotated[PromiseName | None, Field(description="A promise's name.")] = None
     reason: Annotated[
         str,
-        _not_empty("say why the failure is known"),
+        not_empty("say why the failure is known"),
         Field(description="Why the failure is known (shown beside it)."),
     ]
     hermes: Annotated[
@@ -585,10 +460,57 @@ class BaselineTable(_Table):
     def _one_subject(self) -> BaselineTable:
         if (self.scenario is None) == (self.promise is None):
             which = "both a scenario and" if self.scenario is not None else "neither a scenario nor"
-            raise _refuse(
+            raise refuse(
                 f'names {which} a promise; give exactly one (scenario = "…" or promise = "…")'
             )
         return self
+
+
+def _channel_table(table: Any) -> Any:
+    """An ``[alerts]`` table naming a registered channel (the contract's table when it names
+    none), before its channel's own model checks the rest."""
+    if not isinstance(table, dict):
+        raise refuse(f"must be a table, not {kind(table)}")
+    name = table.get("channel", DEFAULT)
+    if name not in channels():
+        known = list(channels())
+        raise refuse(
+            f"{show(name)} is not a channel; known channels: {', '.join(known)}"
+            + did_you_mean(name, known),
+            "channel",
+        )
+    return {"channel": DEFAULT, **table}
+
+
+#: One ``[alerts]`` table: the settings of whichever registered channel it names.
+ChannelTable = Annotated[
+    Union[tuple(channel.Settings for channel in channels().values())],  # noqa: UP007
+    Field(discriminator="channel"),
+    BeforeValidator(_channel_table),
+]
+#: A profile without ``[alerts]``: the alert contract's table.
+SqliteDefault = channels()[DEFAULT].Settings(channel=DEFAULT)
+
+
+def _one_or_many(value: Any) -> Any:
+    """``[alerts]`` (one table) or ``[[alerts]]`` (an array of tables), as a list of tables."""
+    if isinstance(value, dict):
+        return [value]
+    if not isinstance(value, list):
+        raise refuse(
+            f"must be a table ([alerts]) or an array of tables ([[alerts]]), not {kind(value)}"
+        )
+    if not value:
+        raise refuse("names no channel; give at least one table ([[alerts]])")
+    return value
+
+
+def _one_or_many_schema(schema: dict[str, Any]) -> None:
+    """In the JSON Schema: one table or an array of them, as TOML lets ``[alerts]`` be."""
+    table = schema.pop("items")
+    schema.pop("type", None)
+    schema["anyOf"] = [table, {"type": "array", "items": table, "minItems": 1}]
+    schema["default"] = {"channel": DEFAULT}
 
 
 _ENV_SCHEMA: dict[str, Any] = {
@@ -600,7 +522,7 @@ _ENV_SCHEMA: dict[str, Any] = {
 }
 
 
-class ProfileFile(_Table):
+class ProfileFile(Table):
     """A ``hermetic.toml``: what a Hermes plugin needs in hermetic's sandbox, and what it
     promises. Every rule is one line of ``hermetic.profile``; see docs/profile.md."""
 
@@ -630,11 +552,19 @@ class ProfileFile(_Table):
     ] = {}
     network: Network = Network()
     requires: Requires = Requires()
-    alerts: Alerts = Alerts()
+    alerts: Annotated[
+        tuple[ChannelTable, ...],  # type: ignore[valid-type]
+        BeforeValidator(_one_or_many),
+        Field(
+            description="Where the plugin puts its alerts: one channel ([alerts]) or several "
+            "([[alerts]]), each judged and reported (default: the alert contract's table).",
+            json_schema_extra=_one_or_many_schema,
+        ),
+    ] = (SqliteDefault,)
     spool: Spool = Spool()
     baseline: Annotated[
         tuple[BaselineTable, ...],
-        _expect(list, "must be an array of tables ([[baseline]]), not {kind}"),
+        expect(list, "must be an array of tables ([[baseline]]), not {kind}"),
         Field(description="Failures already known: reported as known, not as new."),
     ] = ()
 
@@ -646,15 +576,29 @@ class ProfileFile(_Table):
 
     @model_validator(mode="after")
     def _store_promise_needs_a_store(self) -> ProfileFile:
-        if self.alerts.channel != "sqlite" and self.promises and (
-            STORE_PROMISE in self.promises.keep
-        ):
-            raise _refuse(
-                f"{STORE_PROMISE!r} is kept only by a store; channel "
-                f'{self.alerts.channel!r} is not one (use channel = "sqlite")',
+        stores = [table for table in self.alerts if table.is_store]
+        if not stores and self.promises and STORE_PROMISE in self.promises.keep:
+            named = ", ".join(repr(table.label) for table in self.alerts)
+            raise refuse(
+                f"{STORE_PROMISE!r} is kept only by a store; channel {named} is not one "
+                '(the contract\'s table is: channel = "sqlite")',
                 "promises",
                 "keep",
             )
+        return self
+
+    @model_validator(mode="after")
+    def _channels_apart(self) -> ProfileFile:
+        seen: dict[str, int] = {}
+        for index, table in enumerate(self.alerts):
+            if table.label in seen:
+                raise refuse(
+                    f"reads the same alerts as alerts[{seen[table.label]}] ({table.label}); "
+                    "name each channel once",
+                    "alerts",
+                    index,
+                )
+            seen[table.label] = index
         return self
 
     @model_validator(mode="after")
@@ -662,8 +606,8 @@ class ProfileFile(_Table):
         keep = self.promises.keep if self.promises else None
         for index, entry in enumerate(self.baseline):
             if entry.promise is not None and keep is not None and entry.promise not in keep:
-                raise _refuse(
-                    f"{_show(entry.promise)} is not claimed in [promises] keep; a promise the "
+                raise refuse(
+                    f"{show(entry.promise)} is not claimed in [promises] keep; a promise the "
                     "plugin does not make is not run, so it cannot be expected to fail",
                     "baseline",
                     index,
@@ -678,8 +622,8 @@ _SECTION_MODELS: Mapping[str, type[BaseModel]] = MappingProxyType(
         "promises": Promises,
         "network": Network,
         "requires": Requires,
-        "alerts": Alerts,
         "spool": Spool,
+        "baseline": BaselineTable,
     }
 )
 _MISSING: Mapping[tuple[str, str], str] = MappingProxyType(
@@ -696,13 +640,13 @@ def _check_placeholders(key: tuple[str | int, ...], text: str) -> None:
     try:
         fields = [parsed[1:] for parsed in string.Formatter().parse(text)]
     except ValueError as exc:
-        raise _refuse(f"{exc}; write {{{{ and }}}} for literal braces", *key) from None
+        raise refuse(f"{exc}; write {{{{ and }}}} for literal braces", *key) from None
     for name, spec, conversion in fields:
         if name is None or (name in PLACEHOLDERS and not spec and not conversion):
             continue
         written = "{" + name + (f"!{conversion}" if conversion else "")
         written += (f":{spec}" if spec else "") + "}"
-        raise _refuse(
+        raise refuse(
             f"unknown placeholder {written}; known: "
             + ", ".join("{" + known + "}" for known in PLACEHOLDERS)
             + " (write {{ and }} for literal braces)",
@@ -710,26 +654,53 @@ def _check_placeholders(key: tuple[str | int, ...], text: str) -> None:
         )
 
 
-def _line(source: str, error: Mapping[str, Any]) -> ProfileError:
-    """One pydantic error as the profile's one line, its ``loc`` spelled as the TOML key."""
-    loc = tuple(error["loc"])
-    kind, ctx = error["type"], error.get("ctx") or {}
-    named = tuple(part for part in loc if isinstance(part, str))
-    if kind == "profile":
+def _line(source: str, error: Mapping[str, Any], *, one_channel: bool) -> ProfileError:
+    """One pydantic error as the profile's one line, its ``loc`` spelled as the TOML key;
+    ``one_channel``: the profile wrote ``[alerts]`` as one table (its keys are ``alerts.x``)."""
+    loc = _toml_loc(tuple(error["loc"]), one_channel)
+    error_type, ctx = error["type"], error.get("ctx") or {}
+    if error_type == "profile":
         return ProfileError(source, _key(*loc, *ctx["at"]), ctx["problem"])
-    if kind == "extra_forbidden" and len(loc) == 1:
+    named = tuple(part for part in loc if isinstance(part, str))
+    if error_type == "extra_forbidden" and len(loc) == 1:
         problem = f"unknown section; known sections: {', '.join(SECTIONS)}"
-    elif kind == "extra_forbidden":
-        model = BaselineTable if named[0] == "baseline" else _SECTION_MODELS[named[0]]
-        problem = f"unknown key; known keys: {', '.join(model.model_fields)}"
-    elif kind in ("model_type", "dict_type"):
+        problem += did_you_mean(loc[0], SECTIONS)
+    elif error_type == "extra_forbidden":
+        known = list(_table_model(tuple(error["loc"])).model_fields)
+        problem = f"unknown key; known keys: {', '.join(known)}" + did_you_mean(loc[-1], known)
+    elif error_type in ("model_type", "dict_type"):
         shown = f" ([{loc[0]}])" if len(loc) == 1 else ""
-        problem = f"must be a table{shown}, not {_kind(error['input'])}"
-    elif kind == "missing" and (named[0], named[-1]) in _MISSING:
+        problem = f"must be a table{shown}, not {kind(error['input'])}"
+    elif error_type == "missing" and (named[0], named[-1]) in _MISSING:
         problem = _MISSING[named[0], named[-1]]
+    elif error_type == "missing" and loc[0] == "alerts":
+        table = _table_model(tuple(error["loc"]))
+        about = table.model_fields[str(loc[-1])].description or ""
+        problem = f"missing; channel = {show(table.name)} needs it: {about[:1].lower()}{about[1:]}"
     else:  # a rule without words of its own: pydantic's, still on one line
         problem = " ".join(str(error["msg"]).split())
     return ProfileError(source, _key(*loc) if loc else "(file)", problem)
+
+
+def _toml_loc(loc: tuple[str | int, ...], one_channel: bool) -> tuple[str | int, ...]:
+    """pydantic's ``loc`` as the TOML spells the key: an ``[alerts]`` channel's tag dropped
+    (``alerts.0.http.path`` -> ``alerts[0].path``), and its index too when the profile wrote one
+    ``[alerts]`` table."""
+    if loc[:1] != ("alerts",) or len(loc) < 2:
+        return loc
+    rest = loc[2:]
+    if rest and rest[0] in channels():
+        rest = rest[1:]
+    return ("alerts", *rest) if one_channel else ("alerts", loc[1], *rest)
+
+
+def _table_model(loc: tuple[str | int, ...]) -> type[BaseModel]:
+    """The model of the table an unknown key was found in (pydantic's ``loc``)."""
+    if loc[0] == "alerts" and len(loc) > 2 and loc[2] in channels():
+        return channels()[str(loc[2])].Settings
+    if loc[:2] == ("spool", "line"):
+        return SpoolLine
+    return _SECTION_MODELS.get(str(loc[0]), ProfileFile)
 
 
 # -- the checked profile ---------------------------------------------------------------------
@@ -784,7 +755,7 @@ class Profile:
     network_expected: tuple[str, ...]
     requires: tuple[str, ...]
     promises: frozenset[str] | None
-    alerts: Alerts = field(default_factory=Alerts)
+    channels: tuple[ChannelSettings, ...] = (SqliteDefault,)
     baseline: tuple[BaselineEntry, ...] = ()
     spool: Spool = field(default_factory=Spool)
 
@@ -804,7 +775,7 @@ class Profile:
             network_expected=document.network.expected,
             requires=document.requires.packages,
             promises=frozenset(document.promises.keep) if document.promises else None,
-            alerts=document.alerts,
+            channels=tuple(document.alerts),
             spool=document.spool,
             baseline=tuple(
                 BaselineEntry(entry.scenario, entry.promise, entry.reason.strip(), entry.hermes)
@@ -817,7 +788,7 @@ class Profile:
         if promise not in PROMISES:
             raise ValueError(f"unknown promise {promise!r}; known: {', '.join(PROMISES)}")
         if promise == STORE_PROMISE:
-            if self.alerts.channel != "sqlite":
+            if not any(channel.is_store for channel in self.channels):
                 return False
             return self.promises is None or bool({STORE_PROMISE, "removed-model"} & self.promises)
         return self.promises is None or promise in self.promises
@@ -830,7 +801,16 @@ class Profile:
     @property
     def uses_collector(self) -> bool:
         """Whether any value names ``{collector}``, or the alerts are read from a collector."""
-        return self._uses("collector") or self.alerts.channel != "sqlite"
+        return (
+            self._uses("collector")
+            or self.uses_grpc
+            or any(channel.needs_collector for channel in self.channels)
+        )
+
+    @property
+    def uses_grpc(self) -> bool:
+        """Whether any value names ``{collector_grpc}``: the collector listens for OTLP/gRPC."""
+        return self._uses("collector_grpc")
 
     @property
     def uses_credential(self) -> bool:
@@ -854,13 +834,24 @@ class Profile:
         *,
         sink_url: str | None = None,
         collector_url: str | None = None,
+        collector_grpc_url: str | None = None,
         credential: str | None = None,
         now: datetime | None = None,
     ) -> RenderedProfile:
-        """Fill in ``{sink}``, ``{collector}`` (their URLs), ``{credential}`` (the scenario's
-        stand-in) and ``{now}`` (ISO-8601 UTC; default: now)."""
-        given = {"sink": sink_url, "collector": collector_url, "credential": credential}
-        what = {"sink": "sink URL", "collector": "collector URL", "credential": "stand-in"}
+        """Fill in ``{sink}``, ``{collector}``, ``{collector_grpc}`` (their URLs),
+        ``{credential}`` (the scenario's stand-in) and ``{now}`` (ISO-8601 UTC; default: now)."""
+        given = {
+            "sink": sink_url,
+            "collector": collector_url,
+            "collector_grpc": collector_grpc_url,
+            "credential": credential,
+        }
+        what = {
+            "sink": "sink URL",
+            "collector": "collector URL",
+            "collector_grpc": "collector gRPC URL",
+            "credential": "stand-in",
+        }
         for name, value in given.items():
             if value is None and self._uses(name):
                 raise ValueError(f"{self.path} uses {{{name}}}, but no {what[name]} was given")
@@ -917,7 +908,8 @@ def load_profile(path: Path) -> Profile:
     try:
         document = ProfileFile.model_validate(data)
     except ValidationError as exc:
-        raise _line(source, exc.errors()[0]) from None
+        one_channel = not isinstance(data.get("alerts"), list)
+        raise _line(source, exc.errors()[0], one_channel=one_channel) from None
     return Profile.from_file(path, document)
 
 
@@ -970,24 +962,6 @@ def _key(*parts: str | int) -> str:
             name = part if _BARE_KEY.fullmatch(part) else json.dumps(part)
             text += f".{name}" if text else name
     return text
-
-
-def _show(value: Any) -> str:
-    """A value for an error line: strings quoted (and escaped onto one line), others by kind."""
-    return json.dumps(value) if isinstance(value, str) else _kind(value)
-
-
-def _kind(value: Any) -> str:
-    kinds = (
-        (bool, "a boolean"),
-        (int, "an integer"),
-        (float, "a float"),
-        (str, "a string"),
-        (list, "an array"),
-        (dict, "a table"),
-        ((datetime, date, time), "a date/time"),
-    )
-    return next((name for kind, name in kinds if isinstance(value, kind)), type(value).__name__)
 
 
 def _is_ip(text: str) -> bool:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from hermetic.alerts import otlp_decode
 from hermetic.errors import HarnessError
 from hermetic.exporter_setup import leave_out, traces_endpoint_only
 from hermetic.hermes.agent_log import lines_saying, tail
@@ -48,7 +49,8 @@ def test_a_refusing_collector_answers_otlp_unavailable_and_still_journals_the_sp
         status, answer = send(collector.url + "/v1/traces", body, headers)
         assert (status, json.loads(answer)["code"]) == (503, 14)
         assert [entry.status for entry in collector.requests()] == [200, 503]
-        assert [scope for _, scope, _ in collector.scoped_spans()] == [{"name": "test"}] * 2
+        scoped = otlp_decode.scoped_spans(collector.requests())
+        assert [scope for _, scope, _ in scoped] == [{"name": "test"}] * 2
 
 
 def test_hermes_log_lines_are_matched_by_level_and_without_the_sandbox_s_path(

@@ -26,7 +26,8 @@ CREDENTIAL = (
 )
 OWNED = "belongs to the sandbox (its isolation rests on it); a profile cannot override it"
 PLACEHOLDER_HINT = (
-    "known: {sink}, {now}, {collector}, {credential} (write {{ and }} for literal braces)"
+    "known: {sink}, {now}, {collector}, {collector_grpc}, {credential} (write {{ and }} for "
+    "literal braces)"
 )
 NOW = datetime(2026, 11, 30, 12, 0, 0, 250000, tzinfo=UTC)
 
@@ -269,7 +270,7 @@ def test_the_alert_contracts_files_are_refused(tmp_path: Path, path: str, why: s
 
 def test_a_file_in_place_of_the_contracts_folder_is_refused(tmp_path: Path) -> None:
     assert refusal(tmp_path, '[files]\n"telemetry" = "x"\n') == (
-        'files.telemetry: replaces the folder holding HERMES_HOME/telemetry/telemetry.db, which '
+        "files.telemetry: replaces the folder holding HERMES_HOME/telemetry/telemetry.db, which "
         "belongs to the sandbox; a profile cannot write it"
     )
 

@@ -1,19 +1,20 @@
 """Alerts read from wherever the plugin puts them: one channel per module, one alert shape.
 
-A *channel* (:class:`~hermetic.alerts.channel.Channel`) is a name, the ``[alerts]`` keys a
-profile may give it, and one reader that returns store-independent
-:class:`~hermetic.alerts.alert.ChannelAlert` objects (model, provider, status, reason, message, and
-the raw thing the channel saw). :mod:`~hermetic.alerts.sqlite` reads the contract's table,
-:mod:`~hermetic.alerts.otlp` the spans the scenario's collector received,
-:mod:`~hermetic.alerts.http` the JSON objects a plugin posted to a REST path. A fourth channel
-is one new module here defining ``CHANNEL`` (and its name in ``hermetic.profile.ALERT_CHANNELS``).
+A *channel* (:class:`~hermetic.alerts.channel.Channel`) is a module holding its settings (the
+``[alerts]`` keys a profile may give it, their rules and descriptions: a
+:class:`~hermetic.alerts.settings.ChannelSettings` subclass) and one reader that returns
+store-independent :class:`~hermetic.alerts.alert.ChannelAlert` objects (model, provider,
+status, reason, message, and the raw thing the channel saw), reading only what it is given
+(:class:`~hermetic.alerts.channel.Sources`). The registry (:func:`channels`) finds every module
+here that defines ``CHANNEL``; the profile's ``[alerts]`` table, its JSON Schema and the key
+reference are built from it, so a new channel is one new module, its tests and its docs page.
 
-Steps read alerts through :class:`~hermetic.alerts.part.AlertChannel`, the world's part for
-the profile's channel, so the same sentences hold for every channel.
+Steps read alerts through :class:`~hermetic.alerts.part.AlertChannels`, the world's part for
+the profile's channels, so the same sentences hold for every channel.
 """
 
 from hermetic.alerts.alert import ChannelAlert
-from hermetic.alerts.channel import Channel, channels
-from hermetic.alerts.part import AlertChannel
+from hermetic.alerts.channel import Channel, Sources, channels
+from hermetic.alerts.settings import ChannelSettings
 
-__all__ = ["AlertChannel", "Channel", "ChannelAlert", "channels"]
+__all__ = ["Channel", "ChannelAlert", "ChannelSettings", "Sources", "channels"]
