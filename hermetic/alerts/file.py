@@ -1,8 +1,10 @@
 """The ``file`` channel: alerts a plugin writes as JSON into a file under the sandbox's Hermes
 home, one JSON document per line (JSON Lines, the default) or one document for the whole file.
 
-``items`` and the field keys read each document as the ``http`` channel reads a posted body
-(:mod:`~hermetic.alerts.json_records`, JMESPath). The file is read once every ``hermes``
+``items`` and the field keys read the file as the ``http`` channel reads a posted body
+(:mod:`~hermetic.alerts.json_records`, JMESPath): a JSON Lines file is read as the array of
+its lines (so ``items = "[?kind == 'error']"`` keeps some of them; by default every line is an
+alert), one document as it is. The file is read once every ``hermes``
 process of the sandbox has exited, so what a plugin writes in its exit flush is there. A line
 (or a file) that is not JSON is named with its place and size, never pasted.
 """
@@ -65,11 +67,12 @@ class FileChannel(Channel[FileSettings]):
 
     def alerts(self) -> list[ChannelAlert]:
         documents, _ = self._documents()
-        return [
-            json_records.alert(self.settings, self.name, item)
-            for document in documents
-            for item in json_records.items(self.settings, document)
-        ]
+        if not documents:
+            return []
+        # JSON Lines: the array of its lines; one document: itself.
+        whole = documents if self.settings.format == JSON_LINES else documents[0]
+        picked = json_records.items(self.settings, whole)
+        return [json_records.alert(self.settings, self.name, item) for item in picked]
 
     def batches(self) -> list[Any]:
         """Each document in the file (a line of JSON Lines, or the whole file)."""
