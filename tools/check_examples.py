@@ -186,6 +186,72 @@ PIP_EXAMPLES = (
         profile="otlp_json_urllib/hermetic.toml",
     ),
     PipExample(
+        "failure_journal",
+        (
+            # The journal is opened at load; the failed calls are appended only at exit.
+            Defect(
+                "never writes at exit",
+                _replace("failure_journal/__init__.py", "atexit.register(journal.flush)", "pass"),
+                "HERMES_HOME/failure-journal/failures.jsonl holds 1 JSON document(s), none an "
+                "alert (items = \"[?event == 'provider_call_failed']\")",
+            ),
+            Defect(
+                "omits the status code",
+                _replace(
+                    "failure_journal/__init__.py",
+                    '"http": {"status_code": call.get("status_code")},',
+                    "",
+                ),
+                NO_STATUS,
+            ),
+        ),
+        profile="failure_journal/hermetic.toml",
+    ),
+    PipExample(
+        "llm_ledger",
+        (
+            # Without the commit, closing the connection rolls the row back.
+            Defect(
+                "never commits the row",
+                _replace(
+                    "llm_ledger/__init__.py",
+                    "connection.execute(INSERT, values)\n            connection.commit()",
+                    "connection.execute(INSERT, values)",
+                ),
+                "the sqlite table provider_errors channel holds no alert",
+            ),
+            Defect(
+                "omits the status code",
+                _replace("llm_ledger/__init__.py", 'call.get("status_code"),', "None,"),
+                NO_STATUS,
+            ),
+        ),
+        profile="llm_ledger/hermetic.toml",
+    ),
+    PipExample(
+        "otel_sdk_grpc",
+        (
+            Defect(
+                "drops the error status",
+                _replace(
+                    "hermes_otel_sdk_grpc/tracing.py",
+                    "span.set_status(Status(StatusCode.ERROR, message))",
+                    "span.set_attribute('error.message', message)",
+                ),
+                NO_ERROR_SPAN,
+            ),
+            Defect(
+                "omits the status code",
+                _replace(
+                    "hermes_otel_sdk_grpc/tracing.py",
+                    '"http.response.status_code": call.get("status_code"),',
+                    "",
+                ),
+                NO_STATUS,
+            ),
+        ),
+    ),
+    PipExample(
         "vendor_rest_gzip",
         (
             Defect(

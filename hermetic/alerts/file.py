@@ -107,6 +107,11 @@ class FileChannel(Channel[FileSettings]):
         documents, _ = self._documents()
         if not documents:
             return f"{self._where} holds no JSON document"
+        if not self.alerts() and self.settings.items:
+            return (
+                f"{self._where} holds {len(documents)} JSON document(s), none an alert "
+                f"(items = {self.settings.items!r})"
+            )
         return None
 
     def problems(self) -> list[str]:

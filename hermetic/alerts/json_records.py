@@ -9,7 +9,7 @@ Every expression is compiled when the profile is loaded, so a typo is one line b
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 import jmespath
 import jmespath.exceptions
@@ -21,6 +21,10 @@ from hermetic.alerts.settings import FIELDS, MappedFields, Text, refuse, show
 
 class JsonRecordFields(MappedFields):
     """Field keys that are JMESPath expressions on each alert object, and ``items``."""
+
+    field_keys: ClassVar[str] = (
+        "a JMESPath expression on one alert object; default: the key of the field's name"
+    )
 
     items: Annotated[
         Text | None,

@@ -54,6 +54,12 @@ class OtlpSettings(MappedFields):
     name: ClassVar[str] = "otlp"
     summary: ClassVar[str] = "OTLP spans with status ERROR (HTTP or gRPC, protobuf or JSON)"
 
+    field_keys: ClassVar[str] = (
+        "a span attribute, looked up on the span, then on its resource; default: the GenAI "
+        "conventions' (gen_ai.request.model, gen_ai.provider.name, http.response.status_code, "
+        "error.type; the message: the span status' message)"
+    )
+
     channel: Literal["otlp"]
     conventions: Annotated[
         Literal["gen-ai"] | None,

@@ -173,7 +173,10 @@ class ChannelSettings(Table):
 class MappedFields(ChannelSettings):
     """A channel whose alerts hold fields under names the plugin chose: each key names where
     the alert keeps that field (what a name means is the channel's: an attribute, a JMESPath
-    expression, a column)."""
+    expression, a column: :attr:`field_keys` says)."""
+
+    #: What a field key names in this channel, and its default (for the key reference).
+    field_keys: ClassVar[str] = ""
 
     model: Annotated[Text | None, Field(description="Where the alert holds the model.")] = None
     provider: Annotated[Text | None, Field(description="Where the alert holds the provider.")] = (

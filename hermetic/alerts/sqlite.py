@@ -32,6 +32,10 @@ class SqliteSettings(MappedFields):
     name: ClassVar[str] = "sqlite"
     summary: ClassVar[str] = "rows of a SQLite table: the alert contract's, or the plugin's own"
 
+    field_keys: ClassVar[str] = (
+        "a column of the plugin's own table; default: the column of the field's name"
+    )
+
     channel: Literal["sqlite"] = "sqlite"
     table: Annotated[
         Text | None,
