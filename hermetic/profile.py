@@ -304,7 +304,10 @@ def _check_requirement(text: Any) -> str:
 
 def _check_promise(name: Any) -> Any:
     if name not in PROMISES:
-        raise refuse(f"{show(name)} is not a known promise; known promises: {', '.join(PROMISES)}")
+        raise refuse(
+            f"{show(name)} is not a known promise; known promises: {', '.join(PROMISES)}"
+            + did_you_mean(name, PROMISES)
+        )
     return name
 
 
@@ -649,7 +652,8 @@ def _check_placeholders(key: tuple[str | int, ...], text: str) -> None:
         raise refuse(
             f"unknown placeholder {written}; known: "
             + ", ".join("{" + known + "}" for known in PLACEHOLDERS)
-            + " (write {{ and }} for literal braces)",
+            + " (write {{ and }} for literal braces)"
+            + did_you_mean(name, PLACEHOLDERS, spell=lambda known: "{" + known + "}"),
             *key,
         )
 

@@ -460,20 +460,21 @@ def test_an_unknown_promise_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("toml", "key", "written"),
+    ("toml", "key", "written", "meant"),
     [
-        ('[env]\nMYPLUGIN_URL = "{sink_url}/x"', "env.MYPLUGIN_URL", "{sink_url}"),
-        ('[env]\nMYPLUGIN_AT = "{now:%Y}"', "env.MYPLUGIN_AT", "{now:%Y}"),
-        ('[files]\n"a/b.json" = "{sink!r}"', 'files."a/b.json"', "{sink!r}"),
-        ('[files]\n"a/b.json" = \'{"x": 1}\'', 'files."a/b.json"', '{"x": 1}'),
-        ('[config.myplugin]\nurls = ["{home}"]', "config.myplugin.urls[0]", "{home}"),
+        ('[env]\nMYPLUGIN_URL = "{sink_url}/x"', "env.MYPLUGIN_URL", "{sink_url}", "{sink}"),
+        ('[env]\nMYPLUGIN_AT = "{now:%Y}"', "env.MYPLUGIN_AT", "{now:%Y}", "{now}"),
+        ('[files]\n"a/b.json" = "{sink!r}"', 'files."a/b.json"', "{sink!r}", "{sink}"),
+        ('[files]\n"a/b.json" = \'{"x": 1}\'', 'files."a/b.json"', '{"x": 1}', None),
+        ('[config.myplugin]\nurls = ["{home}"]', "config.myplugin.urls[0]", "{home}", None),
     ],
 )
 def test_an_unknown_placeholder_is_refused(
-    tmp_path: Path, toml: str, key: str, written: str
+    tmp_path: Path, toml: str, key: str, written: str, meant: str | None
 ) -> None:
+    guess = f"; did you mean {meant}?" if meant else ""
     assert refusal(tmp_path, toml + "\n") == (
-        f"{key}: unknown placeholder {written}; {PLACEHOLDER_HINT}"
+        f"{key}: unknown placeholder {written}; {PLACEHOLDER_HINT}{guess}"
     )
 
 

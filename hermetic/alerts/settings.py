@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime, time
 from pathlib import PurePosixPath
 from typing import Annotated, Any, ClassVar, Literal
@@ -53,12 +53,13 @@ def kind(value: Any) -> str:
     return next((name for cls, name in kinds if isinstance(value, cls)), type(value).__name__)
 
 
-def did_you_mean(word: Any, known: Iterable[str]) -> str:
-    """``; did you mean "x"?`` for the closest known word, or nothing when none is close."""
+def did_you_mean(word: Any, known: Iterable[str], spell: Callable[[str], str] = json.dumps) -> str:
+    """``; did you mean "x"?`` for the closest known word (as ``spell`` writes it), or nothing
+    when none is close."""
     if not isinstance(word, str):
         return ""
     close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
-    return f"; did you mean {json.dumps(close[0])}?" if close else ""
+    return f"; did you mean {spell(close[0])}?" if close else ""
 
 
 def expect(cls: type, problem: str) -> BeforeValidator:
