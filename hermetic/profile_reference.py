@@ -61,7 +61,8 @@ def reference() -> str:
 def _channels(definitions: dict[str, Any]) -> list[str]:
     lines = [
         f"One table (`[alerts]`) or several (`[[alerts]]`); `channel` names one of the channels "
-        f"below (default: `{DEFAULT}`). Each channel's page in `docs/channels/` shows it at work.",
+        f"below (default: `{DEFAULT}`); each channel's page (`channels/<name>.md` beside this "
+        "one) shows it at work.",
         "",
     ]
     for name, channel in channels().items():
@@ -80,7 +81,7 @@ def _channels(definitions: dict[str, Any]) -> list[str]:
                 if getattr(settings, "field_keys", "")
                 else []
             ),
-            f"[How the {name} channel reads alerts](../channels/{name}.md)",
+            f"[How the {name} channel reads alerts](channels/{name}.md)",
             "",
         ]
         lines += _table(definitions[settings.__name__], definitions, skip=("channel",))

@@ -359,3 +359,15 @@ def test_a_collector_channel_is_read_once_the_sandbox_s_processes_have_exited(
         monkeypatch.setattr(part, "EXIT_WAIT", 0.2)
         with pytest.raises(AssertionError, match="still running after 0.2 s.*4242 hermes"):
             world.use(AlertChannels).first.alerts()
+
+
+def test_spans_the_backend_refused_were_never_delivered(tmp_path: Path) -> None:
+    with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
+        world.collector.fail(sending_only=True)
+        with pytest.raises(urllib.error.HTTPError):
+            post(world.collector.url + "/v1/traces", traces(span(GENAI)))
+        channel = world.use(AlertChannels).first
+        assert channel.alerts() == []
+        assert channel.absence() == (
+            "the collector accepted none of the 1 trace export(s) it received (it answered 503)"
+        )

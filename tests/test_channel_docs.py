@@ -25,7 +25,7 @@ def test_the_committed_key_reference_is_the_models() -> None:
 
 @pytest.mark.parametrize("name", list(channels()))
 def test_each_channel_has_a_page_naming_each_of_its_own_keys(name: str) -> None:
-    page = DOCS / "channels" / f"{name}.md"
+    page = DOCS / "reference" / "channels" / f"{name}.md"
     assert page.is_file(), f"channel {name!r} has no page: write {page.relative_to(DOCS.parent)}"
     text = page.read_text("utf-8")
     own = set(channels()[name].Settings.model_fields) - SHARED

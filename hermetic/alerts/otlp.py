@@ -88,9 +88,14 @@ class OtlpChannel(Channel[OtlpSettings]):
         ]
 
     def _spans(self) -> list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
+        """The spans of every trace export the collector accepted: one it refused (a backend
+        made to fail) was never delivered, so it holds no alert."""
         from hermetic.alerts import otlp_decode  # protobuf: only to read
 
-        return list(otlp_decode.scoped_spans(self.sources.received()))
+        return list(otlp_decode.scoped_spans(self._accepted()))
+
+    def _accepted(self) -> list[Any]:
+        return [e for e in self.sources.received() if e.status is not None and e.status < 300]
 
     def _attribute(self, field: str, resource: dict[str, Any], span: dict[str, Any]) -> Any:
         chosen = getattr(self.settings, field)
@@ -117,7 +122,17 @@ class OtlpChannel(Channel[OtlpSettings]):
         )
 
     def absence(self) -> str | None:
+        from hermetic.alerts import otlp_decode
+
         spans = [span for _, _, span in self._spans()]
+        exports = [e for e in self.sources.received() if otlp_decode.carries_traces(e)]
+        refused = [e for e in exports if e not in self._accepted()]
+        if not spans and exports and len(refused) == len(exports):
+            answers = ", ".join(sorted({str(entry.status) for entry in refused}))
+            return (
+                f"the collector accepted none of the {len(refused)} trace export(s) it received "
+                f"(it answered {answers})"
+            )
         if not spans:
             paths = sorted({f"{e.method} {e.path}" for e in self.sources.received()})
             return "the collector received no span" + (
