@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from hermetic.alerts.channel import DEFAULT, channels
-from hermetic.profile import SECTIONS, ProfileFile
-from hermetic.profile_schema import schema
+from hermetic.channels.channel import DEFAULT, channels
+from hermetic.profile.model import SECTIONS, ProfileFile
+from hermetic.profile.schema import schema
 
 #: The committed reference.
 REFERENCE_PATH = Path(__file__).resolve().parent.parent / "docs" / "reference" / "profile-keys.md"

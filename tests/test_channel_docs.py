@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.alerts import channels
-from hermetic.alerts.settings import MappedFields
+from hermetic.channels import channels
+from hermetic.channels.settings import MappedFields
 from hermetic.profile_reference import COMMAND, REFERENCE_PATH, reference
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

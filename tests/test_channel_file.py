@@ -1,4 +1,4 @@
-"""The file channel (hermetic.alerts.file): JSON Lines or one JSON document under the sandbox's
+"""The file channel (hermetic.channels.file): JSON Lines or one JSON document under the sandbox's
 Hermes home, fields read with JMESPath, read once the plugin's processes have exited."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.alerts.part import AlertChannels
-from hermetic.profile import ProfileError
-from hermetic.world import build_world
+from hermetic.parts.alert_channel import AlertChannels
+from hermetic.profile.model import ProfileError
+from hermetic.world.world import build_world
 from tests.test_alert_channels import settings_with
 
 LINES = """

@@ -1,4 +1,4 @@
-"""The sqlite channel on a table of the plugin's own (hermetic.alerts.sqlite): its columns mapped
+"""The sqlite channel on a table of the plugin's own (hermetic.channels.sqlite): its columns mapped
 to the alert's fields, read-only through SQLAlchemy; the contract's table stays the default."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.alerts.part import AlertChannels
-from hermetic.profile import ProfileError
-from hermetic.world import build_world
+from hermetic.parts.alert_channel import AlertChannels
+from hermetic.profile.model import ProfileError
+from hermetic.world.world import build_world
 from tests.test_alert_channels import settings_with
 
 OWN = """

@@ -1,5 +1,5 @@
 """Unit tests for hermetic.mock.collector and the otlp channel's decoding of what it received
-(hermetic.alerts.otlp_decode): real OTLP/HTTP and OTLP/gRPC over loopback, both encodings."""
+(hermetic.channels.otlp_decode): real OTLP/HTTP and OTLP/gRPC over loopback, both encodings."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
-from hermetic.alerts import otlp_decode
+from hermetic.channels import otlp_decode
 from hermetic.mock import Collector
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))

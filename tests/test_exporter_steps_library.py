@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.alerts import otlp_decode
+from hermetic.channels import otlp_decode
 from hermetic.errors import HarnessError
 from hermetic.exporter_setup import leave_out, traces_endpoint_only
 from hermetic.hermes.agent_log import lines_saying, tail

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.alerts import channels
-from hermetic.alerts.otlp import OtlpSettings
-from hermetic.alerts.sqlite import SqliteSettings
+from hermetic.channels import channels
+from hermetic.channels.otlp import OtlpSettings
+from hermetic.channels.sqlite import SqliteSettings
+from hermetic.plan.settings import choose_profile
 from hermetic.plugin_sources.directory import DirectoryPlugin
-from hermetic.profile import Profile, ProfileError, load_profile
-from hermetic.profile_schema import SCHEMA_PATH, render, schema
-from hermetic.settings import choose_profile
+from hermetic.profile.model import Profile, ProfileError, load_profile
+from hermetic.profile.schema import SCHEMA_PATH, render, schema
 
 NOW = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
 CREDENTIAL = (
@@ -334,7 +334,7 @@ def test_the_rest_of_plugins_stays_the_sandboxs(
 def test_the_committed_schema_is_the_models() -> None:
     assert SCHEMA_PATH.read_text("utf-8") == render(), (
         "hermetic/profile.schema.json is stale: "
-        "python -m hermetic.profile_schema > hermetic/profile.schema.json"
+        "python -m hermetic.profile.schema > hermetic/profile.schema.json"
     )
 
 

@@ -12,9 +12,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from hermetic.alerts.part import CHANNEL_VERDICTS, AlertChannels
+from hermetic.parts.alert_channel import CHANNEL_VERDICTS, AlertChannels
 from hermetic.steps.alerts import step_alert_fields, step_exactly_one_alert
-from hermetic.world import build_world
+from hermetic.world.world import build_world
 from tests.test_alert_channels import GENAI, post, settings_with, span, traces
 
 TWO = """

@@ -7,7 +7,7 @@ answered as the backend would: OTLP/HTTP exports (any path ending in ``/v1/trace
 ``/v1/metrics`` or ``/v1/logs``) with an empty success response in their own encoding, anything
 else (a vendor's REST API, a health ping) ``200 {}``. With ``grpc=True`` it also listens for
 OTLP/gRPC on a port of its own (:attr:`Collector.grpc_url`), journaling each call's message as
-received (protobuf). What the bodies mean is the channels' business (``hermetic.alerts``): the
+received (protobuf). What the bodies mean is the channels' business (``hermetic.channels``): the
 collector decodes nothing but the transport. A body whose encoding cannot be undone is
 journaled with the problem and answered 400. A scenario can make the backend fail
 (:meth:`Collector.fail`): every request, or only those delivering a body, answered 503 (gRPC:

@@ -8,9 +8,9 @@ from datetime import datetime
 
 from behave import then
 
-from hermetic.alerts.own_fields import id_findings, timing_findings
-from hermetic.alerts.part import AlertChannels
+from hermetic.channels.own_fields import id_findings, timing_findings
 from hermetic.mock.payloads import holding_problems
+from hermetic.parts.alert_channel import AlertChannels
 
 
 @then('the plugin\'s alert for "{model}" holds')
