@@ -392,7 +392,7 @@ def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
 def baseline(args: argparse.Namespace) -> int:
     from hermetic.errors import ConfigError
     from hermetic.known.record import record
-    from hermetic.profile.model import PROFILE_FILENAME
+    from hermetic.profile import PROFILE_FILENAME
 
     try:
         profile = (args.profile or Path(args.plugin) / PROFILE_FILENAME).resolve()
@@ -415,7 +415,7 @@ def mutate(args: argparse.Namespace, behave_args: list[str]) -> int:
     from hermetic.errors import ConfigError
     from hermetic.integrations.suite import scratch_suite
     from hermetic.mutation.command import MutateOptions, run_mutate
-    from hermetic.profile.model import find_profile
+    from hermetic.profile import find_profile
     from hermetic.runs.parallel import default_jobs
 
     try:

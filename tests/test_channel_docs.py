@@ -11,7 +11,7 @@ import pytest
 
 from hermetic.channels import channels
 from hermetic.channels.settings import MappedFields
-from hermetic.profile_reference import COMMAND, REFERENCE_PATH, reference
+from hermetic.profile.reference import COMMAND, REFERENCE_PATH, reference
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 # Keys every channel (or every channel naming fields) shares: the overview and the key

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hermetic.parts.alert_channel import AlertChannels
-from hermetic.profile.model import ProfileError
+from hermetic.profile import ProfileError
 from hermetic.world.world import build_world
 from tests.test_alert_channels import settings_with
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.profile.model import ProfileError, load_profile
+from hermetic.profile import ProfileError, load_profile
 
 
 def refusal(tmp_path: Path, text: str) -> str:

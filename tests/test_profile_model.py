@@ -14,7 +14,7 @@ from hermetic.channels.otlp import OtlpSettings
 from hermetic.channels.sqlite import SqliteSettings
 from hermetic.plan.settings import choose_profile
 from hermetic.plugin_sources.directory import DirectoryPlugin
-from hermetic.profile.model import Profile, ProfileError, load_profile
+from hermetic.profile import Profile, ProfileError, load_profile
 from hermetic.profile.schema import SCHEMA_PATH, render, schema
 
 NOW = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)

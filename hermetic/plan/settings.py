@@ -22,7 +22,7 @@ from hermetic.hermes.tempdirs import make_temp_dir
 from hermetic.isolation.netns import GUARD_ONLY
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation, this_process
 from hermetic.plugin_sources import PluginUnderTest, load_plugin
-from hermetic.profile.model import PROMISES, STORE_PROMISE, Profile, find_profile, load_profile
+from hermetic.profile import PROMISES, STORE_PROMISE, Profile, find_profile, load_profile
 
 KEEP_CHOICES = ("on-failure", "always", "never")
 KNOWN_KEYS = (

@@ -1,40 +1,31 @@
-"""Plugin profiles (``hermetic.toml``): what a real plugin needs to run in the sandbox, and what
-it promises.
+"""The shape and the rules of a ``hermetic.toml``: one declared model (:class:`ProfileFile`,
+pydantic), whose validators are the profile's rules and whose errors become its one-line
+refusals (:mod:`.loading`); the same model writes the JSON Schema (:mod:`.schema`) and the key
+reference (:mod:`.reference`), so an editor, the docs and the suite agree.
 
-A profile sits beside the plugin's ``plugin.yaml`` (or is named with ``-D profile=FILE``). It is
-checked completely when it is loaded, so a profile that would weaken the sandbox (a real key,
-a variable Hermes itself reads, the config keys isolation rests on, the files the alert
-contract owns, files outside HERMES_HOME) is refused before any Hermes process starts, with one
-line ``FILE: key: what is wrong``.
-
-The file's shape and its rules are one declared model (:class:`ProfileFile`, pydantic): the
-same model checks a profile and writes its JSON Schema (:mod:`hermetic.profile.schema`), so an
-editor completes and checks ``hermetic.toml`` as the suite does.
+A profile that would weaken the sandbox (a real key, a variable Hermes itself reads, the config
+keys isolation rests on, the files the alert contract owns, files outside HERMES_HOME) is
+refused before any Hermes process starts, with one line ``FILE: key: what is wrong``.
+``[alerts]`` is the union of the registered channels' own settings (:mod:`hermetic.channels`).
 """
 
 from __future__ import annotations
 
-import copy
 import ipaddress
 import json
 import re
-import string
-import tomllib
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from collections.abc import Iterator, Mapping
+from pathlib import PurePosixPath
 from types import MappingProxyType
 from typing import Annotated, Any, Literal, Union
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
 from hermetic.channels.channel import DEFAULT, channels
 from hermetic.channels.settings import (
-    ChannelSettings,
     Table,
     did_you_mean,
     expect,
@@ -47,8 +38,7 @@ from hermetic.errors import ConfigError
 from hermetic.hermes.hermes_variables import HERMES_VARIABLES
 from hermetic.hermes.hermes_variables import RELEASES as READ_RELEASES
 from hermetic.isolation.guard.site.hermetic_netguard_protocol import is_loopback as is_loopback_host
-
-PROFILE_FILENAME = "hermetic.toml"
+from hermetic.profile.placeholders import CREDENTIAL, check_placeholders, texts
 
 #: Every promise a plugin can make, with what the run then checks. A profile without
 #: ``[promises]`` keeps them all; the suite's isolation guarantees are checked whatever it says.
@@ -75,10 +65,6 @@ PROMISES: Mapping[str, str] = MappingProxyType(
 #: whose row and log line it always meant), not applicable to a channel that is not a store.
 STORE_PROMISE = "alert-store"
 
-#: What ``{name}`` may stand for in [env] values, [files] contents and [config] strings.
-PLACEHOLDERS = ("sink", "now", "collector", "collector_grpc", "credential")
-#: The one value a credential-named variable or setting may have.
-CREDENTIAL = "{credential}"
 
 #: config.yaml keys the sandbox's isolation rests on (sandbox.py writes them): a merge may not
 #: touch them, nor replace a table holding them.
@@ -92,7 +78,7 @@ PROTECTED_CONFIG: tuple[tuple[str, ...], ...] = (
     ("agent", "api_max_retries"),
 )
 # Under plugins, the plugin under test's own settings (Hermes reads plugins.entries.<name>).
-_PLUGIN_ENTRIES = ("plugins", "entries")
+PLUGIN_ENTRIES = ("plugins", "entries")
 
 # Names that carry secrets. Hermes' own redaction uses the same words (agent/redact.py).
 _CREDENTIAL_NAME = re.compile(
@@ -151,7 +137,6 @@ RESERVED_PATHS: Mapping[str, str] = MappingProxyType(
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _HOST_LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
 _HOST_NAME = re.compile(rf"(?=.{{1,253}}$){_HOST_LABEL}(?:\.{_HOST_LABEL})*")
-_TOML_ERROR = re.compile(r"(?P<what>.*) \(at (?P<where>line \d+, column \d+|end of document)\)")
 
 
 class ProfileError(ConfigError):
@@ -241,7 +226,7 @@ def _check_files(table: Any) -> Any:
         if not isinstance(content, str):
             raise refuse(f"must be a string (the file's content), not {kind(content)}", relative)
         if normal in files:
-            raise refuse(f"names the same file as {_key('files', normal)}", relative)
+            raise refuse(f"names the same file as {toml_key('files', normal)}", relative)
         files[normal] = content
     return files
 
@@ -249,7 +234,7 @@ def _check_files(table: Any) -> Any:
 def _check_config(table: Any) -> Any:
     if not isinstance(table, dict):
         return table
-    for path, value in _leaves(table, ()):
+    for path, value in config_leaves(table, ()):
         if _is_plugin_entry(path, value):
             continue
         for protected in PROTECTED_CONFIG:
@@ -268,7 +253,7 @@ def _check_config(table: Any) -> Any:
 
 def _is_plugin_entry(path: tuple[str, ...], value: Any) -> bool:
     """``plugins.entries.<name>…``: a plugin's own settings (whose name is checked later)."""
-    if path[:2] != _PLUGIN_ENTRIES or len(path) < 3:
+    if path[:2] != PLUGIN_ENTRIES or len(path) < 3:
         return False
     return len(path) > 3 or isinstance(value, dict)
 
@@ -573,8 +558,8 @@ class ProfileFile(Table):
 
     @model_validator(mode="after")
     def _placeholders(self) -> ProfileFile:
-        for key, text in _texts(self.env, self.files, self.config):
-            _check_placeholders(key, text)
+        for key, text in texts(self.env, self.files, self.config):
+            check_placeholders(key, text)
         return self
 
     @model_validator(mode="after")
@@ -620,343 +605,12 @@ class ProfileFile(Table):
 
 
 SECTIONS = tuple(ProfileFile.model_fields)
-_SECTION_MODELS: Mapping[str, type[BaseModel]] = MappingProxyType(
-    {
-        "promises": Promises,
-        "network": Network,
-        "requires": Requires,
-        "spool": Spool,
-        "baseline": BaselineTable,
-    }
-)
-_MISSING: Mapping[tuple[str, str], str] = MappingProxyType(
-    {
-        ("promises", "keep"): (
-            f"missing; list the promises the plugin keeps (known: {', '.join(PROMISES)})"
-        ),
-        ("baseline", "reason"): "missing; say why the failure is known",
-    }
-)
-
-
-def _check_placeholders(key: tuple[str | int, ...], text: str) -> None:
-    try:
-        fields = [parsed[1:] for parsed in string.Formatter().parse(text)]
-    except ValueError as exc:
-        raise refuse(f"{exc}; write {{{{ and }}}} for literal braces", *key) from None
-    for name, spec, conversion in fields:
-        if name is None or (name in PLACEHOLDERS and not spec and not conversion):
-            continue
-        written = "{" + name + (f"!{conversion}" if conversion else "")
-        written += (f":{spec}" if spec else "") + "}"
-        raise refuse(
-            f"unknown placeholder {written}; known: "
-            + ", ".join("{" + known + "}" for known in PLACEHOLDERS)
-            + " (write {{ and }} for literal braces)"
-            + did_you_mean(name, PLACEHOLDERS, spell=lambda known: "{" + known + "}"),
-            *key,
-        )
-
-
-def _line(source: str, error: Mapping[str, Any], *, one_channel: bool) -> ProfileError:
-    """One pydantic error as the profile's one line, its ``loc`` spelled as the TOML key;
-    ``one_channel``: the profile wrote ``[alerts]`` as one table (its keys are ``alerts.x``)."""
-    loc = _toml_loc(tuple(error["loc"]), one_channel)
-    error_type, ctx = error["type"], error.get("ctx") or {}
-    if error_type == "profile":
-        return ProfileError(source, _key(*loc, *ctx["at"]), ctx["problem"])
-    named = tuple(part for part in loc if isinstance(part, str))
-    if error_type == "extra_forbidden" and len(loc) == 1:
-        problem = f"unknown section; known sections: {', '.join(SECTIONS)}"
-        problem += did_you_mean(loc[0], SECTIONS)
-    elif error_type == "extra_forbidden":
-        known = list(_table_model(tuple(error["loc"])).model_fields)
-        problem = f"unknown key; known keys: {', '.join(known)}" + did_you_mean(loc[-1], known)
-    elif error_type in ("model_type", "dict_type"):
-        shown = f" ([{loc[0]}])" if len(loc) == 1 else ""
-        problem = f"must be a table{shown}, not {kind(error['input'])}"
-    elif error_type == "missing" and (named[0], named[-1]) in _MISSING:
-        problem = _MISSING[named[0], named[-1]]
-    elif error_type == "missing" and loc[0] == "alerts":
-        table = _table_model(tuple(error["loc"]))
-        about = table.model_fields[str(loc[-1])].description or ""
-        problem = f"missing; channel = {show(table.name)} needs it: {about[:1].lower()}{about[1:]}"
-    else:  # a rule without words of its own: pydantic's, still on one line
-        problem = " ".join(str(error["msg"]).split())
-    return ProfileError(source, _key(*loc) if loc else "(file)", problem)
-
-
-def _toml_loc(loc: tuple[str | int, ...], one_channel: bool) -> tuple[str | int, ...]:
-    """pydantic's ``loc`` as the TOML spells the key: an ``[alerts]`` channel's tag dropped
-    (``alerts.0.http.path`` -> ``alerts[0].path``), and its index too when the profile wrote one
-    ``[alerts]`` table."""
-    if loc[:1] != ("alerts",) or len(loc) < 2:
-        return loc
-    rest = loc[2:]
-    if rest and rest[0] in channels():
-        rest = rest[1:]
-    return ("alerts", *rest) if one_channel else ("alerts", loc[1], *rest)
-
-
-def _table_model(loc: tuple[str | int, ...]) -> type[BaseModel]:
-    """The model of the table an unknown key was found in (pydantic's ``loc``)."""
-    if loc[0] == "alerts" and len(loc) > 2 and loc[2] in channels():
-        return channels()[str(loc[2])].Settings
-    if loc[:2] == ("spool", "line"):
-        return SpoolLine
-    return _SECTION_MODELS.get(str(loc[0]), ProfileFile)
-
-
-# -- the checked profile ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RenderedProfile:
-    """A profile with its placeholders filled in: what one sandbox writes and passes on.
-
-    ``credential`` is the scenario's stand-in (None when the profile uses none),
-    ``credential_keys`` the profile's keys that carry it, and ``credential_files`` the
-    HERMES_HOME files that hold it by the profile's design.
-    """
-
-    path: Path | None
-    env: Mapping[str, str]
-    files: Mapping[str, str]
-    config: Mapping[str, Any]
-    credential: str | None = None
-    credential_keys: tuple[str, ...] = ()
-    credential_files: tuple[str, ...] = ()
-
-    def merge_config(self, base: Mapping[str, Any]) -> dict[str, Any]:
-        """``base`` (the sandbox's config.yaml) with ``[config]`` merged in."""
-        return merge_config(base, self.config)
-
-    def write_files(self, hermes_home: Path) -> list[Path]:
-        """Write ``[files]`` into ``hermes_home``; see :func:`write_files`."""
-        return write_files(self, hermes_home)
-
-
-@dataclass(frozen=True)
-class BaselineEntry:
-    """One ``[[baseline]]`` entry, checked: a scenario (or every scenario of a promise) the
-    plugin is known to fail, why, and optionally the Hermes releases (a PEP 440 specifier) it
-    applies to."""
-
-    scenario: str | None
-    promise: str | None
-    reason: str
-    hermes: str | None = None
-
-
-@dataclass(frozen=True)
-class Profile:
-    """A checked ``hermetic.toml``. ``promises`` None means every promise (no ``[promises]``)."""
-
-    path: Path | None
-    env: Mapping[str, str]
-    files: Mapping[str, str]
-    config: Mapping[str, Any]
-    network_expected: tuple[str, ...]
-    requires: tuple[str, ...]
-    promises: frozenset[str] | None
-    channels: tuple[ChannelSettings, ...] = (SqliteDefault,)
-    baseline: tuple[BaselineEntry, ...] = ()
-    spool: Spool = field(default_factory=Spool)
-
-    @classmethod
-    def empty(cls) -> Profile:
-        """The profile of a plugin without ``hermetic.toml``: needs nothing, promises everything."""
-        return cls.from_file(None, ProfileFile())
-
-    @classmethod
-    def from_file(cls, path: Path | None, document: ProfileFile) -> Profile:
-        """The profile a checked document says."""
-        return cls(
-            path=path,
-            env=dict(document.env),
-            files=dict(document.files),
-            config=dict(document.config),
-            network_expected=document.network.expected,
-            requires=document.requires.packages,
-            promises=frozenset(document.promises.keep) if document.promises else None,
-            channels=tuple(document.alerts),
-            spool=document.spool,
-            baseline=tuple(
-                BaselineEntry(entry.scenario, entry.promise, entry.reason.strip(), entry.hermes)
-                for entry in document.baseline
-            ),
-        )
-
-    def keeps(self, promise: str) -> bool:
-        """Whether the plugin promises ``promise`` (one of :data:`PROMISES`)."""
-        if promise not in PROMISES:
-            raise ValueError(f"unknown promise {promise!r}; known: {', '.join(PROMISES)}")
-        if promise == STORE_PROMISE:
-            if not any(channel.is_store for channel in self.channels):
-                return False
-            return self.promises is None or bool({STORE_PROMISE, "removed-model"} & self.promises)
-        return self.promises is None or promise in self.promises
-
-    @property
-    def uses_sink(self) -> bool:
-        """Whether any value names ``{sink}``, i.e. whether a sandbox must start one."""
-        return self._uses("sink")
-
-    @property
-    def uses_collector(self) -> bool:
-        """Whether any value names ``{collector}``, or the alerts are read from a collector."""
-        return (
-            self._uses("collector")
-            or self.uses_grpc
-            or any(channel.needs_collector for channel in self.channels)
-        )
-
-    @property
-    def uses_grpc(self) -> bool:
-        """Whether any value names ``{collector_grpc}``: the collector listens for OTLP/gRPC."""
-        return self._uses("collector_grpc")
-
-    @property
-    def uses_credential(self) -> bool:
-        """Whether any value names ``{credential}``, i.e. whether a scenario needs a stand-in."""
-        return self._uses("credential")
-
-    def check_plugin(self, name: str) -> None:
-        """Refuse ``[config] plugins.entries`` of any plugin but ``name``, the plugin under test
-        (which the profile cannot know when it is read)."""
-        for path, _ in _leaves(self.config, ()):
-            if path[:2] == _PLUGIN_ENTRIES and len(path) > 2 and path[2] != name:
-                raise ProfileError(
-                    str(self.path),
-                    _key("config", *path[:3]),
-                    f"only the plugin under test's own entry (plugins.entries.{_key(name)}) may "
-                    "be set; the rest of plugins belongs to the sandbox",
-                )
-
-    def render(
-        self,
-        *,
-        sink_url: str | None = None,
-        collector_url: str | None = None,
-        collector_grpc_url: str | None = None,
-        credential: str | None = None,
-        now: datetime | None = None,
-    ) -> RenderedProfile:
-        """Fill in ``{sink}``, ``{collector}``, ``{collector_grpc}`` (their URLs),
-        ``{credential}`` (the scenario's stand-in) and ``{now}`` (ISO-8601 UTC; default: now)."""
-        given = {
-            "sink": sink_url,
-            "collector": collector_url,
-            "collector_grpc": collector_grpc_url,
-            "credential": credential,
-        }
-        what = {
-            "sink": "sink URL",
-            "collector": "collector URL",
-            "collector_grpc": "collector gRPC URL",
-            "credential": "stand-in",
-        }
-        for name, value in given.items():
-            if value is None and self._uses(name):
-                raise ValueError(f"{self.path} uses {{{name}}}, but no {what[name]} was given")
-        moment = now or datetime.now(UTC)
-        if moment.utcoffset() is None:
-            raise ValueError("now must be an aware datetime")
-        values = {name: value or "" for name, value in given.items()}
-        values["now"] = moment.astimezone(UTC).isoformat()
-        carriers = [
-            key
-            for key, text in _texts(self.env, self.files, self.config)
-            if _names(text, "credential")
-        ]
-        holders = [str(key[1]) for key in carriers if key[0] == "files"]
-        if any(key[0] == "config" for key in carriers):
-            holders.insert(0, "config.yaml")
-        return RenderedProfile(
-            path=self.path,
-            env={name: value.format(**values) for name, value in self.env.items()},
-            files={path: content.format(**values) for path, content in self.files.items()},
-            config=_map_strings(self.config, lambda text: text.format(**values)),
-            credential=credential if carriers else None,
-            credential_keys=tuple(_key(*key) for key in carriers),
-            credential_files=tuple(holders),
-        )
-
-    def _uses(self, placeholder: str) -> bool:
-        return any(
-            _names(text, placeholder) for _, text in _texts(self.env, self.files, self.config)
-        )
-
-
-def find_profile(plugin_dir: Path) -> Path | None:
-    """The ``hermetic.toml`` beside the plugin's ``plugin.yaml``, if there is one."""
-    candidate = plugin_dir / PROFILE_FILENAME
-    return candidate if candidate.is_file() else None
-
-
-def load_profile(path: Path) -> Profile:
-    """Read and check a profile; raise :class:`ProfileError` on the first problem."""
-    source = str(path)
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise ProfileError(source, "(file)", f"cannot be read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise ProfileError(source, "(file)", "not UTF-8 text, which TOML requires") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        match = _TOML_ERROR.fullmatch(str(exc))
-        where, what = (match["where"], match["what"]) if match else ("(file)", str(exc))
-        raise ProfileError(source, where, f"not valid TOML: {what}") from None
-    try:
-        document = ProfileFile.model_validate(data)
-    except ValidationError as exc:
-        one_channel = not isinstance(data.get("alerts"), list)
-        raise _line(source, exc.errors()[0], one_channel=one_channel) from None
-    return Profile.from_file(path, document)
-
-
-def merge_config(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
-    """A new dict: ``base`` with ``overlay`` merged in, tables key by key, anything else replaced.
-
-    Neither argument is changed, and the result shares no mutable value with them.
-    """
-    merged = copy.deepcopy(dict(base))
-    for key, value in overlay.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = merge_config(merged[key], value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
-
-
-def write_files(profile: RenderedProfile, hermes_home: Path) -> list[Path]:
-    """Write each ``[files]`` entry under ``hermes_home`` (folders created); return the paths.
-
-    Paths were checked at load time; this also refuses one that a symlink already in the home
-    would lead outside it.
-    """
-    home = hermes_home.resolve()
-    written = []
-    for relative, content in profile.files.items():
-        target = (home / relative).resolve()
-        if not target.is_relative_to(home):
-            raise ProfileError(
-                str(profile.path),
-                _key("files", relative),
-                f"resolves to {target}, outside HERMES_HOME {home}",
-            )
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
-        written.append(target)
-    return written
 
 
 # -- helpers --------------------------------------------------------------------------------
 
 
-def _key(*parts: str | int) -> str:
+def toml_key(*parts: str | int) -> str:
     """A key as TOML spells it (``files."a/b.json"``), list items as ``[index]``."""
     text = ""
     for part in parts:
@@ -980,12 +634,7 @@ def _is_credential_name(upper: str) -> bool:
     return bool(_CREDENTIAL_NAME.search(upper)) or upper in KNOWN_CREDENTIAL_VARIABLES
 
 
-def _names(text: str, placeholder: str) -> bool:
-    """Whether ``text`` (already checked) holds ``{placeholder}``."""
-    return any(field == placeholder for _, field, _, _ in string.Formatter().parse(text))
-
-
-def _leaves(
+def config_leaves(
     table: Mapping[str, Any], path: tuple[str, ...]
 ) -> Iterator[tuple[tuple[str, ...], Any]]:
     """(path, value) of every value that is not a non-empty table: what a merge writes.
@@ -996,39 +645,6 @@ def _leaves(
     for name, value in table.items():
         here = (*path, *name.split("."))
         if isinstance(value, dict) and value:
-            yield from _leaves(value, here)
+            yield from config_leaves(value, here)
         else:
             yield here, value
-
-
-def _texts(
-    env: Mapping[str, str], files: Mapping[str, str], config: Mapping[str, Any]
-) -> Iterator[tuple[tuple[str | int, ...], str]]:
-    """(key, text) of every string that may hold placeholders."""
-    yield from ((("env", name), value) for name, value in env.items())
-    yield from ((("files", path), content) for path, content in files.items())
-    yield from _strings(config, ("config",))
-
-
-def _strings(
-    value: Any, path: tuple[str | int, ...]
-) -> Iterator[tuple[tuple[str | int, ...], str]]:
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, Mapping):
-        for name, item in value.items():
-            yield from _strings(item, (*path, name))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _strings(item, (*path, index))
-
-
-def _map_strings(value: Any, change: Callable[[str], str]) -> Any:
-    """A copy of a config value with ``change`` applied to every string in it."""
-    if isinstance(value, str):
-        return change(value)
-    if isinstance(value, Mapping):
-        return {name: _map_strings(item, change) for name, item in value.items()}
-    if isinstance(value, list):
-        return [_map_strings(item, change) for item in value]
-    return copy.deepcopy(value)

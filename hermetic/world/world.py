@@ -31,7 +31,7 @@ from hermetic.isolation import stand_in
 from hermetic.isolation.checks import RunChecks
 from hermetic.mock import Collector, HttpSink, MockProvider
 from hermetic.plan.settings import Settings
-from hermetic.profile.model import RenderedProfile
+from hermetic.profile import RenderedProfile
 from hermetic.world.providers import Providers
 
 #: Lines of Hermes' own log in the artefacts (the report shows fewer).

@@ -4,7 +4,7 @@ default and description, and ``[alerts]`` once per registered channel, so a new 
 appear here without an edit. Committed as ``docs/reference/profile-keys.md``; a unit test fails
 when it is stale::
 
-    python -m hermetic.profile_reference > docs/reference/profile-keys.md
+    python -m hermetic.profile.reference > docs/reference/profile-keys.md
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from hermetic.profile.model import SECTIONS, ProfileFile
 from hermetic.profile.schema import schema
 
 #: The committed reference.
-REFERENCE_PATH = Path(__file__).resolve().parent.parent / "docs" / "reference" / "profile-keys.md"
-COMMAND = "python -m hermetic.profile_reference > docs/reference/profile-keys.md"
+REFERENCE_PATH = Path(__file__).resolve().parents[2] / "docs" / "reference" / "profile-keys.md"
+COMMAND = "python -m hermetic.profile.reference > docs/reference/profile-keys.md"
 
 
 def reference() -> str:
