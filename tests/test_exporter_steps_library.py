@@ -1,6 +1,6 @@
 """The library under the exporter and Hermes-log steps: a setting left out or moved
-(hermetic.exporter_setup), a collector that refuses (Collector.refuse), the spans with their
-instrumentation scope, and Hermes' log lines read without the sandbox's path."""
+(hermetic.channels.otlp_exporter_env), a collector that refuses (Collector.refuse), the spans
+with their instrumentation scope, and Hermes' log lines read without the sandbox's path."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from hermetic.channels import otlp_decode
+from hermetic.channels.otlp_exporter_env import leave_out, traces_endpoint_only
 from hermetic.errors import HarnessError
-from hermetic.exporter_setup import leave_out, traces_endpoint_only
 from hermetic.hermes.agent_log import lines_saying, tail
 from hermetic.hermes.sandbox import Sandbox
 from hermetic.mock import Collector
