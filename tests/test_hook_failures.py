@@ -48,3 +48,36 @@ def test_no_log_means_no_failure(tmp_path):
     assert plugin_failures(tmp_path / "agent.log", PLUGIN) == []
     (tmp_path / "agent.log").write_text(OWN_TRACEBACK, "utf-8")
     assert len(plugin_failures(tmp_path / "agent.log", PLUGIN)) == 1
+
+
+def test_hermes_lines_that_a_hook_raised_are_quoted_in_its_own_words():
+    from hermetic.hermes.hook_failures import raised_hooks
+
+    log = (
+        "2026-12-02 04:16:01,191 WARNING [cron_3c4d_20261202_041556] hermes_cli.plugins: Hook "
+        "'api_request_error' callback on_api_request_error raised: raiser: cannot record x\n"
+        "2026-12-02 04:16:01,192 WARNING hermes_cli.plugins: Hook 'post_api_request' callback "
+        "after raised: KeyError 'usage'\n"
+        # 0.22 adds what the hook provides, and logs a repeat at DEBUG
+        "2026-12-02 04:16:02,000 WARNING hermes_cli.plugins_dispatch: Hook 'api_request_error' "
+        "callback on_err raised: boom (hook provides: error, model; identical failures are "
+        "logged at DEBUG from now on)\n"
+    )
+    found = raised_hooks(log, "api_request_error")
+    assert [(raised.words, raised.line) for raised in found] == [
+        (
+            "Hook 'api_request_error' callback on_api_request_error raised: raiser: cannot "
+            "record x",
+            1,
+        ),
+        (
+            "Hook 'api_request_error' callback on_err raised: boom (hook provides: error, "
+            "model; identical failures are logged at DEBUG from now on)",
+            3,
+        ),
+    ]
+    assert [raised.hook for raised in raised_hooks(log)] == [
+        "api_request_error",
+        "post_api_request",
+        "api_request_error",
+    ]

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 _RAISED = re.compile(r"(?:Hook|Event) '[^']+' callback \S+ raised: ")
+# Hermes' words from "Hook '" on: the line's time, level and logger are the log's, not Hermes'
+# report of the failure.
+_RAISED_WORDS = re.compile(r"(?:Hook|Event) '(?P<hook>[^']+)' callback \S+ raised: .*")
 _TRACEBACK = "Traceback (most recent call last):"
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line \d+')
 
@@ -50,3 +54,22 @@ def plugin_failures(agent_log: Path, plugin: Path | None) -> list[str]:
     except FileNotFoundError:
         return []
     return hook_failures(text, plugin)
+
+
+@dataclass(frozen=True)
+class RaisedHook:
+    """Hermes' line that one of the plugin's hook callbacks raised."""
+
+    hook: str
+    words: str  # Hermes' own words, from "Hook '…'" to the end of the line
+    line: int  # where in the log (1-based)
+
+
+def raised_hooks(log_text: str, hook: str | None = None) -> list[RaisedHook]:
+    """Every line in which Hermes says a callback of ``hook`` (any hook: None) raised."""
+    found = []
+    for number, line in enumerate(log_text.splitlines(), start=1):
+        match = _RAISED_WORDS.search(line)
+        if match and hook in (None, match["hook"]):
+            found.append(RaisedHook(match["hook"], match[0].strip(), number))
+    return found
