@@ -1,0 +1,121 @@
+"""hermetic.parts.why_no_alert: the headline that says why a scenario found no alert, in order,
+and nothing when the scenario's evidence says nothing more. Worlds are built as for a scenario;
+what Hermes would print and log is written where it would be (the lines are Hermes 0.19.0's)."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from hermetic.alerts import AlertChannel
+from hermetic.parts.why_no_alert import WhyNoAlert
+from hermetic.settings import Settings
+from hermetic.world import World, build_world
+
+PLUGIN = Path(__file__).resolve().parent.parent / "alerts_plugin"
+NAME = "hermetic-alerts"
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+LOADED = (
+    f"[plugins] DEBUG Loading plugin '{NAME}' (source=user, kind=standalone, path=/x)\n"
+    "[plugins] DEBUG Plugin discovery complete: 1 loaded\n"
+)
+REGISTERED = f"[plugins] DEBUG Plugin {NAME} registered hook: api_request_error\n"
+RAISED = (
+    "2026-12-02 04:16:01,191 WARNING [cron_3c4d_20261202_041556] hermes_cli.plugins: Hook "
+    "'api_request_error' callback on_api_request_error raised: cannot record gone-model\n"
+)
+
+
+@pytest.fixture
+def world(tmp_path: Path):  # noqa: ANN201 - a World
+    profile = tmp_path / "hermetic.toml"
+    profile.write_text("", "utf-8")
+    settings = Settings.from_userdata(
+        {"plugin": str(PLUGIN), "profile": str(profile), "sandbox_root": str(tmp_path)}
+    )
+    with build_world(settings) as built:
+        built.install_plugin()
+        yield built
+
+
+def tick_output(world: World, *lines: str) -> None:
+    (world.sandbox.out_dir / "02-cron-tick.stderr").write_text("".join(lines), "utf-8")
+
+
+def agent_log(world: World, text: str) -> None:
+    world.sandbox.agent_log.parent.mkdir(parents=True, exist_ok=True)
+    world.sandbox.agent_log.write_text(text, "utf-8")
+
+
+def fail_a_call(world: World, model: str = "gone-model") -> None:
+    """The provider answers the model's chat request with its 404, as it did Hermes'."""
+    world.provider.remove_model(model)
+    body = json.dumps({"model": model, "messages": []}).encode()
+    request = urllib.request.Request(
+        f"{world.provider.api_base}/chat/completions",
+        data=body,
+        headers={"Content-Type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError):
+        _OPENER.open(request, timeout=5)
+
+
+def headline(world: World) -> str:
+    return world.use(AlertChannel).absence()
+
+
+def test_a_healthy_scenario_s_evidence_adds_nothing(world: World) -> None:
+    tick_output(world, LOADED, REGISTERED)
+    agent_log(world, "2026-12-02 INFO cron.scheduler: job ran\n")
+    fail_a_call(world)
+    assert world.use(WhyNoAlert).headline(world.settings.profile.alerts, "none") is None
+    assert headline(world) == "the sqlite channel holds no alert"
+
+
+def test_a_plugin_that_registered_no_hook_is_the_headline(world: World) -> None:
+    tick_output(world, LOADED, f"[plugins] DEBUG Plugin {NAME} registered hook: on_session_end\n")
+    agent_log(world, RAISED)  # what it did register cannot have raised for this hook anyway
+    first, second = headline(world).splitlines()[:2]
+    assert first == (
+        "the plugin registered no api_request_error hook (it registered: on_session_end)"
+    )
+    assert "out/02-cron-tick.stderr" in second
+
+
+def test_a_hook_that_raised_is_quoted_from_hermes_log(world: World) -> None:
+    tick_output(world, LOADED, REGISTERED)
+    agent_log(world, "2026-12-02 INFO cron.scheduler: job ran\n" + RAISED + RAISED)
+    lines = headline(world).splitlines()
+    assert lines[0] == (
+        "the plugin's api_request_error hook raised; Hermes' log says: \"Hook "
+        "'api_request_error' callback on_api_request_error raised: cannot record gone-model\" "
+        "(logs/agent.log, line 2)"
+    )
+    assert "(1 more such line(s) in logs/agent.log)" in lines
+
+
+def test_a_file_of_the_plugins_own_names_the_keys_that_read_it(world: World) -> None:
+    tick_output(world, LOADED, REGISTERED)
+    fail_a_call(world)
+    alerts = world.sandbox.hermes_home / "telemetry" / "alerts.jsonl"
+    alerts.parent.mkdir(parents=True, exist_ok=True)
+    alerts.write_text(json.dumps({"model": "gone-model", "status": 404}) + "\n", "utf-8")
+    lines = headline(world).splitlines()
+    assert lines[0] == (
+        "the sqlite channel holds no alert, but the plugin wrote 1 line of JSON naming "
+        "'gone-model' to telemetry/alerts.jsonl: to read it, set [alerts] channel = \"file\", "
+        'path = "telemetry/alerts.jsonl"'
+    )
+    assert lines[1] == '  {"model": "gone-model", "status": 404}'
+
+
+def test_a_model_no_call_failed_for_is_no_stray(world: World) -> None:
+    tick_output(world, LOADED, REGISTERED)
+    notes = world.sandbox.hermes_home / "acme" / "seen.jsonl"
+    notes.parent.mkdir(parents=True)
+    notes.write_text(json.dumps({"model": "gone-model"}) + "\n", "utf-8")
+    assert headline(world) == "the sqlite channel holds no alert"
