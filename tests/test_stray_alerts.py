@@ -60,10 +60,12 @@ def test_a_table_of_the_plugins_own_is_named_with_its_model_column(tmp_path: Pat
         db.commit()
     (stray,) = file_strays(tmp_path, [path], [MODEL])
     assert (stray.channel, stray.place) == ("sqlite", "telemetry/telemetry.db#outages")
-    assert stray.keys == (
-        'channel = "sqlite", path = "telemetry/telemetry.db", table = "outages", model = "model_id"'
-    )
+    assert stray.keys == 'channel = "sqlite", table = "outages", model = "model_id"'
     assert stray.sample == "model_id='gone-model', code=404"
+    other = tmp_path / "acme.db"
+    path.rename(other)
+    (stray,) = file_strays(tmp_path, [other], [MODEL])
+    assert stray.keys.startswith('channel = "sqlite", database = "acme.db", table = "outages"')
 
 
 def test_files_that_do_not_name_the_model_are_no_strays(tmp_path: Path) -> None:
@@ -126,6 +128,7 @@ def test_hermes_own_files_are_left_out_and_the_plugins_kept(tmp_path: Path) -> N
         "plugins/acme/plugin.yaml",
         "plugins/acme/__pycache__/x.cpython-311.pyc",
         "telemetry/shared_metrics/pending/a.json",
+        "hermetic-observed/hooks.jsonl",
     ):
         write(home, relative, MODEL)
     mine = [

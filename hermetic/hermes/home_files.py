@@ -56,6 +56,9 @@ HERMES_ENTRIES = frozenset(
         "vercel_sandbox_snapshots.json", "verification_evidence.db", "video_cache", "whatsapp",
     }
 )  # fmt: skip
+#: What hermetic itself keeps in the home: the hook observer's record of what Hermes reported
+#: (enabled beside the plugin under test in the provider outline).
+HERMETIC_ENTRIES = frozenset({"hermetic-observed"})
 #: Hermes' SQLite files and their journals and locks (``state.db-wal``, ``kanban.db.init.lock``).
 HERMES_DATABASES = ("state.db", "kanban.db")
 #: What Hermes writes under ``logs/`` (and rotates as ``agent.log.1`` …).
@@ -107,7 +110,7 @@ def _candidates(home: Path) -> Iterator[Path]:
                 for path in _files(entry)
                 if path.relative_to(entry).parts[0] != HERMES_TELEMETRY
             )
-        elif name in HERMES_ENTRIES or name.startswith(HERMES_DATABASES):
+        elif name in HERMES_ENTRIES | HERMETIC_ENTRIES or name.startswith(HERMES_DATABASES):
             continue
         elif entry.is_dir() and not entry.is_symlink():
             yield from _files(entry)

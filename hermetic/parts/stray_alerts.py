@@ -62,7 +62,7 @@ def reads_place(settings: Reads, stray: Stray) -> bool:
     if stray.channel == "otlp":
         return True
     if stray.channel == "sqlite":
-        path = getattr(settings, "path", None) or CONTRACT_DATABASE
+        path = getattr(settings, "database", None) or CONTRACT_DATABASE
         table = getattr(settings, "table", None) or CONTRACT_TABLE
         return stray.place == f"{path}#{table}"
     return getattr(settings, "path", None) == stray.place
@@ -174,7 +174,8 @@ def _table_stray(
     relative: str, table: str, columns: list[str], rows: list[Sequence[Any]], model: str
 ) -> Stray:
     count = "1 row" if len(rows) == 1 else f"{len(rows)} rows"
-    keys = f'channel = "sqlite", path = "{relative}", table = "{table}"'
+    database = "" if relative == CONTRACT_DATABASE else f'database = "{relative}", '
+    keys = f'channel = "sqlite", {database}table = "{table}"'
     model_column = next(
         (name for name, value in zip(columns, rows[0], strict=False) if value == model), None
     )
