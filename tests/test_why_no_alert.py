@@ -119,3 +119,24 @@ def test_a_model_no_call_failed_for_is_no_stray(world: World) -> None:
     notes.parent.mkdir(parents=True)
     notes.write_text(json.dumps({"model": "gone-model"}) + "\n", "utf-8")
     assert headline(world) == "the sqlite channel holds no alert"
+
+
+def test_a_body_posted_to_the_sink_names_the_mix_up(tmp_path: Path) -> None:
+    profile = tmp_path / "hermetic.toml"
+    profile.write_text('[env]\nACME_WEBHOOK = "{sink}/hook"\n', "utf-8")
+    settings = Settings.from_userdata(
+        {"plugin": str(PLUGIN), "profile": str(profile), "sandbox_root": str(tmp_path)}
+    )
+    with build_world(settings) as world:
+        world.install_plugin()
+        tick_output(world, LOADED, REGISTERED)
+        fail_a_call(world)
+        body = json.dumps({"text": "model gone-model is gone"}).encode()
+        request = urllib.request.Request(f"{world.sink.url}/hook", data=body)
+        _OPENER.open(request, timeout=5).close()
+        assert headline(world).splitlines()[0] == (
+            "the sqlite channel holds no alert, but the plugin posted 1 body naming 'gone-model' "
+            'to the sink ({sink}) at /hook: to read it, set [alerts] channel = "http", path = '
+            '"/hook", and give the plugin {collector} where it has {sink}: the channels read the '
+            "collector, not the sink"
+        )

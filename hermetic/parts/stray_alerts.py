@@ -202,9 +202,12 @@ class Received(Protocol):
     body: bytes
 
 
-def body_strays(received: Iterable[Received], models: Sequence[str], where: str) -> list[Stray]:
+def body_strays(
+    received: Iterable[Received], models: Sequence[str], where: str, also: str = ""
+) -> list[Stray]:
     """One stray per path whose delivered bodies name one of ``models``; ``where``: how the
-    headline names the receiver (``the collector``)."""
+    headline names the receiver (``the collector``); ``also``: what else the keys need (a
+    receiver no channel reads: the plugin must be pointed elsewhere)."""
     by_path: dict[str, list[tuple[Received, str]]] = {}
     for entry in received:
         if entry.method not in _SENDING:
@@ -223,7 +226,7 @@ def body_strays(received: Iterable[Received], models: Sequence[str], where: str)
                     "otlp",
                     path,
                     f"sent {count} of OTLP spans naming {model!r} to {where} ({path})",
-                    'channel = "otlp"',
+                    'channel = "otlp"' + also,
                     sample,
                 )
             )
@@ -233,7 +236,7 @@ def body_strays(received: Iterable[Received], models: Sequence[str], where: str)
                     "http",
                     path,
                     f"posted {count} naming {model!r} to {where} at {path}",
-                    f'channel = "http", path = "{path}"',
+                    f'channel = "http", path = "{path}"' + also,
                     sample,
                 )
             )

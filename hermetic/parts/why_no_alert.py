@@ -32,8 +32,17 @@ if TYPE_CHECKING:
 
 #: How much of a stray record the report shows.
 _SAMPLE = 300
-#: The receivers a plugin may send to, as a headline names them.
-_RECEIVERS = (("_collector", "the collector ({collector})"), ("_sink", "the sink ({sink})"))
+#: The receivers a plugin may send to: how a headline names each, and what else reading it
+#: takes (every channel that reads bodies reads the collector).
+_RECEIVERS = (
+    ("_collector", "the collector ({collector})", ""),
+    (
+        "_sink",
+        "the sink ({sink})",
+        ", and give the plugin {collector} where it has {sink}: the channels read the "
+        "collector, not the sink",
+    ),
+)
 
 
 class WhyNoAlert:
@@ -132,10 +141,10 @@ class WhyNoAlert:
         seeded = dict(world.profile.files) if world.profile is not None else {}
         home = world.sandbox.hermes_home
         found = file_strays(home, written_by_others(home, seeded), models)
-        for attribute, name in _RECEIVERS:
+        for attribute, name, also in _RECEIVERS:
             receiver = getattr(world, attribute, None)
             if receiver is not None:
-                found += body_strays(receiver.requests(), models, name)
+                found += body_strays(receiver.requests(), models, name, also)
         return found
 
     def failed_models(self) -> list[str]:
