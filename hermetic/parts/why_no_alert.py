@@ -8,7 +8,9 @@ Checked in this order, the first that finds something is the failure's headline:
 2. **Its ``api_request_error`` hook raised**: Hermes' own log line, quoted
    (:func:`hermetic.hermes.hook_failures.raised_hooks`); Hermes caught it and carried on.
 3. **Hermes stopped waiting for the hook** (0.22+, :mod:`hermetic.hermes.hook_timeouts`).
-4. **The alerts went elsewhere**: files the plugin wrote under the sandbox's Hermes home, or
+4. **The plugin sent its backend no key**: the scenario's receiver answered deliveries without the
+   profile's ``{credential}`` with 401, as the real backend would (:mod:`hermetic.parts.keyless`).
+5. **The alerts went elsewhere**: files the plugin wrote under the sandbox's Hermes home, or
    bodies it sent to the scenario's receiver, naming the failed model, in a place the profile's
    channel does not read (:mod:`hermetic.parts.stray_alerts`); the headline names the
    ``[alerts]`` keys that would read them.
@@ -25,6 +27,7 @@ from hermetic.hermes.home_files import written_by_others
 from hermetic.hermes.hook_failures import hook_failures, raised_hooks
 from hermetic.hermes.hook_timeouts import hook_timeouts
 from hermetic.hermes.registered_hooks import API_REQUEST_ERROR, missing_hook, registrations
+from hermetic.parts.keyless import keyless_finding
 from hermetic.parts.stray_alerts import Reads, Stray, body_strays, file_strays, reads_place
 
 if TYPE_CHECKING:
@@ -59,6 +62,7 @@ class WhyNoAlert:
             self.hook_missing()
             or self.hook_raised()
             or self.hook_abandoned()
+            or self.key_missing()
             or self.elsewhere(reads, absent)
         )
 
@@ -118,6 +122,11 @@ class WhyNoAlert:
             return self.world.sandbox.agent_log.read_text("utf-8", errors="replace")
         except FileNotFoundError:
             return ""
+
+    # -- the backend's key -------------------------------------------------------------------
+    def key_missing(self) -> str | None:
+        """The receiver refused deliveries that carried no stand-in key (401)."""
+        return keyless_finding(self.world)
 
     # -- somewhere else ----------------------------------------------------------------------
     def elsewhere(self, reads: Reads, absent: str) -> str | None:
