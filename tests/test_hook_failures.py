@@ -81,3 +81,24 @@ def test_hermes_lines_that_a_hook_raised_are_quoted_in_its_own_words():
         "post_api_request",
         "api_request_error",
     ]
+
+
+def test_a_chained_traceback_is_named_by_the_record_that_logged_it():
+    text = (
+        "2026-12-02 04:46:28,191 ERROR [cron_9] hermes_plugins.caughtfail: alert not recorded\n"
+        "Traceback (most recent call last):\n"
+        '  File "/env/site-packages/agent/conversation_loop.py", line 1457, in run\n'
+        "openai.NotFoundError: Error code: 404\n"
+        "\n"
+        "During handling of the above exception, another exception occurred:\n"
+        "\n"
+        "Traceback (most recent call last):\n"
+        f'  File "{PLUGIN}/__init__.py", line 12, in on_err\n'
+        "    _store(kw)\n"
+        "OSError: database is locked\n"
+        "2026-12-02 04:46:28,198 WARNING agent.conversation_loop: API call failed\n"
+    )
+    assert hook_failures(text, PLUGIN) == [
+        "2026-12-02 04:46:28,191 ERROR [cron_9] hermes_plugins.caughtfail: alert not recorded "
+        "/ OSError: database is locked"
+    ]

@@ -140,3 +140,36 @@ def test_a_body_posted_to_the_sink_names_the_mix_up(tmp_path: Path) -> None:
             '"/hook", and give the plugin {collector} where it has {sink}: the channels read the '
             "collector, not the sink"
         )
+
+
+def test_a_failure_the_plugin_logged_with_its_traceback_is_the_headline(world: World) -> None:
+    tick_output(world, LOADED, REGISTERED)
+    code = world.sandbox.installed_plugin
+    agent_log(
+        world,
+        "2026-12-02 04:46:28,191 ERROR [cron_9] hermes_plugins.x: alert not recorded\n"
+        "Traceback (most recent call last):\n"
+        f'  File "{code}/__init__.py", line 12, in on_err\n'
+        "    _store(kw)\n"
+        "OSError: database is locked\n",
+    )
+    assert headline(world).splitlines()[0] == (
+        "the plugin logged a failure of its own in Hermes' log: \"hermes_plugins.x: alert not "
+        'recorded / OSError: database is locked" (logs/agent.log)'
+    )
+
+
+def test_a_line_the_plugin_logged_into_hermes_log_is_a_stray(world: World) -> None:
+    tick_output(world, LOADED, REGISTERED)
+    fail_a_call(world)
+    agent_log(
+        world,
+        "2026-12-02 04:45:22,100 INFO [cron_4] agent.conversation_loop: model=gone-model 404\n"
+        "2026-12-02 04:45:22,167 WARNING [cron_4] acme.alerts: ALERT model=gone-model status=404\n",
+    )
+    lines = headline(world).splitlines()
+    assert lines[0].startswith(
+        "the sqlite channel holds no alert, but the plugin logged 1 line naming 'gone-model' "
+        "into Hermes' own log (logs/agent.log, line 2; logger 'acme.alerts'): to read it, set "
+        '[alerts] channel = "log", path = "logs/agent.log"'
+    )

@@ -20,6 +20,8 @@ _RAISED = re.compile(r"(?:Hook|Event) '[^']+' callback \S+ raised: ")
 # report of the failure.
 _RAISED_WORDS = re.compile(r"(?:Hook|Event) '(?P<hook>[^']+)' callback \S+ raised: .*")
 _TRACEBACK = "Traceback (most recent call last):"
+# A log record's first line: "<date> <time> <LEVEL> …" (Hermes' format, and the plugin's own).
+_RECORD = re.compile(r"^\S+ \S+ [A-Z]+ ")
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line \d+')
 
 
@@ -30,9 +32,16 @@ def _in_plugin(path: str, roots: tuple[str, ...]) -> bool:
 def hook_failures(log_text: str, plugin: Path | None) -> list[str]:
     """Each failure the log records: Hermes' line that a callback raised, or a traceback through
     ``plugin``'s files (the line that logged it, then the exception's own line)."""
+    found = [line.strip() for line in log_text.splitlines() if _RAISED.search(line)]
+    return found + own_tracebacks(log_text, plugin)
+
+
+def own_tracebacks(log_text: str, plugin: Path | None) -> list[str]:
+    """Each traceback in the log that runs through ``plugin``'s files: the line that logged it,
+    then the exception's own line (``logged / raised``)."""
     roots = () if plugin is None else tuple({str(plugin), str(plugin.resolve())})
     lines = log_text.splitlines()
-    found = [line.strip() for line in lines if _RAISED.search(line)]
+    found = []
     for start, line in enumerate(lines):
         if line.strip() != _TRACEBACK:
             continue
@@ -41,7 +50,12 @@ def hook_failures(log_text: str, plugin: Path | None) -> list[str]:
             end += 1
         frames = [m["path"] for raw in lines[start + 1 : end] if (m := _FRAME.match(raw))]
         if any(_in_plugin(path, roots) for path in frames):
-            logged = lines[start - 1].strip() if start else ""
+            # The record that logged it: the nearest line above that starts a log record (a
+            # chained exception's "During handling …" lies between).
+            logged = next(
+                (lines[i].strip() for i in range(start - 1, -1, -1) if _RECORD.match(lines[i])),
+                "",
+            )
             raised = lines[end].strip() if end < len(lines) else ""
             found.append(" / ".join(part for part in (logged, raised) if part))
     return found

@@ -26,9 +26,7 @@ def keyless_deliveries(world: World) -> list[tuple[str, Any]]:
         if receiver is None:
             continue
         found += [
-            (name, entry)
-            for entry in receiver.requests()
-            if getattr(entry, "keyless", False)
+            (name, entry) for entry in receiver.requests() if getattr(entry, "keyless", False)
         ]
     return found
 

@@ -129,6 +129,28 @@ def _text_stray(relative: str, data: bytes, model: str) -> Stray | None:
     )
 
 
+def log_strays(
+    relative: str, lines: Sequence[tuple[int, str, str]], models: Sequence[str]
+) -> list[Stray]:
+    """The plugin's own lines (number, logger, line) in a log it shares with Hermes."""
+    if not lines:
+        return []
+    number, logger, line = lines[0]
+    model = next((m for m in models if m in line), models[0])
+    loggers = ", ".join(sorted({repr(found) for _, found, _ in lines}))
+    return [
+        Stray(
+            "log",
+            relative,
+            f"logged {_lines(len(lines))} naming {model!r} into Hermes' own log ({relative}, "
+            f"line {number}; logger {loggers})",
+            f'channel = "log", path = "{relative}", pattern = "…" (a regular expression with '
+            "named groups model, status, …, for lines like the one below)",
+            line.strip(),
+        )
+    ]
+
+
 def _lines(count: int) -> str:
     return "1 line" if count == 1 else f"{count} lines"
 

@@ -21,18 +21,34 @@ Each says what it found and where, so the author reads the cause in the first li
 
 from __future__ import annotations
 
+import re
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermetic.hermes.agent_log import logged_by_others
 from hermetic.hermes.home_files import written_by_others
-from hermetic.hermes.hook_failures import hook_failures, raised_hooks
+from hermetic.hermes.hook_failures import own_tracebacks, raised_hooks
 from hermetic.hermes.hook_timeouts import hook_timeouts
+from hermetic.hermes.packages import top_level_modules
 from hermetic.hermes.registered_hooks import API_REQUEST_ERROR, missing_hook, registrations
 from hermetic.parts.keyless import keyless_finding
-from hermetic.parts.stray_alerts import Reads, Stray, body_strays, file_strays, reads_place
+from hermetic.parts.stray_alerts import (
+    Reads,
+    Stray,
+    body_strays,
+    file_strays,
+    log_strays,
+    reads_place,
+)
 
 if TYPE_CHECKING:
     from hermetic.world import World
 
+# A log record's time, level and session: the report names the line, the logger says whose.
+_RECORD_PREFIX = re.compile(r"^\S+ \S+ [A-Z]+ (?:\[[^\]]*\] )?")
+#: Hermes' own log, relative to its home.
+AGENT_LOG = "logs/agent.log"
 #: How much of a stray record the report shows.
 _SAMPLE = 300
 #: The receivers a plugin may send to: how a headline names each, and what else reading it
@@ -89,28 +105,39 @@ class WhyNoAlert:
         )
 
     def hook_raised(self) -> str | None:
-        """Hermes' log says the plugin's ``api_request_error`` callback raised."""
+        """Hermes' log says the plugin's ``api_request_error`` callback raised, or the plugin
+        logged a failure of its own there (a traceback through its files)."""
         log = self._agent_log()
         raised = raised_hooks(log, API_REQUEST_ERROR)
-        if not raised:
+        own = [_RECORD_PREFIX.sub("", found) for found in own_tracebacks(log, self._plugin_code())]
+        if raised:
+            first = raised[0]
+            lines = [
+                f"the plugin's {API_REQUEST_ERROR} hook raised; Hermes' log says: "
+                f'"{first.words}" (logs/agent.log, line {first.line})',
+                "Hermes catches what a hook raises and carries on: the job's failure is "
+                "recorded, the plugin's alert is not. Catch the failure inside the hook (and log "
+                "it), or fix it.",
+            ]
+            if len(raised) > 1:
+                lines.append(f"({len(raised) - 1} more such line(s) in logs/agent.log)")
+        elif own:
+            lines = [
+                f'the plugin logged a failure of its own in Hermes\' log: "{own[0]}" '
+                "(logs/agent.log)",
+                "Its traceback runs through the plugin's files; the alert it was recording is "
+                "lost.",
+            ]
+            own = own[1:]
+        else:
             return None
-        first = raised[0]
-        lines = [
-            f"the plugin's {API_REQUEST_ERROR} hook raised; Hermes' log says: \"{first.words}\" "
-            f"(logs/agent.log, line {first.line})",
-            "Hermes catches what a hook raises and carries on: the job's failure is recorded, "
-            "the plugin's alert is not. Catch the failure inside the hook (and log it), or "
-            "fix it.",
-        ]
-        if len(raised) > 1:
-            lines.append(f"({len(raised) - 1} more such line(s) in logs/agent.log)")
-        own = [
-            found
-            for found in hook_failures(log, self.world.sandbox.installed_plugin)
-            if "callback" not in found
-        ]
         lines += [f"  {found}" for found in own[:3]]
         return "\n".join(lines)
+
+    def _plugin_code(self) -> Path | None:
+        """The plugin's code as Hermes runs it: its folder in the home, or its package."""
+        box = self.world.sandbox
+        return box.plugin_code if box.entry_point is not None else box.installed_plugin
 
     def hook_abandoned(self) -> str | None:
         """Hermes (0.22+) gave up waiting for the plugin's hook, or skipped it."""
@@ -150,11 +177,30 @@ class WhyNoAlert:
         seeded = dict(world.profile.files) if world.profile is not None else {}
         home = world.sandbox.hermes_home
         found = file_strays(home, written_by_others(home, seeded), models)
+        found += self._logged(models)
         for attribute, name, also in _RECEIVERS:
             receiver = getattr(world, attribute, None)
             if receiver is not None:
                 found += body_strays(receiver.requests(), models, name, also)
         return found
+
+    def _logged(self, models: list[str]) -> list[Stray]:
+        """Lines naming a failed model that the plugin's own loggers put in Hermes' log."""
+        box = self.world.sandbox
+        ours = set(top_level_modules(box.hermes_executable)) | set(sys.stdlib_module_names)
+        if box.entry_point is not None and box.plugin_code is not None:
+            ours.discard(box.plugin_code.name.removesuffix(".py"))  # the plugin's package
+        ours |= {"root", "py"}  # the root logger, py.warnings
+
+        def hermes_or_library(logger: str) -> bool:
+            return logger.split(".", 1)[0] in ours
+
+        lines = [
+            (number, logger, line)
+            for number, logger, line in logged_by_others(self._agent_log(), hermes_or_library)
+            if any(model in line for model in models)
+        ]
+        return log_strays(AGENT_LOG, lines, models)
 
     def failed_models(self) -> list[str]:
         """The models the scenario's providers answered with an error, in order."""
