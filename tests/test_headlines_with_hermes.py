@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from hermetic.settings import Settings
+from hermetic.plan.settings import Settings
 from hermetic.steps.alerts import step_exactly_one_alert
 from hermetic.world import build_world
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.alerts import AlertChannel
+from hermetic.channels import AlertChannel
 from hermetic.parts.why_no_alert import WhyNoAlert
-from hermetic.settings import Settings
+from hermetic.plan.settings import Settings
 from hermetic.world import World, build_world
 
 PLUGIN = Path(__file__).resolve().parent.parent / "alerts_plugin"
