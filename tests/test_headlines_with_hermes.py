@@ -34,6 +34,16 @@ def _replace(old: str, new: str) -> Callable[[Path], None]:
     return apply
 
 
+@pytest.fixture(autouse=True)
+def file_channel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The headline names the file channel's keys only where this hermetic has one."""
+    from hermetic.channels import channel
+
+    registered = channel.channels()
+    if "file" not in registered:
+        monkeypatch.setattr(channel, "channels", lambda: {**registered, "file": None})
+
+
 def _first_line_after_a_tick(tmp_path: Path, defect: Callable[[Path], None] | None) -> str | None:
     """Run the removed-model scenario's steps on a copy of minimal-404 (``defect`` applied);
     the first line of the alert step's failure, or None when it passed."""

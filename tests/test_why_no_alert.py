@@ -30,6 +30,17 @@ RAISED = (
 )
 
 
+@pytest.fixture(autouse=True)
+def every_channel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if this hermetic had a channel for every kind of place (file, log …): the headline
+    names their keys; test_a_place_no_channel_reads_yet shows the other case."""
+    from hermetic.channels import channel
+
+    registered = dict(channel.channels())
+    kinds = {"file": None, "log": None, "sqlite": None, "otlp": None, "http": None}
+    monkeypatch.setattr(channel, "channels", lambda: {**kinds, **registered})
+
+
 @pytest.fixture
 def world(tmp_path: Path):  # noqa: ANN201 - a World
     profile = tmp_path / "hermetic.toml"
@@ -172,4 +183,25 @@ def test_a_line_the_plugin_logged_into_hermes_log_is_a_stray(world: World) -> No
         "the sqlite channel holds no alert, but the plugin logged 1 line naming 'gone-model' "
         "into Hermes' own log (logs/agent.log, line 2; logger 'acme.alerts'): to read it, set "
         '[alerts] channel = "log", path = "logs/agent.log"'
+    )
+
+
+def test_a_place_no_channel_reads_yet_says_so(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermetic.channels import channel
+
+    monkeypatch.setattr(channel, "channels", lambda: {"sqlite": None, "otlp": None})
+    tick_output(world, LOADED, REGISTERED)
+    fail_a_call(world)
+    log = world.sandbox.hermes_home / "acme" / "acme.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("WARNING model gone-model is gone\n", "utf-8")
+    assert (
+        headline(world)
+        .splitlines()[0]
+        .endswith(
+            "once this hermetic has a log channel (it has sqlite, otlp); until then record the "
+            "alert where one of those reads it"
+        )
     )

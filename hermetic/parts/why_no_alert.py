@@ -162,10 +162,10 @@ class WhyNoAlert:
         if not strays:
             return None
         first = strays[0]
-        lines = [f"{absent}, but the plugin {first.did}: to read it, set [alerts] {first.keys}"]
+        lines = [f"{absent}, but the plugin {first.did}: to read it, {_advice(first)}"]
         if first.sample:
             lines.append(f"  {first.sample[:_SAMPLE]}{'…' if len(first.sample) > _SAMPLE else ''}")
-        lines += [f"it also {stray.did} ([alerts] {stray.keys})" for stray in strays[1:]]
+        lines += [f"it also {stray.did} ({_advice(stray)})" for stray in strays[1:]]
         return "\n".join(lines)
 
     def strays(self) -> list[Stray]:
@@ -212,3 +212,15 @@ class WhyNoAlert:
                 if failed and entry.model and entry.model not in models:
                     models.append(entry.model)
         return models
+
+
+def _advice(stray: Stray) -> str:
+    """The keys that read a stray place, or what to do while no channel reads such a place."""
+    from hermetic.channels.channel import channels
+
+    if stray.channel not in channels():
+        return (
+            f"set [alerts] {stray.keys} once this hermetic has a {stray.channel} channel (it has "
+            f"{', '.join(channels())}); until then record the alert where one of those reads it"
+        )
+    return f"set [alerts] {stray.keys}"
