@@ -46,9 +46,15 @@ class ChannelUnreadable(AssertionError):
 class ChannelView:
     """One channel of the profile as steps read it."""
 
-    def __init__(self, channel: Channel[Any], wait_for_exit: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        channel: Channel[Any],
+        wait_for_exit: Callable[[], None],
+        why: Callable[[ChannelSettings, str], str | None] = lambda settings, absent: None,
+    ) -> None:
         self.channel = channel
         self._wait_for_exit = wait_for_exit
+        self._why = why
 
     @property
     def name(self) -> str:
@@ -83,8 +89,10 @@ class ChannelView:
         return [alert for alert in self.alerts() if alert.model == model]
 
     def absence(self) -> str:
-        """A headline for "no alert where one was expected": what the channel did receive."""
-        return self.channel.absence() or f"the {self.label} channel holds no alert"
+        """A headline for "no alert where one was expected": why, when the scenario's evidence
+        says (:mod:`hermetic.parts.why_no_alert`), else what the channel did receive."""
+        own = self.channel.absence() or f"the {self.label} channel holds no alert"
+        return self._why(self.settings, own) or own
 
     def batches(self) -> list[Any] | None:
         """Each body the plugin delivered, once its processes have exited; None for a channel
@@ -109,12 +117,19 @@ class AlertChannels:
         self.world = world
         self.views = [
             ChannelView(
-                channels()[settings.channel](settings, self._sources(settings)), self.wait_for_exit
+                channels()[settings.channel](settings, self._sources(settings)),
+                self.wait_for_exit,
+                self._why,
             )
             for settings in world.settings.profile.channels
         ]
         #: Each channel's verdict (by label): kept, or the first line of its first finding.
         self.verdicts: dict[str, str] = {view.label: KEPT for view in self.views}
+
+    def _why(self, settings: ChannelSettings, absent: str) -> str | None:
+        from hermetic.parts.why_no_alert import WhyNoAlert
+
+        return self.world.use(WhyNoAlert).headline(settings, absent)
 
     def _sources(self, settings: ChannelSettings) -> Sources:
         world = self.world
