@@ -58,6 +58,9 @@ class PackagePlugin:
     code: Path | None = None
     environment: Path | None = None
     pins_changed: tuple[str, ...] = field(default=())
+    #: What installed it beside Hermes: ``uv``, or ``pip`` when uv could not (and why not).
+    installer: str | None = None
+    uv_failure: str | None = None
     kind: str = KIND
 
     @property
@@ -90,8 +93,8 @@ class PackagePlugin:
             assert self.source is not None
             project = self.source
 
-            def build(scratch: Path, log: Path) -> str:
-                return str(build_wheel(project, scratch, log))
+            def build(scratch: Path, log: Path, python: Path) -> str:
+                return str(build_wheel(project, scratch, log, python, say))
 
         requirement = self.requirement if self.form == REQUIREMENT else str(self.source)
         try:
@@ -125,6 +128,8 @@ class PackagePlugin:
             code=Path(code) if code else None,
             environment=env.root,
             pins_changed=env.pins_changed,
+            installer=env.installer,
+            uv_failure=env.uv_failure,
         )
         return prepared, env.hermes
 
@@ -147,6 +152,9 @@ class PackagePlugin:
             "source": where,
             "environment": str(self.environment) if self.environment else None,
             "pins_changed": list(self.pins_changed),
+            # uv, or pip when uv could not install it (uv_failure: uv's last error line).
+            "installer": self.installer,
+            "uv_failure": self.uv_failure,
         }
 
 
