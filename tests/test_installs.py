@@ -30,7 +30,10 @@ from hermetic.hermes.install_steps import (
 from hermetic.hermes.installs import HermesInstallError, ensure_hermes, install_for
 from hermetic.hermes.pip_config import PipSettings, parse_config_list, read_pip_settings
 from hermetic.hermes.uv_settings import uv_settings
+from hermetic.plugin_sources import load_plugin
 from tests.wheels import fake_hermes_wheel, make_wheel, plugin_wheel
+
+MINIMAL_PIP = Path(__file__).resolve().parent / "fixtures" / "plugins" / "minimal404_pip"
 
 UV_TLS_FAILURE = """\
 Using Python 3.11.7 environment at: /envs/x
@@ -107,7 +110,7 @@ def test_uv_gets_the_trust_store_and_pip_settings(tmp_path: Path) -> None:
     )
     settings = uv_settings(pip, _no_uv_configuration(tmp_path), tmp_path)
     assert settings.variables == {
-        "UV_NATIVE_TLS": "1",
+        "UV_SYSTEM_CERTS": "1",
         "SSL_CERT_FILE": "/etc/company-ca.pem",
         "UV_DEFAULT_INDEX": "https://index.example/simple",
         "UV_INDEX": "file:///opt/pypi/simple https://more.example/simple",
@@ -120,6 +123,15 @@ def test_uv_gets_the_trust_store_and_pip_settings(tmp_path: Path) -> None:
     assert "SSL_CERT_FILE=/etc/company-ca.pem (from pip's configuration [global] cert)" in (
         settings.notes
     )
+
+
+def test_an_older_uv_is_asked_for_the_trust_store_by_its_old_name(tmp_path: Path) -> None:
+    env = _no_uv_configuration(tmp_path)
+    old = uv_settings(PipSettings(), env, tmp_path, uv_version=(0, 9, 5))
+    assert old.variables == {"UV_NATIVE_TLS": "1"}
+    assert uv_settings(PipSettings(), env, tmp_path, uv_version=(0, 11, 0)).variables == {
+        "UV_SYSTEM_CERTS": "1"
+    }
 
 
 def test_the_user_s_own_uv_configuration_wins(tmp_path: Path) -> None:
@@ -330,3 +342,30 @@ def test_install_step_runs_pip_when_uv_is_not_installed(
 def test_a_wheel_folder_stands_in_for_the_index(tmp_path: Path) -> None:
     wheel = make_wheel(tmp_path, "tiny-thing", "0.1", {"tiny_thing.py": "X = 1\n"})
     assert wheel.name == "tiny_thing-0.1-py3-none-any.whl"
+
+
+# -- the machine the issue was found on --------------------------------------------------------
+#: What tells TLS libraries where the certificate authorities are, besides pip's own settings.
+CERTIFICATE_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+
+
+@pytest.mark.registry
+def test_a_pip_plugin_installs_with_only_pip_s_configuration_files_left(
+    hermes_executable: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No certificate variable and no ``PIP_*``/``UV_*`` variable: pip's configuration files
+    as they are (``.ci/run`` on a machine reaching the index through its own certificate
+    authority, set up for pip only). uv builds and installs the example from the registry."""
+    for key in list(os.environ):
+        if key in CERTIFICATE_VARIABLES or key.startswith(("PIP_", "UV_")):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("HERMETIC_ENVS", str(tmp_path / "envs"))
+    # A cold cache: uv reuses an index page it fetched minutes ago without asking the index.
+    monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
+    said: list[str] = []
+    plugin, hermes = load_plugin(str(MINIMAL_PIP)).prepare(hermes_executable, "0.19.0", said.append)
+    about = plugin.describe()
+    log = install_log(Path(about["environment"])).read_text()
+    assert (about["installer"], about["uv_failure"]) == ("uv", None), log
+    assert "UV_SYSTEM_CERTS=1" in log
+    assert hermes.is_file() and plugin.name == "minimal-404"

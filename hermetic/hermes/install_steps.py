@@ -11,6 +11,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -69,9 +70,22 @@ def uv_executable() -> str | None:
         return shutil.which("uv")
 
 
-def settings_for_uv(python: Path | str | None = None) -> UvSettings:
+def settings_for_uv(python: Path | str | None = None, uv: str | None = None) -> UvSettings:
     """What uv's environment gets on this machine, read from the pip of ``python``."""
-    return uv_settings(read_pip_settings(python))
+    return uv_settings(read_pip_settings(python), uv_version=uv_version(uv) if uv else None)
+
+
+@functools.cache
+def uv_version(uv: str) -> tuple[int, ...] | None:
+    """``uv --version`` as numbers (``uv 0.13.9 (…)`` -> (0, 13, 9)), or None."""
+    try:
+        result = subprocess.run(
+            [uv, "--version"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    match = re.search(r"\b(\d+)\.(\d+)(?:\.(\d+))?", result.stdout)
+    return tuple(int(part) for part in match.groups() if part is not None) if match else None
 
 
 def install_step(
@@ -94,7 +108,7 @@ def install_step(
         uv_failure = "uv is not installed beside hermetic"
         _note(log, f"# {uv_failure}; installing with pip")
     elif uv is not None and uv_arguments is not None:
-        settings = settings_for_uv(pip_python)
+        settings = settings_for_uv(pip_python, uv)
         _note(log, settings.describe())
         code = run_logged([uv, *uv_arguments], log, settings.environment(), timeout)
         if code == 0:

@@ -39,6 +39,7 @@ from hermetic.hermes.install_steps import (
     PIP,
     UV,
     HermesInstallError,
+    Installed,
     install_step,
     pip_install_command,
     uv_executable,
@@ -90,14 +91,14 @@ def ensure_plugin_env(
     requirement: str,
     distribution: str,
     *,
-    build: Callable[[Path, Path, Path], str] | None = None,
+    build: Callable[[Path, Path, Path], tuple[str, Installed]] | None = None,
     root: Path | None = None,
     say: Callable[[str], None] | None = None,
 ) -> PluginEnv:
     """The environment of ``base_hermes`` plus ``requirement`` (a wheel, an sdist or
     ``name==version``), created on first use; ``build(scratch, log, python)`` makes the wheel
-    first when the plugin is a project folder and returns its path (``python``: the new
-    environment's, whose pip builds it when uv cannot)."""
+    first when the plugin is a project folder and returns its path and how it was built
+    (``python``: the new environment's, whose pip builds it when uv cannot)."""
     target = env_root(base_hermes, key, root)
     found = _ready(target, key)
     if found is not None:
@@ -144,7 +145,7 @@ def _create(
     key: str,
     requirement: str,
     distribution: str,
-    build: Callable[[Path, Path, Path], str] | None,
+    build: Callable[[Path, Path, Path], tuple[str, Installed]] | None,
     say: Callable[[str], None] | None = None,
 ) -> PluginEnv:
     """Clone Hermes' environment beside ``target``, install the plugin there (uv, else pip),
@@ -164,7 +165,8 @@ def _create(
         scratch = partial.with_name(partial.name + ".build")
         scratch.mkdir()
         try:
-            wheel = build(scratch, log, python) if build is not None else requirement
+            built = build(scratch, log, python) if build is not None else None
+            wheel = built[0] if built is not None else requirement
             done = install_step(
                 doing,
                 log,
@@ -174,6 +176,9 @@ def _create(
             )
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+        # pip stood in for uv if it did either step (the build or the install).
+        steps = [step for step in (built[1] if built else None, done) if step is not None]
+        fallback = next((step for step in steps if step.installer == PIP), None)
         found = read_entry_points(partial / "bin" / "hermes", distribution)
         code = {
             name: path.replace(str(partial), str(target)) for name, path in found["code"].items()
@@ -187,8 +192,8 @@ def _create(
             pins_changed=pins_changed(
                 installed(base_hermes), installed(partial / "bin" / "hermes")
             ),
-            installer=done.installer,
-            uv_failure=done.uv_failure,
+            installer=PIP if fallback else UV,
+            uv_failure=fallback.uv_failure if fallback else None,
         )
         stamp = {
             "key": key,
@@ -243,10 +248,11 @@ def build_wheel(
     log: Path,
     python: Path | None = None,
     say: Callable[[str], None] | None = None,
-) -> Path:
+) -> tuple[Path, Installed]:
     """Build ``project``'s wheel (as ``pip install <folder>`` would, in an isolated build
     environment) from a copy, so that no build output lands in the author's folder: with
-    ``uv build``, or ``pip wheel`` (``python``'s, default this one's) when uv cannot."""
+    ``uv build``, or ``pip wheel`` (``python``'s, default this one's) when uv cannot. The
+    wheel, and which installer built it."""
     from hermetic.hermes.sandbox import not_the_plugin
 
     source = scratch / "source"
@@ -276,7 +282,7 @@ def build_wheel(
     wheels = sorted(out.glob("*.whl"))
     if len(wheels) != 1:
         raise HermesInstallError(f"building {project} gave {len(wheels)} wheels; see {log}")
-    return wheels[0]
+    return wheels[0], done
 
 
 _PROBE = """

@@ -6,7 +6,8 @@ up for pip with ``cert = …`` in ``pip.conf``) or through its own index (``inde
 ``extra-index-url``, ``find-links``), every uv install fails where pip installs fine. So each uv
 command hermetic runs gets, in its environment:
 
-- the system trust store (``UV_NATIVE_TLS``), and pip's certificate bundle (``SSL_CERT_FILE``);
+- the system trust store (``UV_SYSTEM_CERTS``; ``UV_NATIVE_TLS`` before uv 0.11), and pip's
+  certificate bundle (``SSL_CERT_FILE``);
 - pip's index (``UV_DEFAULT_INDEX``), extra indexes (``UV_INDEX``, resolved as pip does: the best
   version across all of them, ``UV_INDEX_STRATEGY=unsafe-best-match``), find-links
   (``UV_FIND_LINKS``), ``no-index``, trusted hosts, constraints, proxy, client certificate and
@@ -102,11 +103,20 @@ class UvSettings:
         return "\n".join(f"# {note}" for note in self.notes)
 
 
+#: The first uv that names the system trust store ``UV_SYSTEM_CERTS`` (and warns about the old
+#: ``UV_NATIVE_TLS``).
+SYSTEM_CERTS_SINCE = (0, 11)
+
+
 def uv_settings(
-    pip: PipSettings, env: Mapping[str, str] | None = None, cwd: Path | None = None
+    pip: PipSettings,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    uv_version: tuple[int, ...] | None = None,
 ) -> UvSettings:
     """The variables that make uv install what ``pip install`` would, given pip's settings
-    and the user's own uv configuration (which wins)."""
+    and the user's own uv configuration (which wins); ``uv_version`` (default: a current uv)
+    decides how the system trust store is asked for."""
     env = os.environ if env is None else env
     configured = user_uv_configuration(env, cwd or Path.cwd())
     variables: dict[str, str] = {}
@@ -123,7 +133,12 @@ def uv_settings(
         notes.append(f"{variable}={value} (from {origin})")
 
     if kept(TRUST_STORE) is None:
-        carry("UV_NATIVE_TLS", "1", "hermetic: the system trust store, as pip uses")
+        modern = uv_version is None or uv_version >= SYSTEM_CERTS_SINCE
+        carry(
+            "UV_SYSTEM_CERTS" if modern else "UV_NATIVE_TLS",
+            "1",
+            "hermetic: the system's trust store, which pip's certificates live in",
+        )
     if pip.get("cert") and kept(CERTIFICATE) is None:
         carry("SSL_CERT_FILE", pip.get("cert") or "", pip.origin("cert"))
     if pip.get("client-cert") and kept(CLIENT_CERTIFICATE) is None:

@@ -22,6 +22,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from hermetic.errors import ConfigError, HarnessError
+from hermetic.hermes.install_steps import Installed
 from hermetic.hermes.plugin_envs import (
     ENTRY_POINT_GROUP,
     build_wheel,
@@ -93,8 +94,9 @@ class PackagePlugin:
             assert self.source is not None
             project = self.source
 
-            def build(scratch: Path, log: Path, python: Path) -> str:
-                return str(build_wheel(project, scratch, log, python, say))
+            def build(scratch: Path, log: Path, python: Path) -> tuple[str, Installed]:
+                wheel, done = build_wheel(project, scratch, log, python, say)
+                return str(wheel), done
 
         requirement = self.requirement if self.form == REQUIREMENT else str(self.source)
         try:
