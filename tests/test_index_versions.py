@@ -4,6 +4,7 @@ created; an index that cannot be asked makes the answer "unknown", never a guess
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from hermetic.hermes.index_versions import FOUND, MISSING, UNKNOWN, check_release
+from hermetic.hermes.installs import ReleaseMissing, check_exists
 from hermetic.hermes.pip_config import PipSettings
 
 FILES = [
@@ -182,3 +184,25 @@ def test_no_index_with_only_find_links_is_asked_there(tmp_path: Path) -> None:
     assert check_release("hermes-agent==0.20.0", envs_root=tmp_path / "e", pip=pip).state == (
         MISSING
     )
+
+
+def test_check_exists_asks_pip_s_index_and_stops_a_missing_release_in_one_line(
+    index: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key in list(os.environ):
+        if key.startswith("PIP_"):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("PIP_INDEX_URL", f"{index}/simple")
+    monkeypatch.setenv("HERMETIC_ENVS", str(tmp_path))
+    with pytest.raises(ReleaseMissing) as caught:
+        check_exists("0.99.0")
+    assert str(caught.value) == (
+        f"hermes-agent 0.99.0 does not exist on {index}/simple (its releases: 0.22.2.post1, "
+        "0.19.0, 0.18.2); the newest is 0.22.2.post1"
+    )
+    assert not any(tmp_path.iterdir())  # nothing created
+    answer = check_exists(package="hermes-agent==0.22.2.post1")
+    assert answer is not None and answer.state == FOUND
+    (tmp_path / "pyproject.toml").write_text("")
+    assert check_exists(package=str(tmp_path)) is None  # a source folder: nothing to look up

@@ -9,6 +9,7 @@ reads this machine's pip configuration or reaches an index.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import stat
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from hermetic.errors import ConfigError
 from hermetic.hermes import install_steps, plugin_envs
 from hermetic.hermes.env_folders import building, install_log, leftovers
 from hermetic.hermes.install_steps import (
@@ -31,9 +33,11 @@ from hermetic.hermes.installs import HermesInstallError, ensure_hermes, install_
 from hermetic.hermes.pip_config import PipSettings, parse_config_list, read_pip_settings
 from hermetic.hermes.uv_settings import uv_settings
 from hermetic.plugin_sources import load_plugin
+from hermetic.settings import Settings
 from tests.wheels import fake_hermes_wheel, make_wheel, plugin_wheel
 
 MINIMAL_PIP = Path(__file__).resolve().parent / "fixtures" / "plugins" / "minimal404_pip"
+CHECK_EXAMPLES = Path(__file__).resolve().parent.parent / "tools" / "check_examples.py"
 
 UV_TLS_FAILURE = """\
 Using Python 3.11.7 environment at: /envs/x
@@ -369,3 +373,67 @@ def test_a_pip_plugin_installs_with_only_pip_s_configuration_files_left(
     assert (about["installer"], about["uv_failure"]) == ("uv", None), log
     assert "UV_SYSTEM_CERTS=1" in log
     assert hermes.is_file() and plugin.name == "minimal-404"
+
+
+# -- one line, wherever an install fails --------------------------------------------------------
+def test_a_plugin_install_that_fails_is_one_line_for_every_runner(
+    fake_hermes: Path, wheels: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``hermetic run``, behave's hooks and the pytest plugin all resolve their settings here
+    and print the error as it is: one line naming the option, the install, the installer's
+    last error line and the log."""
+    _offline_pip(monkeypatch, wheels)
+    monkeypatch.setenv("HERMETIC_ENVS", str(tmp_path / "envs"))
+    broken = make_wheel(
+        tmp_path / "dist",
+        "demo-plugin",
+        "2.0",
+        {"demo_plugin/__init__.py": "def register(ctx):\n    pass\n"},
+        "[hermes_agent.plugins]\ndemo = demo_plugin\n",
+        requires=("no-such-dependency-xyz>=1",),
+    )
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_userdata({"plugin": str(broken), "hermes": str(fake_hermes)})
+    message = str(caught.value)
+    assert "\n" not in message and "Traceback" not in message
+    assert message.startswith(f"-D plugin={broken}: installing {broken} beside Hermes in ")
+    assert "failed: pip: " in message and "no-such-dependency-xyz" in message
+    assert "(uv failed first: " in message
+    log = Path(message.rsplit("; full log: ", 1)[1])
+    assert log.is_file() and log.name.endswith(".install.log")
+    # nothing half-built: the log and the lock, no environment
+    assert sorted(path.suffix for path in log.parent.iterdir()) == [".lock", ".log"]
+
+
+def test_check_examples_names_a_failed_install_in_one_line_and_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    spec = importlib.util.spec_from_file_location("check_examples_tool", CHECK_EXAMPLES)
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "check_examples_tool", tool)
+    spec.loader.exec_module(tool)
+
+    def refuse(doing: str, log: Path, *args: object, **kwargs: object) -> None:
+        raise InstallFailure(doing, "pip", "No matching distribution found for x (exit 1)", log)
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a run started after a failed install")
+
+    monkeypatch.setattr(tool, "install_step", refuse)
+    monkeypatch.setattr(tool, "hermetic_run", never)
+    monkeypatch.setattr(tool.venv, "EnvBuilder", lambda **kwargs: _NoVenv())
+    (example,) = [one for one in tool.PIP_EXAMPLES if one.folder == "otel_sdk_protobuf"]
+    (failure,) = tool.pip_example(example)
+    assert failure.startswith(
+        "otel_sdk_protobuf: installing otel_sdk_protobuf[test] for its own tests into "
+    )
+    assert failure.endswith(
+        "failed: pip: No matching distribution found for x (exit 1); full log: "
+        f"{tool.REPORTS / 'otel_sdk_protobuf-installs.log'}"
+    )
+
+
+class _NoVenv:
+    def create(self, folder: Path) -> None:
+        Path(folder).mkdir(parents=True)

@@ -17,7 +17,7 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,12 +95,14 @@ def install_step(
     pip_command: Sequence[str],
     *,
     pip_python: Path | str | None = None,
-    say: Callable[[str], None] | None = None,
     timeout: float = _TIMEOUT,
+    env: Mapping[str, str] | None = None,
 ) -> Installed:
     """``doing`` (``installing X into Y``): ``uv <uv_arguments>``, and ``pip_command`` if uv
     is missing or fails; :class:`InstallFailure` if that fails too. Both write to ``log``;
-    ``pip_python``'s pip settings are the ones uv is given (default: this Python's)."""
+    ``pip_python``'s pip settings are the ones uv is given (default: this Python's); both run
+    in ``env`` (default: this process's), uv with its settings added."""
+    env = os.environ if env is None else env
     started = time.monotonic()
     uv_failure: str | None = None
     uv = uv_executable() if uv_arguments is not None else None
@@ -110,7 +112,7 @@ def install_step(
     elif uv is not None and uv_arguments is not None:
         settings = settings_for_uv(pip_python, uv)
         _note(log, settings.describe())
-        code = run_logged([uv, *uv_arguments], log, settings.environment(), timeout)
+        code = run_logged([uv, *uv_arguments], log, settings.environment(env), timeout)
         if code == 0:
             return Installed(UV, time.monotonic() - started)
         uv_failure = f"{last_error_line(_tail(log))} (exit {code})"
@@ -119,7 +121,7 @@ def install_step(
         _note(log, f"# uv failed ({uv_failure}); trying pip, which reads its own configuration")
     started_pip = time.monotonic()
     mark = log.stat().st_size if log.exists() else 0
-    code = run_logged(pip_command, log, os.environ, timeout)
+    code = run_logged(pip_command, log, env, timeout)
     if code != 0:
         reason = last_error_line(_tail(log, mark))
         if uv_failure is not None:

@@ -24,6 +24,7 @@ import venv
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermetic.errors import HarnessError
 from hermetic.hermes.builds import HermesBuild, HermesBuildError, find_build, version_line
@@ -34,6 +35,9 @@ from hermetic.hermes.install_steps import (
     pip_install_command,
 )
 from hermetic.hermes.releases import DEFAULT_RELEASE
+
+if TYPE_CHECKING:
+    from hermetic.hermes.index_versions import ReleaseAnswer
 
 #: Where environments go when nothing else says: ``$HERMETIC_ENVS``.
 ENVS_VARIABLE = "HERMETIC_ENVS"
@@ -271,6 +275,31 @@ def _create(install: HermesInstall) -> None:
             "version_line": version_line(command, version),
         }
         (partial / _STAMP).write_text(json.dumps(stamp, indent=2), "utf-8")
+
+
+class ReleaseMissing(HermesInstallError):
+    """The release asked for is on no index pip installs from (nothing was created)."""
+
+
+def check_exists(version: str | None = None, package: str | None = None) -> ReleaseAnswer | None:
+    """Before anything is created: does Hermes ``version`` (``hermes-agent==version``), or the
+    pinned requirement ``package``, exist where pip would install it from? Raises
+    :class:`ReleaseMissing` (one line) when every index answered and none has it; returns the
+    answer otherwise (``FOUND``, or ``UNKNOWN`` with why it could not be told: the install then
+    speaks for itself), or None when there is nothing to look up (a file, a folder, a range)."""
+    from hermetic.hermes.index_versions import MISSING, check_release
+
+    if package is not None:
+        spec = package_spec(package)
+        if pinned_version(spec) is None:
+            return None
+        requirement = spec
+    else:
+        requirement = f"hermes-agent=={version or DEFAULT_RELEASE}"
+    answer = check_release(requirement)
+    if answer.state == MISSING:
+        raise ReleaseMissing(answer.message)
+    return answer
 
 
 def main(argv: Sequence[str] | None = None) -> int:
