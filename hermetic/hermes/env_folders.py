@@ -19,6 +19,7 @@ import fcntl
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -101,6 +102,16 @@ def rewrite_paths(env: Path, old: Path, new: Path, names: bool = False) -> None:
             fresh.write_bytes(content)
             shutil.copymode(path, fresh)
             os.replace(fresh, path)
+
+
+def touch_used(stamp: Path, every: float = 3600.0) -> None:
+    """Record that the environment of ``stamp`` was used now (its modification time), at most
+    once per ``every`` seconds: ``hermetic clean`` lists environments unused for long."""
+    try:
+        if time.time() - stamp.stat().st_mtime > every:
+            os.utime(stamp)
+    except OSError:
+        pass  # a read-only shared folder: its environments just look older
 
 
 def _glob_escape(name: str) -> str:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from hermetic.errors import HarnessError
 from hermetic.hermes.builds import HermesBuild, HermesBuildError, find_build, version_line
-from hermetic.hermes.env_folders import building, install_log, lock_path, locked
+from hermetic.hermes.env_folders import building, install_log, lock_path, locked, touch_used
 from hermetic.hermes.install_steps import (
     HermesInstallError,
     install_step,
@@ -235,11 +235,14 @@ def _ready(install: HermesInstall) -> bool:
         stamp = json.loads((install.root / _STAMP).read_text("utf-8"))
     except (OSError, ValueError):
         return False
-    return (
+    ready = (
         stamp.get("requirements") == install.requirements
         and stamp.get("source") == source_fingerprint(install.package)
         and install.hermes.is_file()
     )
+    if ready:
+        touch_used(install.root / _STAMP)
+    return ready
 
 
 def _create(install: HermesInstall) -> None:

@@ -34,6 +34,7 @@ from hermetic.hermes.env_folders import (
     lock_path,
     locked,
     rewrite_paths,
+    touch_used,
 )
 from hermetic.hermes.install_steps import (
     PIP,
@@ -127,6 +128,7 @@ def _ready(target: Path, key: str) -> PluginEnv | None:
         return None
     if stamp.get("key") != key or not (target / "bin" / "hermes").is_file():
         return None
+    touch_used(target / _PLUGIN_STAMP)
     return PluginEnv(
         root=target,
         distribution=stamp["distribution"],
@@ -197,6 +199,8 @@ def _create(
         )
         stamp = {
             "key": key,
+            # the Hermes environment it was cloned from (hermetic clean: gone, then so is this)
+            "base": str(base),
             "distribution": env.distribution,
             "version": env.version,
             "entry_points": env.entry_points,
