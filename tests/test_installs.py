@@ -32,8 +32,8 @@ from hermetic.hermes.install_steps import (
 from hermetic.hermes.installs import HermesInstallError, ensure_hermes, install_for
 from hermetic.hermes.pip_config import PipSettings, parse_config_list, read_pip_settings
 from hermetic.hermes.uv_settings import uv_settings
+from hermetic.plan.settings import Settings
 from hermetic.plugin_sources import load_plugin
-from hermetic.settings import Settings
 from tests.wheels import fake_hermes_wheel, make_wheel, plugin_wheel
 
 MINIMAL_PIP = Path(__file__).resolve().parent / "fixtures" / "plugins" / "minimal404_pip"

@@ -44,9 +44,9 @@ from hermetic.hermes.install_steps import (  # noqa: E402
     pip_install_command,
 )
 from hermetic.hermes.plugin_envs import build_wheel as build_project_wheel  # noqa: E402
-from hermetic.netns.confinement import prepare, why_no_namespace  # noqa: E402
+from hermetic.isolation.netns.confinement import prepare, why_no_namespace  # noqa: E402
 from hermetic.reporting.layout import BEHAVE_JSON  # noqa: E402
-from hermetic.runs.steps import run_step, say  # noqa: E402
+from hermetic.runs.child_steps import run_step, say  # noqa: E402
 
 EXAMPLES = REPO / "tests" / "fixtures" / "plugins"
 REPORTS = REPO / "reports" / "examples"

@@ -31,7 +31,7 @@ from hermetic.hermes.install_steps import (  # noqa: E402
     pip_install_command,
 )
 from hermetic.hermes.installs import default_envs_root  # noqa: E402
-from hermetic.runs.steps import run_step, say  # noqa: E402
+from hermetic.runs.child_steps import run_step, say  # noqa: E402
 
 
 def check(step: str, command: list[str], cwd: Path, env: dict[str, str]) -> None:
