@@ -143,3 +143,20 @@ def test_a_bad_option_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert capsys.readouterr().err == (
         f"hermetic: --sandbox-root {tmp_path / 'nope'}: not an existing directory\n"
     )
+
+
+def test_a_sandbox_kept_for_a_failed_scenario_is_marked_for_clean(tmp_path: Path) -> None:
+    """build_world marks a sandbox it keeps; one it removes is gone, and a live one has no mark."""
+    from hermetic.plan.settings import Settings
+    from hermetic.world import build_world
+
+    plugin = Path(__file__).resolve().parent.parent / "alerts_plugin"
+    settings = Settings.from_userdata({"plugin": str(plugin), "sandbox_root": str(tmp_path)})
+    kept: list[Path] = []
+    with build_world(settings, keep=lambda: True, on_kept=kept.append) as world:
+        assert not (world.sandbox.root / KEPT_MARK).exists()
+    (root,) = kept
+    about = json.loads((root / KEPT_MARK).read_text())
+    assert about["reason"] == "its scenario failed"
+    listed = find_leftovers(tmp_path / "envs", [tmp_path], old_envs=tmp_path / "none")
+    assert [item.path for item in listed] == [root]

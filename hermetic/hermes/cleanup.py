@@ -54,10 +54,14 @@ class Leftover:
 
 
 def mark_kept(sandbox: Path, reason: str) -> None:
-    """Mark ``sandbox`` as kept (so ``hermetic clean`` may remove it later)."""
-    (sandbox / KEPT_MARK).write_text(
-        json.dumps({"kept_at": time.time(), "reason": reason}), "utf-8"
-    )
+    """Mark ``sandbox`` as kept (so ``hermetic clean`` may remove it later); a sandbox that
+    cannot be marked is simply never listed."""
+    try:
+        (sandbox / KEPT_MARK).write_text(
+            json.dumps({"kept_at": time.time(), "reason": reason}), "utf-8"
+        )
+    except OSError:
+        pass
 
 
 def find_leftovers(
