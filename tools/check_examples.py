@@ -28,16 +28,22 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import tomllib
+import venv
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from hermetic.hermes.plugin_envs import uv  # noqa: E402
+from hermetic.hermes.install_steps import (  # noqa: E402
+    PIP,
+    HermesInstallError,
+    install_step,
+    pip_install_command,
+)
+from hermetic.hermes.plugin_envs import build_wheel as build_project_wheel  # noqa: E402
 from hermetic.isolation.netns.confinement import prepare, why_no_namespace  # noqa: E402
 from hermetic.reporting.layout import BEHAVE_JSON  # noqa: E402
 from hermetic.runs.child_steps import run_step, say  # noqa: E402
@@ -230,26 +236,28 @@ def names_its_plugin(folder: Path) -> bool:
     return "plugin" in settings.get("tool", {}).get("behave", {}).get("userdata", {})
 
 
-def own_unit_tests(folder: Path, scratch: Path) -> int:
-    """The example's own tests, in an environment holding it (built, with its test extra)."""
-    venv = scratch / "unit-venv"
-    python = venv / "bin" / "python"
-    code = run_step(
-        "venv for its own tests", [uv(), "venv", "-q", "--python", sys.executable, str(venv)]
+def own_unit_tests(folder: Path, scratch: Path, log: Path) -> int:
+    """The example's own tests, in an environment holding it (built, with its test extra),
+    installed with uv, or pip when uv cannot (said in one line, as is an install that fails)."""
+    venv_dir = scratch / "unit-venv"
+    python = venv_dir / "bin" / "python"
+    venv.EnvBuilder(with_pip=True).create(venv_dir)
+    source = source_copy(folder, scratch / "unit-source")
+    doing = f"installing {folder.name}[test] for its own tests into {venv_dir}"
+    done = install_step(
+        doing,
+        log,
+        ["pip", "install", "--python", str(python), f"{source}[test]"],
+        pip_install_command(python, f"{source}[test]"),
+        pip_python=python,
     )
-    if code == 0:
-        source = source_copy(folder, scratch / "unit-source")
-        code = run_step(
-            "install it for its own tests",
-            [uv(), "pip", "install", "-q", "--python", str(python), f"{source}[test]"],
-        )
-    if code == 0:
-        code = run_step(
-            f"{folder.name}'s own unit tests",
-            [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder / "tests")],
-            cwd=folder,
-        )
-    return code
+    if done.installer == PIP:
+        _said(done.fallback_line(doing, log))
+    return run_step(
+        f"{folder.name}'s own unit tests",
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder / "tests")],
+        cwd=folder,
+    )
 
 
 def source_copy(folder: Path, copy: Path) -> Path:
@@ -260,13 +268,15 @@ def source_copy(folder: Path, copy: Path) -> Path:
     return copy
 
 
-def build_wheel(folder: Path, out: Path) -> Path:
-    source = source_copy(folder, out / "source")
-    subprocess.run(
-        [uv(), "build", "-q", "--wheel", "--out-dir", str(out / "dist"), str(source)], check=True
-    )
-    (wheel,) = (out / "dist").glob("*.whl")
+def build_wheel(folder: Path, out: Path, log: Path) -> Path:
+    """The example's wheel, as hermetic builds a project (uv, or pip when uv cannot)."""
+    out.mkdir(parents=True, exist_ok=True)
+    wheel, _ = build_project_wheel(folder, out, log, say=_said)
     return wheel
+
+
+def _said(line: str) -> None:
+    say(f"check_examples: {line}")
 
 
 def headline_problem(reports: Path, headline: str) -> str | None:
@@ -298,12 +308,22 @@ def verdict(reports: Path) -> str:
 
 
 def pip_example(example: PipExample) -> list[str]:
+    """What failed for one pip example; an install that fails is one line, and the next
+    example goes on."""
+    try:
+        return _pip_example(example)
+    except HermesInstallError as exc:
+        return [f"{example.folder}: {exc}"]
+
+
+def _pip_example(example: PipExample) -> list[str]:
     """What failed for one pip example."""
     folder = EXAMPLES / example.folder
     failures: list[str] = []
     with tempfile.TemporaryDirectory(prefix=f"hermetic-{example.folder}-") as scratch_text:
         scratch = Path(scratch_text)
-        if (folder / "tests").is_dir() and own_unit_tests(folder, scratch) != 0:
+        log = REPORTS / f"{example.folder}-installs.log"
+        if (folder / "tests").is_dir() and own_unit_tests(folder, scratch, log) != 0:
             failures.append(f"{example.folder}: its own unit tests")
         if (folder / "features").is_dir() and own_features(folder, example.profile) != 0:
             failures.append(f"{example.folder}: its own features")
@@ -312,7 +332,7 @@ def pip_example(example: PipExample) -> list[str]:
         say(f"check_examples: {example.folder} through its folder: {verdict(reports)}")
         if code != 0:
             failures.append(f"{example.folder} through its folder (exit {code})")
-        wheel = build_wheel(folder, scratch / "wheel")
+        wheel = build_wheel(folder, scratch / "wheel", log)
         code, reports = hermetic_run(f"{example.folder}-wheel", wheel, *profile)
         say(f"check_examples: {example.folder} through its wheel: {verdict(reports)}")
         if code != 0:

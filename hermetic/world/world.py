@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from hermetic.diagnostics.evidence import Evidence, failure_report
+from hermetic.hermes.cleanup import mark_kept
 from hermetic.hermes.commands import CommandResult, HermesCommands
 from hermetic.hermes.config import HermesConfig
 from hermetic.hermes.cron_jobs import JobsFile
@@ -220,6 +221,9 @@ def build_world(
         def leave_sandbox() -> None:
             policy = settings.keep_sandbox
             if policy == "always" or (policy == "on-failure" and keep()):
+                # The mark tells `hermetic clean` this sandbox is done with (a live one has none).
+                why = "its scenario failed" if policy == "on-failure" else "-D keep_sandbox=always"
+                mark_kept(sandbox.root, why)
                 if on_kept is not None:
                     on_kept(sandbox.root)
             else:
