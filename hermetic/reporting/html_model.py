@@ -9,7 +9,7 @@ part, puts the scenarios back in source order and hands them to ONE formatter in
 renders ONE ``report.html``: the page is the formatter's own, not an imitation of it.
 
 A scenario no part holds (its worker died, the run was interrupted first, its shard is missing)
-is built from its behave-JSON element with the formatter's own classes, so it shows too.
+is built from the run's result with the formatter's own classes, so it shows too.
 
 Coupled to behave-html-pretty-formatter's internals (pinned in pyproject.toml): a type it has
 never stored fails loudly (tests/test_report_merge.py), it is never dropped silently.
@@ -34,7 +34,9 @@ from behave.model_type import FileLocation, Status
 from behave_html_pretty_formatter import html_pretty
 from behave_html_pretty_formatter.html_pretty import PrettyHTMLFormatter
 
-from hermetic.runs.acceptance import HTML_SETTINGS
+from hermetic.reporting.html_page import HtmlPageFormatter
+from hermetic.reporting.layout import HTML_SETTINGS
+from hermetic.reporting.result import RunResult, ScenarioResult
 
 FORMAT = "hermetic-html-model/1"
 _CLASSES = {
@@ -224,48 +226,36 @@ def feature_from_header(header: dict[str, Any], counter: int = 0) -> Any:
     return feature
 
 
-def scenario_from_element(
-    feature: Any, element: dict[str, Any], message: str | None, links: list[list[str]]
-) -> Any:
-    """A formatter scenario built from a behave-JSON scenario element, added to ``feature``.
-
-    ``message`` (why it has no result of its own, or its failure) and ``links`` (artefacts,
-    relative to the page) are embedded in its first step that did not pass.
-    """
-    filename, line = _split_location(element["location"])
-    status = Status.from_name(element.get("status") or "untested")
+def scenario_from_result(feature: Any, found: ScenarioResult, links: list[list[str]]) -> Any:
+    """A formatter scenario built from the run's result (no part held it: its worker died,
+    the run was stopped first, its shard is missing), added to ``feature``; ``links`` (its
+    artefacts, relative to the page) are embedded in its first step that did not pass. Its
+    headline is shown from the result when the page is rendered (html_page)."""
+    filename, line = _split_location(found.location)
+    status = Status.from_name(found.behave_status or "untested")
     # A scenario that never ran counts as skipped on the page (its summary has no "untested").
     shown = Status.skipped if status is Status.untested else _formatter_status(status)
-    steps = element.get("steps", [])
     stand_in = SimpleNamespace(
-        name=element.get("name", ""),
-        description=list(element.get("description", [])),
-        tags=list(element.get("tags", [])),
+        name=found.name,
+        description=[],
+        tags=[tag for tag in found.tags if tag not in feature.tags],
         location=FileLocation(filename, line),
         status=shown,
         error_message=None,
         exception=None,
         steps=[
-            SimpleNamespace(
-                keyword=step.get("keyword", ""),
-                name=step.get("name", ""),
-                text=step.get("text"),
-                table=_table(step.get("table")),
-            )
-            for step in steps
+            SimpleNamespace(keyword=step.keyword, name=step.name, text=None, table=None)
+            for step in found.steps
         ],
     )
     background = feature._background
-    feature.add_background(None)  # the element's steps already include the Background's
+    feature.add_background(None)  # the result's steps already include the Background's
     scenario = html_pretty.Scenario(stand_in, feature, len(feature.scenarios) + 1)
     feature.add_background(background)
     feature.scenarios.append(scenario)
-    for model_step, step in zip(scenario.steps, steps, strict=True):
-        result = step.get("result") or {}
-        model_step.status = _formatter_status(Status.from_name(result.get("status", "untested")))
-        model_step.duration = float(result.get("duration") or 0.0)
-        match = (step.get("match") or {}).get("location")
-        model_step.location = match or ""
+    for model_step, step in zip(scenario.steps, found.steps, strict=True):
+        model_step.status = _formatter_status(Status.from_name(step.status or "untested"))
+        model_step.duration = float(step.duration or 0.0)
     scenario.status = shown
     scenario.duration = sum(model_step.duration for model_step in scenario.steps)
     feature.status = _worse(feature.status, shown)
@@ -273,11 +263,8 @@ def scenario_from_element(
         (s for s in scenario.steps if s.status is not Status.passed),
         scenario.steps[-1] if scenario.steps else None,
     )
-    if target is not None:
-        if message:
-            target.embed(html_pretty.Embed("text", message, "Error Message"))
-        if links:
-            target.embed(html_pretty.Embed("link", links, f"Failure artefacts ({len(links)})"))
+    if target is not None and links:
+        target.embed(html_pretty.Embed("link", links, f"Failure artefacts ({len(links)})"))
     return scenario
 
 
@@ -298,11 +285,12 @@ def default_model() -> HtmlModel:
     )
 
 
-def render(model: HtmlModel, page: Path) -> None:
-    """Write report.html from ``model`` with the formatter itself."""
+def render(model: HtmlModel, page: Path, result: RunResult | None = None) -> None:
+    """Write report.html from ``model`` with the formatter itself, showing ``result``."""
     page.parent.mkdir(parents=True, exist_ok=True)
     config = Configuration(command_args=[], load_config=False)
-    formatter = PrettyHTMLFormatter(StreamOpener(filename=str(page)), config)
+    formatter = HtmlPageFormatter(StreamOpener(filename=str(page)), config)
+    formatter.run_result = result
     for name, value in model.settings.items():
         setattr(formatter, name, value)
     for element in model.head:
