@@ -34,9 +34,9 @@ from behave.model_type import FileLocation, Status
 from behave_html_pretty_formatter import html_pretty
 from behave_html_pretty_formatter.html_pretty import PrettyHTMLFormatter
 
-from hermetic.reporting.html_page import HtmlPageFormatter
+from hermetic.reporting.html_page import HtmlPageFormatter, worse_status
 from hermetic.reporting.layout import HTML_SETTINGS
-from hermetic.reporting.result import RunResult, ScenarioResult
+from hermetic.reporting.result import RunResult
 
 FORMAT = "hermetic-html-model/1"
 _CLASSES = {
@@ -71,8 +71,6 @@ _SETTINGS = (
     "pseudo_steps",
     "icon",
 )
-# Worst first: the status a merged feature takes from its parts.
-_FEATURE_STATUS_ORDER = (Status.failed, Status.undefined, Status.passed, Status.skipped)
 
 
 @dataclass
@@ -169,7 +167,7 @@ def merge_models(models: list[HtmlModel], feature_order: list[str]) -> HtmlModel
             else:
                 merged.start_time = min(merged.start_time, feature.start_time)
                 merged.finish_time = max(merged.finish_time, feature.finish_time)
-                merged.status = _worse(merged.status, feature.status)
+                merged.status = worse_status(merged.status, feature.status)
                 merged.to_embed += feature.to_embed
                 kept = merged.scenarios
             for scenario in feature.scenarios:
@@ -210,64 +208,6 @@ def renumber(model: HtmlModel) -> None:
             scenario.counter = scenario_number
 
 
-def feature_from_header(header: dict[str, Any], counter: int = 0) -> Any:
-    """A formatter feature built from a behave-JSON feature header (no part held it)."""
-    filename, line = _split_location(header["location"])
-    feature = html_pretty.Feature(
-        SimpleNamespace(
-            name=header.get("name", ""),
-            description=list(header.get("description", [])),
-            location=FileLocation(filename, line),
-            tags=list(header.get("tags", [])),
-        ),
-        counter,
-    )
-    feature.status = Status.skipped
-    return feature
-
-
-def scenario_from_result(feature: Any, found: ScenarioResult, links: list[list[str]]) -> Any:
-    """A formatter scenario built from the run's result (no part held it: its worker died,
-    the run was stopped first, its shard is missing), added to ``feature``; ``links`` (its
-    artefacts, relative to the page) are embedded in its first step that did not pass. Its
-    headline is shown from the result when the page is rendered (html_page)."""
-    filename, line = _split_location(found.location)
-    status = Status.from_name(found.behave_status or "untested")
-    # A scenario that never ran counts as skipped on the page (its summary has no "untested").
-    shown = Status.skipped if status is Status.untested else _formatter_status(status)
-    stand_in = SimpleNamespace(
-        name=found.name,
-        description=[],
-        tags=[tag for tag in found.tags if tag not in feature.tags],
-        location=FileLocation(filename, line),
-        status=shown,
-        error_message=None,
-        exception=None,
-        steps=[
-            SimpleNamespace(keyword=step.keyword, name=step.name, text=None, table=None)
-            for step in found.steps
-        ],
-    )
-    background = feature._background
-    feature.add_background(None)  # the result's steps already include the Background's
-    scenario = html_pretty.Scenario(stand_in, feature, len(feature.scenarios) + 1)
-    feature.add_background(background)
-    feature.scenarios.append(scenario)
-    for model_step, step in zip(scenario.steps, found.steps, strict=True):
-        model_step.status = _formatter_status(Status.from_name(step.status or "untested"))
-        model_step.duration = float(step.duration or 0.0)
-    scenario.status = shown
-    scenario.duration = sum(model_step.duration for model_step in scenario.steps)
-    feature.status = _worse(feature.status, shown)
-    target = next(
-        (s for s in scenario.steps if s.status is not Status.passed),
-        scenario.steps[-1] if scenario.steps else None,
-    )
-    if target is not None and links:
-        target.embed(html_pretty.Embed("link", links, f"Failure artefacts ({len(links)})"))
-    return scenario
-
-
 def default_model() -> HtmlModel:
     """An empty model with the settings every run gives the formatter (``HTML_SETTINGS``),
     for a merge in which no worker left a model: every scenario is then rebuilt."""
@@ -299,30 +239,6 @@ def render(model: HtmlModel, page: Path, result: RunResult | None = None) -> Non
     formatter.features = model.features
     formatter.close()
     formatter.close_stream()
-
-
-def _worse(first: Any, second: Any) -> Any:
-    def rank(status: Any) -> int:
-        shown = _formatter_status(status)
-        return (
-            _FEATURE_STATUS_ORDER.index(shown)
-            if shown in _FEATURE_STATUS_ORDER
-            else len(_FEATURE_STATUS_ORDER)
-        )
-
-    return first if rank(first) <= rank(second) else second
-
-
-def _formatter_status(status: Any) -> Any:
-    """The formatter shows every failure kind (error, hook_error, ...) as failed."""
-    if status.has_failed() and not status.is_undefined():
-        return Status.failed
-    return status
-
-
-def _split_location(location: str) -> tuple[str, int]:
-    filename, _, line = location.rpartition(":")
-    return filename, int(line or 0)
 
 
 def _table(data: dict[str, Any] | None) -> Table | None:

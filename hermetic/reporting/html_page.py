@@ -20,11 +20,16 @@ pyproject.toml): without a result (no hermetic hooks) it is the formatter as it 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
+from urllib.parse import quote
 
-from behave.model_type import Status
+from behave.model_type import FileLocation, Status
 from behave_html_pretty_formatter import html_pretty
 from behave_html_pretty_formatter.html_pretty import PrettyHTMLFormatter
 from dominate.tags import a, div, h3, li, pre, span, table, tbody, td, th, tr, ul
@@ -126,6 +131,147 @@ def show_result(formatter: PrettyHTMLFormatter, result: RunResult) -> None:
                 step.location = package_relative(step.location)
             if found is not None:
                 _label(scenario, found)
+
+
+def add_missing(features: list[Any], result: RunResult, page_dir: Path) -> None:
+    """Add to the page's ``features`` every scenario of ``result`` they do not show (its worker
+    died, the run was stopped first, its shard is missing), built from the result with the
+    formatter's own classes, with links to its artefacts (relative to ``page_dir``)."""
+    shown = {
+        (scenario.location.filename, scenario.location.line)
+        for feature in features
+        for scenario in feature.scenarios
+    }
+    by_file = {feature.location.filename: feature for feature in features}
+    for scenario in result.scenarios:
+        if (scenario.feature_file, scenario.line) in shown:
+            continue
+        holder = by_file.get(scenario.feature_file)
+        if holder is None:
+            holder = by_file[scenario.feature_file] = feature_of(result, scenario)
+            holder.counter = len(features) + 1
+            features.append(holder)
+        scenario_from_result(holder, scenario, artefact_links(scenario, page_dir))
+    for feature in features:
+        feature.scenarios.sort(key=lambda item: item.location.line)
+        for number, item in enumerate(feature.scenarios, start=1):
+            item.counter = number
+
+
+def artefact_links(scenario: ScenarioResult, page_dir: Path) -> list[list[str]]:
+    """[href, label] for each file of the scenario's artefact folder, relative to the page."""
+    if not scenario.artefacts:
+        return []
+    folder = page_dir / scenario.artefacts
+    files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+    return [
+        [
+            quote(Path(os.path.relpath(path, page_dir)).as_posix()),
+            path.relative_to(folder).as_posix(),
+        ]
+        for path in files
+    ]
+
+
+def feature_of(result: RunResult, scenario: ScenarioResult) -> Any:
+    """A formatter feature for the feature file of ``scenario`` (no part of the page had it)."""
+    info = result.feature(scenario.feature_file)
+    return feature_from_header(
+        {
+            "name": info.name if info else scenario.feature,
+            "description": list(info.description) if info else [],
+            "tags": list(info.tags) if info else [],
+            "location": f"{scenario.feature_file}:{info.line if info else 1}",
+        }
+    )
+
+
+def feature_from_header(header: Mapping[str, Any], counter: int = 0) -> Any:
+    """A formatter feature from a feature's title, description, tags and ``file:line``."""
+    filename, line = _split_location(header["location"])
+    feature = html_pretty.Feature(
+        SimpleNamespace(
+            name=header.get("name", ""),
+            description=list(header.get("description", [])),
+            location=FileLocation(filename, line),
+            tags=list(header.get("tags", [])),
+        ),
+        counter,
+    )
+    feature.status = Status.skipped
+    feature.start_time = feature.finish_time = datetime.now()
+    return feature
+
+
+def scenario_from_result(feature: Any, found: ScenarioResult, links: list[list[str]]) -> Any:
+    """A formatter scenario built from the run's result, added to ``feature``; ``links`` (its
+    artefacts, relative to the page) are embedded in its first step that did not pass. Its
+    headline is shown from the result (:func:`show_result`)."""
+    filename, line = _split_location(found.location)
+    status = Status.from_name(found.behave_status or "untested")
+    # A scenario that never ran counts as skipped on the page (its summary has no "untested").
+    shown = Status.skipped if status is Status.untested else page_status(status)
+    stand_in = SimpleNamespace(
+        name=found.name,
+        description=[],
+        tags=[tag for tag in found.tags if tag not in feature.tags],
+        location=FileLocation(filename, line),
+        status=shown,
+        error_message=None,
+        exception=None,
+        steps=[
+            SimpleNamespace(keyword=step.keyword, name=step.name, text=None, table=None)
+            for step in found.steps
+        ],
+    )
+    background = feature._background
+    feature.add_background(None)  # the result's steps already include the Background's
+    scenario = html_pretty.Scenario(stand_in, feature, len(feature.scenarios) + 1)
+    feature.add_background(background)
+    feature.scenarios.append(scenario)
+    for model_step, step in zip(scenario.steps, found.steps, strict=True):
+        model_step.status = page_status(Status.from_name(step.status or "untested"))
+        model_step.duration = float(step.duration or 0.0)
+    scenario.status = shown
+    scenario.duration = sum(model_step.duration for model_step in scenario.steps)
+    feature.status = worse_status(feature.status, shown)
+    target = next(
+        (s for s in scenario.steps if s.status is not Status.passed),
+        scenario.steps[-1] if scenario.steps else None,
+    )
+    if target is not None and links:
+        target.embed(html_pretty.Embed("link", links, f"Failure artefacts ({len(links)})"))
+    return scenario
+
+
+# Worst first: the status a merged feature takes from its parts.
+_FEATURE_STATUS_ORDER = (Status.failed, Status.undefined, Status.passed, Status.skipped)
+
+
+def worse_status(first: Any, second: Any) -> Any:
+    """The worse of two statuses, as the page shows a feature of both."""
+
+    def rank(status: Any) -> int:
+        shown = page_status(status)
+        return (
+            _FEATURE_STATUS_ORDER.index(shown)
+            if shown in _FEATURE_STATUS_ORDER
+            else len(_FEATURE_STATUS_ORDER)
+        )
+
+    return first if rank(first) <= rank(second) else second
+
+
+def page_status(status: Any) -> Any:
+    """The formatter shows every failure kind (error, hook_error, ...) as failed."""
+    if status.has_failed() and not status.is_undefined():
+        return Status.failed
+    return status
+
+
+def _split_location(location: str) -> tuple[str, int]:
+    filename, _, line = location.rpartition(":")
+    return filename, int(line or 0)
 
 
 def _label(scenario: Any, found: ScenarioResult) -> None:
@@ -307,6 +453,9 @@ def _plain(value: Any) -> str:
 
 __all__ = [
     "HtmlPageFormatter",
+    "add_missing",
+    "page_status",
+    "worse_status",
     "package_relative",
     "plugin_name",
     "result_section",

@@ -29,17 +29,16 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import os
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from hermetic.reporting import html_model
 from hermetic.reporting.closing import closing_line
+from hermetic.reporting.html_page import add_missing
 from hermetic.reporting.layout import (
     ARTEFACTS_DIR,
     BEHAVE_JSON,
@@ -124,9 +123,22 @@ def merge(
         interrupted=interrupted,
     )
     _move_artefacts(sets, dest, move)
+    result = _with_placeholder_artefacts(result, dest)
     _merge_behave_json(sets, dest, listing, result, feature_order)
     _merge_html(sets, dest, result, feature_order)
     return write_reports(result, dest)
+
+
+def _with_placeholder_artefacts(result: RunResult, dest: Path) -> RunResult:
+    """A scenario without a result of its own whose artefacts were saved for it (a worker that
+    died leaves its output there) points at them."""
+    scenarios = []
+    for scenario in result.scenarios:
+        folder = artefact_dir(dest, scenario.feature_file, scenario.name)
+        if scenario.artefacts is None and not scenario.steps_ran and folder.is_dir():
+            scenario = replace(scenario, artefacts=folder.relative_to(dest).as_posix())
+        scenarios.append(scenario)
+    return replace(result, scenarios=tuple(scenarios))
 
 
 def _part(report_set: ReportSet) -> Part | None:
@@ -273,9 +285,11 @@ def _check_same_subject(folders: Sequence[Path]) -> None:
     seen: dict[str, list[str]] = {}
     for folder in folders:
         try:
-            about = json.loads((folder / RUN_INFO).read_text("utf-8"))
-        except (OSError, ValueError):
-            continue  # a shard that could not start has none; its setup error says why
+            about = RunResult.read(folder).settings
+        except ResultError:
+            continue  # a shard that left no result: its scenarios are reported missing
+        if not about:
+            continue  # a shard that could not start knows none; its setup error says why
         subject = json.dumps(
             [
                 about.get("plugin", {}).get("name"),
@@ -385,11 +399,6 @@ def _move_artefacts(sets: Sequence[ReportSet], dest: Path, move: bool) -> None:
                 shutil.copytree(folder, target)
 
 
-def _artefact_files(dest: Path, feature_file: str, name: str) -> list[Path]:
-    folder = artefact_dir(dest, feature_file, name)
-    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
-
-
 def _merge_html(
     sets: Sequence[ReportSet], dest: Path, result: RunResult, feature_order: list[str]
 ) -> None:
@@ -405,32 +414,7 @@ def _merge_html(
         html_model.keep_scenarios(model, report_set.owns)
         models.append(model)
     model = html_model.merge_models(models, feature_order) if models else html_model.default_model()
-    shown = {
-        (scenario.location.filename, scenario.location.line)
-        for feature in model.features
-        for scenario in feature.scenarios
-    }
-    by_file = {feature.location.filename: feature for feature in model.features}
-    for scenario in result.scenarios:
-        if (scenario.feature_file, scenario.line) in shown:
-            continue
-        holder = by_file.get(scenario.feature_file)
-        if holder is None:
-            info = result.feature(scenario.feature_file)
-            holder = by_file[scenario.feature_file] = html_model.feature_from_header(
-                {
-                    "name": info.name if info else scenario.feature,
-                    "description": list(info.description) if info else [],
-                    "tags": list(info.tags) if info else [],
-                    "location": f"{scenario.feature_file}:{info.line if info else 1}",
-                }
-            )
-            model.features.append(holder)
-        files = _artefact_files(dest, scenario.feature_file, scenario.name)
-        links = [
-            [quote(Path(os.path.relpath(path, dest)).as_posix()), str(path.name)] for path in files
-        ]
-        html_model.scenario_from_result(holder, scenario, links)
+    add_missing(model.features, result, dest)
     rank = {name: index for index, name in enumerate(feature_order)}
     model.features.sort(key=lambda f: rank.get(f.location.filename, len(rank)))
     html_model.renumber(model)

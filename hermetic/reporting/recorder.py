@@ -374,6 +374,8 @@ def _with(scenario: ScenarioResult, **changes: Any) -> ScenarioResult:
 
 
 __all__ = [
+    "NOT_CLAIMED",
+    "SKIPPED",
     "ResultRecorder",
     "headline_of",
     "install",

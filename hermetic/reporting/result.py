@@ -151,6 +151,11 @@ class ScenarioResult:
     def broken(self) -> bool:
         return self.status in BROKEN
 
+    @property
+    def steps_ran(self) -> bool:
+        """Whether any of its steps ran (a placeholder's never did)."""
+        return any(step.status != "untested" for step in self.steps)
+
     def row(self) -> dict[str, Any]:
         """The scenario as a row of summary.json."""
         row: dict[str, Any] = {
@@ -223,8 +228,9 @@ class RunResult:
 
     @property
     def ran_any(self) -> bool:
-        """Whether any scenario reached a verdict (passed, failed, errored or explained)."""
-        return any(row.status in (PASSED, *BROKEN, *EXPLAINED) for row in self.rows())
+        """Whether any scenario reached a verdict (passed, failed, errored or explained); a run
+        that could not start ran none."""
+        return any(row.status in (PASSED, *BROKEN, *EXPLAINED) for row in self.scenarios)
 
     @property
     def step_seconds(self) -> float:
