@@ -17,8 +17,7 @@ import pytest
 from fakes import AlertRecords
 
 from hermetic.known import baseline, defects
-from hermetic.known.settle import broken_promises, explain
-from hermetic.known.verdicts import (
+from hermetic.known.explained import (
     EXPLANATION_FILE,
     HERMES_DEFECT,
     KNOWN,
@@ -27,7 +26,8 @@ from hermetic.known.verdicts import (
     names_scenario,
     stale_entries,
 )
-from hermetic.profile import BaselineEntry, ProfileError, load_profile
+from hermetic.known.settle import broken_promises, explain
+from hermetic.profile.model import BaselineEntry, ProfileError, load_profile
 from hermetic.reporting.result import RunResult, ScenarioResult
 from hermetic.runs.acceptance import run_acceptance
 
@@ -324,7 +324,7 @@ from types import SimpleNamespace
 
 from hermetic.known import baseline
 from hermetic.known.settle import settle
-from hermetic.profile import BaselineEntry
+from hermetic.profile.model import BaselineEntry
 from hermetic.reporting import recorder
 from hermetic.reporting.artefacts import record_failure, reports_dir
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from hermetic.integrations.behave.listing_formatter import ArgumentsError, worker_arguments
 from hermetic.reporting import merge as report_merge
-from hermetic.reporting.listing_formatter import ArgumentsError, worker_arguments
 from hermetic.reporting.result import RunResult
 from hermetic.runs import durations, shards
 from hermetic.runs.acceptance import report_arguments, run_acceptance

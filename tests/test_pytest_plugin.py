@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from hermetic import __version__
-from hermetic.ci import KINDS, write_workflow
-from hermetic.pytest_plugin import release_skip_reason
-from hermetic.pytest_starter import TEST_FILE, write_starter
+from hermetic.integrations.ci import KINDS, write_workflow
+from hermetic.integrations.pytest.plugin import release_skip_reason
+from hermetic.integrations.pytest.starter import TEST_FILE, write_starter
 from hermetic.reporting.result import RunResult, ScenarioResult
 from hermetic.reporting.step_summary import markdown
 
@@ -41,7 +41,7 @@ def test_a_run_that_does_not_use_the_fixture_imports_nothing_of_the_suite(tmp_pa
     )
     result = run_pytest(tmp_path, "-s")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "LOADED ['hermetic', 'hermetic.pytest_plugin']" in result.stdout
+    assert "LOADED ['hermetic', 'hermetic.integrations.pytest.plugin']" in result.stdout
 
 
 def test_a_wrong_plugin_folder_stops_the_run_with_one_line(tmp_path):

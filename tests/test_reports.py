@@ -24,8 +24,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from hermetic.diagnostics.evidence import Evidence
 from hermetic.reporting.artefacts import reports_dir, save_artefacts
-from hermetic.reporting.diagnostics import Evidence
 from hermetic.reporting.html_page import package_relative
 from hermetic.reporting.layout import artefact_dir, slug
 from hermetic.reporting.result import RunResult
@@ -510,7 +510,7 @@ def step_cancelled(context):
 INTERRUPTED_ENVIRONMENT = """\
 import signal
 
-from hermetic.hooks import _Interruption
+from hermetic.integrations.behave.hooks import _Interruption
 from hermetic.reporting import recorder
 from hermetic.reporting.artefacts import reports_dir
 

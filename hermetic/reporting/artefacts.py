@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from hermetic import stand_in
+from hermetic.parts.isolation import stand_in
 from hermetic.reporting import html as html_report
 from hermetic.reporting.layout import SETUP_ERROR, artefact_dir
 from hermetic.reporting.recorder import headline_of
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from behave.formatter.base import Formatter
     from behave.model import Scenario, Step
 
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 HTML_FORMATTER = "html-pretty"
 # Enough for 200 lines of Hermes' longest log lines; a runaway log must not fill the disk.

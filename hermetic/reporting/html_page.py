@@ -434,7 +434,7 @@ def hermes_row(hermes: Mapping[str, Any]) -> str:
 
 def isolation_row(about: Mapping[str, Any]) -> str:
     """The run's network isolation; without a namespace, why, and that @netns did not run."""
-    from hermetic.netns import GUARD_ONLY, KERNEL_TAG
+    from hermetic.isolation.netns import GUARD_ONLY, KERNEL_TAG
 
     if about["isolation"] != GUARD_ONLY:
         return f"{about['isolation']} (only loopback; the kernel refuses the rest)"

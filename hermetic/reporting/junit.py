@@ -33,7 +33,7 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable
 from pathlib import Path
 
-from hermetic.reporting.diagnostics import printable
+from hermetic.diagnostics.evidence import printable
 from hermetic.reporting.layout import JUNIT_DIR, SETUP_JUNIT
 from hermetic.reporting.result import (
     ERRORED,

@@ -28,7 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from hermetic.known.verdicts import Explanation
+from hermetic.known.explained import Explanation
 from hermetic.reporting.layout import ALERTS_SEEN, artefact_dir
 from hermetic.reporting.result import (
     BROKEN,

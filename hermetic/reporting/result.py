@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from hermetic.known.verdicts import EXPLAINED, HERMES_DEFECT, KNOWN, baseline_states
+from hermetic.known.explained import EXPLAINED, HERMES_DEFECT, KNOWN, baseline_states
 from hermetic.reporting.layout import ARTEFACTS_DIR, RESULT_JSON, SETUP_CASE
 
 PASSED = "passed"
@@ -264,7 +264,7 @@ class RunResult:
         return dict(sorted(verdicts.items()))
 
     def baseline(self) -> list[dict[str, Any]]:
-        """Each entry of the plugin's baseline with its state (hermetic.known.verdicts)."""
+        """Each entry of the plugin's baseline with its state (hermetic.known.explained)."""
         entries = (self.settings or {}).get("baseline") or []
         return baseline_states(entries, [row.row() for row in self.scenarios])
 

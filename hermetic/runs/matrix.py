@@ -41,6 +41,7 @@ from hermetic.reporting.result import (
     ScenarioResult,
 )
 from hermetic.runs import compatibility
+from hermetic.runs.child_steps import INTERRUPTS, forwarding_signals, say
 from hermetic.runs.matrix_releases import (
     behave_defines,
     check_row,
@@ -50,7 +51,6 @@ from hermetic.runs.matrix_releases import (
     sort_key,
     version_of,
 )
-from hermetic.runs.steps import INTERRUPTS, forwarding_signals, say
 
 MATRIX_DIR = "matrix"
 MATRIX_JSON = "matrix.json"
