@@ -129,6 +129,10 @@ def before_scenario(context, scenario):
 def after_step(context, step):
     if step.status.has_failed():
         record_failure(context, context.scenario, step)
+
+
+def after_scenario(context, scenario):
+    recorder.note(context.config, scenario, "attempts", "1")
 """
 
 # name -> (status in summary.json, status class in the HTML report; the formatter shows errors
@@ -254,6 +258,8 @@ def test_summary_json_has_totals_and_one_row_per_scenario(demo: DemoRun) -> None
     assert rows["A harness that breaks"]["message"] == "RuntimeError: the database is locked"
     assert rows["A check that holds"]["message"] is None
     assert rows["A check that holds"]["artefacts"] is None
+    # What the hooks noted of each scenario that ran.
+    assert failing["attempts"] == "1"
     # A scenario not run says why.
     assert rows["A promise the profile does not make"]["message"] == (
         "not claimed by the plugin's profile (hermetic.toml): gateway"
@@ -467,6 +473,7 @@ def test_the_page_names_the_plugin_and_labels_what_its_colour_does_not_say(
     words = " ".join(text.split())
     assert 'Given a Hermes home with the plugin "webhook-alerter" enabled' in words
     assert "the alerts plugin" not in words
+    assert "Hermes attempts per request: 1" in words
     # Not claimed, with its reason, under its title; the failure's headline under its step.
     assert "Scenario: [Not claimed] A promise the profile does not make" in words
     assert "not claimed by the plugin's profile (hermetic.toml): gateway" in words

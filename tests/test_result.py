@@ -221,3 +221,10 @@ def test_merging_keeps_each_scenario_once_in_order_and_never_drops_one(tmp_path:
     assert merged.scenarios[3].steps[0].status == "untested"
     assert merged.interrupted == "SIGINT"
     assert closing_line(merged.totals()) == "2 passed, 1 failed, 1 interrupted"
+
+
+def test_what_the_hooks_noted_of_a_scenario_is_a_key_of_its_row() -> None:
+    noted = _scenario(3, "x", details={"attempts": "3", "channels": {"http": "kept"}, "name": "no"})
+    row = summary_of(_result(noted))["scenarios"][0]
+    assert (row["attempts"], row["channels"]) == ("3", {"http": "kept"})
+    assert row["name"] == "x"  # a noted key never hides one of the row's own

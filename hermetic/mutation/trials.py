@@ -30,7 +30,7 @@ from pathlib import Path
 
 from hermetic.hermes.hang_limit import hang_in
 from hermetic.hermes.processes import stop_processes_under
-from hermetic.parts.isolation.netns.confinement import Confinement, prepare
+from hermetic.isolation.netns.confinement import Confinement, prepare
 from hermetic.reporting import layout
 from hermetic.reporting.result import BROKEN, EXPLAINED, INTERRUPTED, PASSED, ResultError, RunResult
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from hermetic.parts.isolation import stand_in
+from hermetic.isolation import stand_in
 from hermetic.reporting import html as html_report
 from hermetic.reporting.layout import SETUP_ERROR, artefact_dir
 from hermetic.reporting.recorder import headline_of

@@ -57,6 +57,12 @@ LABELS = {
     NOT_CLAIMED: "[Not claimed]",
     SKIPPED: "[Not run]",
 }
+#: How the page names what the hooks noted of a scenario (hermetic.reporting.recorder.note);
+#: a key not listed here is shown as it is.
+DETAILS = {
+    "attempts": "Hermes attempts per request",
+    "channels": "Alert channels",
+}
 #: Listed at the top, in this order: what needs a reader first.
 ATTENTION = (FAILED, ERRORED, INTERRUPTED, HERMES_DEFECT, KNOWN)
 #: At most this many listed at the top (the rest are counted; every one is further down).
@@ -131,6 +137,7 @@ def show_result(formatter: PrettyHTMLFormatter, result: RunResult) -> None:
                 step.location = package_relative(step.location)
             if found is not None:
                 _label(scenario, found)
+                _details(scenario, found)
 
 
 def add_missing(features: list[Any], result: RunResult, page_dir: Path) -> None:
@@ -272,6 +279,19 @@ def page_status(status: Any) -> Any:
 def _split_location(location: str) -> tuple[str, int]:
     filename, _, line = location.rpartition(":")
     return filename, int(line or 0)
+
+
+def _details(scenario: Any, found: ScenarioResult) -> None:
+    """What the hooks noted of the scenario, one line above its steps."""
+    if not found.details:
+        return
+    text = " · ".join(
+        f"{DETAILS.get(key, key)}: {_plain(value)}" for key, value in found.details.items()
+    )
+    note = html_pretty.Step("", "", text, None, scenario)
+    note.set_commentary(True)
+    note.status = Status.passed
+    scenario.steps.insert(0, note)
 
 
 def _label(scenario: Any, found: ScenarioResult) -> None:

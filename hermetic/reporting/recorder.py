@@ -67,6 +67,7 @@ class ResultRecorder:
         self._scenarios: list[ScenarioResult] = []
         self._features: list[FeatureInfo] = []
         self._not_run: dict[str, tuple[str, str]] = {}
+        self._details: dict[str, dict[str, Any]] = {}
         self._aborted = False
 
     # -- what the hooks tell -----------------------------------------------------------------
@@ -127,7 +128,11 @@ class ResultRecorder:
             why = self._not_run.get(location)
             if status == "skipped" and why is None and not getattr(scenario, "skip_reason", None):
                 continue  # not selected (--tags, a name, file:line): not part of this run
-            self._scenarios.append(self._scenario(feature, scenario, why))
+            found = self._scenario(feature, scenario, why)
+            details = self._details.get(location)
+            if details:
+                found = _with(found, details=dict(details))
+            self._scenarios.append(found)
             recorded = True
         if recorded:
             self._features.append(_feature_info(feature, self.config))
@@ -227,6 +232,16 @@ def not_run(config: Any, scenario: Any, status: str, reason: str) -> None:
     if recorder is not None:
         recorder._not_run[str(scenario.location)] = (status, reason)
     scenario.skip(reason)
+
+
+def note(config: Any, scenario: Any, key: str, value: Any) -> None:
+    """Record a fact about ``scenario`` the run's result carries (from a hook, e.g. after the
+    scenario: ``note(context.config, scenario, "attempts", "1")``). ``value`` must be what JSON
+    holds; summary.json shows it as the key of the scenario's row, report.html in the scenario
+    (:data:`hermetic.reporting.html_page.DETAILS` names it)."""
+    recorder = recorder_of(config)
+    if recorder is not None:
+        recorder._details.setdefault(str(scenario.location), {})[key] = value
 
 
 def note_interrupt(config: Any, signal_name: str) -> None:
@@ -380,6 +395,7 @@ __all__ = [
     "headline_of",
     "install",
     "not_run",
+    "note",
     "note_interrupt",
     "note_setup_error",
     "recorder_of",

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +138,10 @@ class ScenarioResult:
     artefacts: str | None = None
     #: A failed scenario's alerts as its channel saw them (the row, the span, the JSON).
     alerts_seen: Any = None
+    #: What the hooks noted of it (hermetic.reporting.recorder.note): e.g. ``attempts`` (how
+    #: many attempts Hermes makes per request), ``channels`` (each channel's verdict). In
+    #: summary.json each is a key of the scenario's row; report.html shows them (DETAILS).
+    details: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def line(self) -> int:
@@ -173,6 +177,8 @@ class ScenarioResult:
         }
         if self.explanation is not None:
             row["explanation"] = self.explanation
+        for key, value in self.details.items():
+            row.setdefault(key, value)  # never over a key of its own
         return row
 
 
@@ -318,6 +324,7 @@ def _scenario(data: Mapping[str, Any]) -> ScenarioResult:
     values = {key: value for key, value in data.items() if key in known}
     values["tags"] = tuple(values.get("tags", ()))
     values["steps"] = tuple(StepResult(**step) for step in values.get("steps", ()))
+    values["details"] = dict(values.get("details") or {})
     if values.get("failure") is not None:
         values["failure"] = Failure(**values["failure"])
     return ScenarioResult(**values)
