@@ -485,6 +485,16 @@ def placeholder(planned: Planned, why: Missing) -> ScenarioResult:
     )
 
 
+def passing(count: int, feature_file: str = "features/f.feature") -> RunResult:
+    """A result of ``count`` passed scenarios (for a run's stand-in: tests, examples)."""
+    return RunResult(
+        scenarios=tuple(
+            ScenarioResult("F", feature_file, f"s{n}", f"{feature_file}:{n + 2}", PASSED)
+            for n in range(count)
+        )
+    )
+
+
 def interrupted_message(signal_name: str | None, step: str | None = None) -> str:
     """The headline of an interrupted scenario: where it was, and by what."""
     by = f" ({signal_name})" if signal_name else " (Ctrl-C or SIGTERM)"
@@ -529,6 +539,7 @@ __all__ = [
     "as_totals",
     "interrupted_message",
     "merge_results",
+    "passing",
     "placeholder",
     "relocated",
     "status_of",

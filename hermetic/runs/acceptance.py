@@ -45,6 +45,10 @@ class Outcome:
         """Scenarios per status (empty when the run left no result)."""
         return self.result.totals() if self.result is not None else {}
 
+    @property
+    def passed(self) -> int:
+        return self.totals().get("passed", 0)
+
     def closing_line(self, extra_failures: int = 0) -> str:
         return closing_line(self.totals(), extra_failures)
 
