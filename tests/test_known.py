@@ -27,7 +27,7 @@ from hermetic.known.explained import (
     stale_entries,
 )
 from hermetic.known.settle import broken_promises, explain
-from hermetic.profile.model import BaselineEntry, ProfileError, load_profile
+from hermetic.profile import BaselineEntry, ProfileError, load_profile
 from hermetic.reporting.result import RunResult, ScenarioResult
 from hermetic.runs.acceptance import run_acceptance
 
@@ -324,7 +324,7 @@ from types import SimpleNamespace
 
 from hermetic.known import baseline
 from hermetic.known.settle import settle
-from hermetic.profile.model import BaselineEntry
+from hermetic.profile import BaselineEntry
 from hermetic.reporting import recorder
 from hermetic.reporting.artefacts import record_failure, reports_dir
 

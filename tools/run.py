@@ -8,8 +8,9 @@
     python3 tools/run.py all                           # lint + unit tests + acceptance suite
 
 It creates ``.venv`` beside the repo (once) and installs the project into it (again only when
-pyproject.toml changed); it creates Hermes' own environment, ``.hermetic-envs/hermes-0.19.0``,
-holding ``hermes-agent`` and nothing of the suite's, as users install it (once); then it runs the
+pyproject.toml changed); it creates Hermes' own environment, ``hermes-0.19.0`` in the user's
+cache folder (``~/.cache/hermetic/envs``, or ``$HERMETIC_ENVS``), holding ``hermes-agent`` and
+nothing of the suite's, as users install it (once, and shared by every clone); then it runs the
 tests, and ends with one plain line ``N passed, N failed`` counting the behave scenarios. Exit
 code 0 only if everything passed and at least one scenario ran.
 
@@ -103,7 +104,7 @@ def ensure_hermes() -> None:
     """Create Hermes' own environment (once): the suite's default Hermes, as users install it.
 
     Asked through the suite's Python, so it lands where a plain ``.venv/bin/behave`` looks for
-    it (``.hermetic-envs/`` beside ``.venv``, or ``$HERMETIC_ENVS``).
+    it (the user's cache folder, or ``$HERMETIC_ENVS``).
     """
     result = subprocess.run(
         [str(BIN / "python"), "-m", "hermetic.hermes.installs"],

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from hermetic.errors import ConfigError
 from hermetic.known.explained import STALE_HEADLINE, plain_name
-from hermetic.profile.model import load_profile
+from hermetic.profile import load_profile
 from hermetic.reporting.result import ResultError, RunResult
 
 #: What every recorded reason starts with, so an unedited one stands out in review.
