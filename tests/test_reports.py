@@ -477,9 +477,12 @@ def test_the_page_names_the_plugin_and_labels_what_its_colour_does_not_say(
     # Not claimed, with its reason, under its title; the failure's headline under its step.
     assert "Scenario: [Not claimed] A promise the profile does not make" in words
     assert "not claimed by the plugin's profile (hermetic.toml): gateway" in words
-    report = _RenderedReport()
-    report.feed(dom.stdout)
-    assert report.scenarios["A check that fails"][1][-1][0] == "failed"
+    # Right under the failed step, its headline (always open, no click).
+    after = dom.stdout.split("a step that fails with </span>", 1)[1]
+    headline = re.search(r'class="step-capsule commentary hermetic-headline">([^<]*)</pre>', after)
+    assert headline is not None, after[:3000]
+    assert headline.group(1).startswith("ASSERT FAILED: expected 1 alert, found 0")
+    assert after.index("hermetic-headline") < after.index("Scenario: ")  # in its own scenario
 
 
 INTERRUPTED_FEATURE = """\
