@@ -147,7 +147,7 @@ EXPECTED = {
 # What the page calls each scenario (its title says what its colour does not).
 SHOWN = {
     **{name.strip(): html for name, (_, html) in EXPECTED.items()},
-    "[Not claimed] A promise the profile does not make": "untested",
+    "[Not claimed] A promise the profile does not make": "skipped",
 }
 del SHOWN["A promise the profile does not make"]
 
@@ -446,6 +446,8 @@ def test_the_first_screen_of_a_failed_run_shows_why_and_the_promise_table(
     assert "Result: 2 passed, 1 failed, 1 errored, 1 not claimed" in seen, seen
     assert "ASSERT FAILED: expected 1 alert, found 0" in seen, seen
     assert "RuntimeError: the database is locked" in seen, seen
+    # The formatter's own totals count the scenario not claimed as skipped, never "untested".
+    assert "1 skipped." in texts, seen
     # The promise table.
     for text in ("Promise", "Verdict", "store", "failed", "gateway", "not claimed"):
         assert text in texts, (text, seen)

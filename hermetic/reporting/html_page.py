@@ -43,6 +43,7 @@ from hermetic.reporting.result import (
     INTERRUPTED,
     KNOWN,
     NOT_CLAIMED,
+    NOT_RUN,
     PASSED,
     SKIPPED,
     RunResult,
@@ -298,6 +299,9 @@ def _label(scenario: Any, found: ScenarioResult) -> None:
     label = LABELS.get(found.status)
     if label and not scenario.name.startswith(label):
         scenario.name = f"{label} {scenario.name}"
+    if found.status in NOT_RUN:
+        # Counted as skipped in the formatter's totals at the top, not left out as "untested".
+        scenario.status = Status.skipped
     if found.status in (PASSED,):
         return
     text = found.message or ""
