@@ -447,7 +447,7 @@ def test_the_first_screen_of_a_failed_run_shows_why_and_the_promise_table(
     assert "ASSERT FAILED: expected 1 alert, found 0" in seen, seen
     assert "RuntimeError: the database is locked" in seen, seen
     # The formatter's own totals count the scenario not claimed as skipped, never "untested".
-    assert "1 skipped." in texts, seen
+    assert "Skipped: 1" in texts, seen
     # The promise table.
     for text in ("Promise", "Verdict", "store", "failed", "gateway", "not claimed"):
         assert text in texts, (text, seen)
