@@ -166,29 +166,27 @@ def _html_formatter_class() -> str:
     return config["tool"]["behave"]["formatters"]["html-pretty"]
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
-    project = tmp_path_factory.mktemp("demo")
+def run_project(
+    project: Path, name: str, feature: str, steps: str, environment: str, *options: str
+) -> subprocess.CompletedProcess[str]:
+    """A behave project of one feature (``features/<name>.feature``) with the suite's report
+    options, run by behave."""
     (project / "features" / "steps").mkdir(parents=True)
-    (project / "features" / "reports.feature").write_text(FEATURE)
-    (project / "features" / "steps" / "demo_steps.py").write_text(STEPS)
-    (project / "features" / "environment.py").write_text(ENVIRONMENT)
+    (project / "features" / f"{name}.feature").write_text(feature)
+    (project / "features" / "steps" / "demo_steps.py").write_text(steps)
+    (project / "features" / "environment.py").write_text(environment)
     (project / "pyproject.toml").write_text(
         f'[tool.behave.formatters]\n"html-pretty" = "{_html_formatter_class()}"\n'
     )
     reports = project / "reports"
-    result = subprocess.run(
+    return subprocess.run(
         [
             str(BEHAVE),
-            "--no-skipped",
-            "--format=pretty",
-            "--outfile=-",
+            *options,
             "--format=json",
             f"--outfile={reports / 'behave.json'}",
             "--format=html-pretty",
             f"--outfile={reports / 'report.html'}",
-            "-D",
-            "behave.formatter.html-pretty.show_summary=true",
         ],
         cwd=project,
         env=dict(os.environ, PYTHONPATH=str(REPO)),
@@ -196,7 +194,24 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
         text=True,
         timeout=120,
     )
-    return DemoRun(project, reports, result.returncode, result.stdout + result.stderr)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    project = tmp_path_factory.mktemp("demo")
+    result = run_project(
+        project,
+        "reports",
+        FEATURE,
+        STEPS,
+        ENVIRONMENT,
+        "--no-skipped",
+        "--format=pretty",
+        "--outfile=-",
+        "-D",
+        "behave.formatter.html-pretty.show_summary=true",
+    )
+    return DemoRun(project, project / "reports", result.returncode, result.stdout + result.stderr)
 
 
 def test_one_behave_run_writes_console_json_html_result_summary_and_junit(demo: DemoRun) -> None:
@@ -535,28 +550,10 @@ def before_all(context):
 
 def test_an_interrupted_run_says_interrupted_in_every_report(tmp_path: Path) -> None:
     project = tmp_path / "project"
-    (project / "features" / "steps").mkdir(parents=True)
-    (project / "features" / "cancel.feature").write_text(INTERRUPTED_FEATURE)
-    (project / "features" / "steps" / "steps.py").write_text(INTERRUPTED_STEPS)
-    (project / "features" / "environment.py").write_text(INTERRUPTED_ENVIRONMENT)
-    (project / "pyproject.toml").write_text(
-        f'[tool.behave.formatters]\n"html-pretty" = "{_html_formatter_class()}"\n'
+    result = run_project(
+        project, "cancel", INTERRUPTED_FEATURE, INTERRUPTED_STEPS, INTERRUPTED_ENVIRONMENT
     )
     reports = project / "reports"
-    result = subprocess.run(
-        [
-            str(BEHAVE),
-            "--format=json",
-            f"--outfile={reports / 'behave.json'}",
-            "--format=html-pretty",
-            f"--outfile={reports / 'report.html'}",
-        ],
-        cwd=project,
-        env=dict(os.environ, PYTHONPATH=str(REPO)),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
     assert result.returncode != 0, result.stdout + result.stderr
     summary = json.loads((reports / "summary.json").read_text())
     assert summary["interrupted"] == "SIGTERM"
