@@ -577,6 +577,7 @@ def test_an_interrupted_run_says_interrupted_in_every_report(tmp_path: Path) -> 
         assert cases[name].find("failure") is None and cases[name].find("skipped") is None
     page = (reports / "report.html").read_text("utf-8")
     assert "[Interrupted] One cut short" in page
+    assert "[Interrupted] One never started" in page  # behave never handed it the formatter
     assert "1 passed, 0 failed, 2 interrupted" in page
     assert "The run was interrupted (SIGTERM)" in page
 

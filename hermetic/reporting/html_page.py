@@ -111,6 +111,12 @@ class HtmlPageFormatter(PrettyHTMLFormatter):
             recorder = recorder_of(self.config)
             self.run_result = recorder.result() if recorder is not None else None
         if self.run_result is not None:
+            if self.current_feature is not None:
+                self.current_feature.finish_time = datetime.now()
+            page = getattr(self.stream_opener, "name", None)
+            if page and page != "-":
+                # Scenarios behave never handed the formatter (a run stopped before them).
+                add_missing(self.features, self.run_result, Path(page).resolve().parent)
             show_result(self, self.run_result)
         super().close()
 
