@@ -282,7 +282,7 @@ def merge_reports(folders: list[Path], into: Path) -> int:
 
 
 def init(directory: Path, pytest: bool = False, ci: str | None = None) -> int:
-    from hermetic.suite import init_repository
+    from hermetic.integrations.suite import init_repository
 
     if not directory.is_dir():
         return _fail(f"{directory}: not a directory")
@@ -301,8 +301,8 @@ def init(directory: Path, pytest: bool = False, ci: str | None = None) -> int:
 
 def init_extras(root: Path, pytest: bool, ci: str | None) -> int:
     """``init --pytest`` and ``init --ci KIND``: the first test file, a CI workflow."""
-    from hermetic.ci import write_workflow
-    from hermetic.pytest_starter import write_starter
+    from hermetic.integrations.ci import write_workflow
+    from hermetic.integrations.pytest.starter import write_starter
 
     parts = ([write_starter(root)] if pytest else []) + ([write_workflow(root, ci)] if ci else [])
     for written in parts:
@@ -331,7 +331,7 @@ def _plugin_defines(args: argparse.Namespace) -> list[str]:
 
     Checked here, before behave starts, so that a wrong folder is one line and exit status 2.
     """
-    from hermetic.settings import choose_profile, load_plugin
+    from hermetic.plan.settings import choose_profile, load_plugin
 
     plugin = load_plugin(str(args.plugin))
     choose_profile(plugin, str(args.profile) if args.profile else "")
@@ -358,10 +358,10 @@ def _suite_arguments(features: Path, defines: list[str], behave_args: list[str])
 
 def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
     from hermetic.errors import ConfigError
+    from hermetic.integrations.suite import scratch_suite
     from hermetic.runs.matrix import closing, run_matrix
     from hermetic.runs.matrix_releases import declared_rows, requires_hermes
     from hermetic.runs.parallel import default_jobs
-    from hermetic.suite import scratch_suite
 
     try:
         defines = _plugin_defines(args)
@@ -392,7 +392,7 @@ def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
 def baseline(args: argparse.Namespace) -> int:
     from hermetic.errors import ConfigError
     from hermetic.known.record import record
-    from hermetic.profile import PROFILE_FILENAME
+    from hermetic.profile.model import PROFILE_FILENAME
 
     try:
         profile = (args.profile or Path(args.plugin) / PROFILE_FILENAME).resolve()
@@ -413,10 +413,10 @@ def baseline(args: argparse.Namespace) -> int:
 
 def mutate(args: argparse.Namespace, behave_args: list[str]) -> int:
     from hermetic.errors import ConfigError
+    from hermetic.integrations.suite import scratch_suite
     from hermetic.mutation.command import MutateOptions, run_mutate
-    from hermetic.profile import find_profile
+    from hermetic.profile.model import find_profile
     from hermetic.runs.parallel import default_jobs
-    from hermetic.suite import scratch_suite
 
     try:
         defines = _plugin_defines(args)
@@ -458,9 +458,9 @@ def _say_mutate(line: str) -> None:
 
 def run(args: argparse.Namespace, behave_args: list[str]) -> int:
     from hermetic.errors import ConfigError
+    from hermetic.integrations.suite import scratch_suite
     from hermetic.reporting.layout import SETUP_ERROR
     from hermetic.runs.acceptance import report_locations, run_acceptance
-    from hermetic.suite import scratch_suite
 
     try:
         defines = _plugin_defines(args)

@@ -17,7 +17,7 @@ from hermetic.hermes.installs import (
     source_fingerprint,
 )
 from hermetic.hermes.releases import NEWEST_CODE, release_key, unsupported_reason
-from hermetic.settings import Settings
+from hermetic.plan.settings import Settings
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "alerts_plugin"
 

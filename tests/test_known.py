@@ -17,8 +17,7 @@ import pytest
 from fakes import AlertRecords
 
 from hermetic.known import baseline, defects
-from hermetic.known.settle import broken_promises, explain
-from hermetic.known.verdicts import (
+from hermetic.known.explained import (
     EXPLANATION_FILE,
     HERMES_DEFECT,
     KNOWN,
@@ -28,7 +27,8 @@ from hermetic.known.verdicts import (
     rewrite_junit,
     stale_entries,
 )
-from hermetic.profile import BaselineEntry, ProfileError, load_profile
+from hermetic.known.settle import broken_promises, explain
+from hermetic.profile.model import BaselineEntry, ProfileError, load_profile
 from hermetic.runs.acceptance import run_acceptance
 
 REPO = Path(__file__).resolve().parent.parent
@@ -360,7 +360,7 @@ from types import SimpleNamespace
 
 from hermetic.known import baseline
 from hermetic.known.settle import settle
-from hermetic.profile import BaselineEntry
+from hermetic.profile.model import BaselineEntry
 from hermetic.reporting.artefacts import record_failure, reports_dir
 
 ENTRIES = tuple(BaselineEntry(*entry) for entry in json.loads(%r))

@@ -8,7 +8,7 @@ import pytest
 
 from hermetic.errors import ConfigError
 from hermetic.hermes.installs import ensure_hermes
-from hermetic.settings import Settings, load_plugin
+from hermetic.plan.settings import Settings, load_plugin
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "alerts_plugin"
 

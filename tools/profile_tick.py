@@ -27,8 +27,8 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from hermetic.settings import Settings  # noqa: E402
-from hermetic.world import build_world  # noqa: E402
+from hermetic.plan.settings import Settings  # noqa: E402
+from hermetic.world.world import build_world  # noqa: E402
 
 MODEL = "gone-model"
 

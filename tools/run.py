@@ -40,17 +40,17 @@ REPO = Path(__file__).resolve().parent.parent
 # The run library is standard library only, so this script can use it before .venv exists.
 sys.path.insert(0, str(REPO))
 from hermetic.hermes.releases import DEFAULT_RELEASE, MATRIX_RELEASES, NEWEST_CODE  # noqa: E402
-from hermetic.netns.confinement import why_no_namespace  # noqa: E402
+from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
 from hermetic.runs.acceptance import (  # noqa: E402
     Outcome,
     merge_reports,
     report_locations,
     run_acceptance,
 )
+from hermetic.runs.child_steps import INTERRUPTS, run_step, say, with_path  # noqa: E402
 from hermetic.runs.closing import closing_line  # noqa: E402
 from hermetic.runs.matrix import closing, parse_versions, run_matrix  # noqa: E402
 from hermetic.runs.parallel import add_spread_options  # noqa: E402
-from hermetic.runs.steps import INTERRUPTS, run_step, say, with_path  # noqa: E402
 
 VENV = REPO / ".venv"
 BIN = VENV / "bin"

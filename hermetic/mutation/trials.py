@@ -30,7 +30,7 @@ from pathlib import Path
 
 from hermetic.hermes.hang_limit import hang_in
 from hermetic.hermes.processes import stop_processes_under
-from hermetic.netns.confinement import Confinement, prepare
+from hermetic.isolation.netns.confinement import Confinement, prepare
 from hermetic.reporting import layout
 
 #: The suite's headline when Hermes could not load the plugin (hermetic.hermes.plugin_load).

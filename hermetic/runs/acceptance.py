@@ -19,12 +19,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hermetic.known.verdicts import CLOSING_NAMES, EXPLAINED, stale_entries
-from hermetic.netns.confinement import prepare
+from hermetic.isolation.netns.confinement import prepare
+from hermetic.known.explained import CLOSING_NAMES, EXPLAINED, stale_entries
 from hermetic.reporting import layout, summary
 from hermetic.runs import durations
+from hermetic.runs.child_steps import INTERRUPTS, run_step, say
 from hermetic.runs.shards import Shard
-from hermetic.runs.steps import INTERRUPTS, run_step, say
 
 
 @dataclass
@@ -167,7 +167,7 @@ def run_acceptance(
     """Run behave (``python -m behave ARGS``) with every report into ``reports``; count.
 
     Every install happens first, outside; behave then runs in a network namespace of its own
-    with only ``lo`` where one can be made (:mod:`hermetic.netns.confinement`).
+    with only ``lo`` where one can be made (:mod:`hermetic.isolation.netns.confinement`).
 
     ``jobs`` > 1 or a ``shard`` spread the scenarios over that many behave processes
     (:mod:`hermetic.runs.parallel`, planned with ``durations_file``, default

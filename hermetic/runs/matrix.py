@@ -29,9 +29,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from hermetic.hermes.releases import unsupported_reason
-from hermetic.known.verdicts import EXPLAINED
+from hermetic.known.explained import EXPLAINED
 from hermetic.reporting import layout
 from hermetic.runs import compatibility
+from hermetic.runs.child_steps import INTERRUPTS, forwarding_signals, say
 from hermetic.runs.matrix_releases import (
     behave_defines,
     check_row,
@@ -41,7 +42,6 @@ from hermetic.runs.matrix_releases import (
     sort_key,
     version_of,
 )
-from hermetic.runs.steps import INTERRUPTS, forwarding_signals, say
 
 MATRIX_DIR = "matrix"
 MATRIX_JSON = "matrix.json"

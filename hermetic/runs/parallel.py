@@ -2,7 +2,7 @@
 
     python -m hermetic.runs.parallel --reports reports --jobs 2 [--shard K/N] -- [BEHAVE ARGS]
 
-0. The run is prepared outside any namespace (hermetic.netns.confinement): the settings
+0. The run is prepared outside any namespace (hermetic.isolation.netns.confinement): the settings
    resolved (every install), and whether each worker gets a network namespace of its own.
 1. behave lists what ``BEHAVE ARGS`` select, outline rows one by one (hermetic.runs.listing).
 2. The longest scenarios (recorded in ``<reports>/durations.json``) go first; with ``--shard``
@@ -53,14 +53,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from hermetic.hermes.processes import stop_processes_under
-from hermetic.known.verdicts import Explanation
-from hermetic.netns.confinement import Confinement, prepare
+from hermetic.isolation.netns.confinement import Confinement, prepare
+from hermetic.known.explained import Explanation
 from hermetic.reporting import layout, summary
 from hermetic.runs import durations, shards
 from hermetic.runs.acceptance import HTML_FORMATTER, report_arguments
+from hermetic.runs.child_steps import INTERRUPTS
+from hermetic.runs.child_steps import say as run_say
 from hermetic.runs.listing import Listing, ListingError, PlannedScenario, list_scenarios
-from hermetic.runs.steps import INTERRUPTS
-from hermetic.runs.steps import say as run_say
 
 #: report.html's formatter in a worker: html-pretty storing its model for the merge.
 HTML_MODEL_FORMATTER = "hermetic.reporting.html_model:HtmlModelFormatter"

@@ -18,7 +18,7 @@ plugin's hooks take), :mod:`~hermetic.steps.protocol` ("Hermes talks to its prov
 :mod:`~hermetic.steps.alert_fields` ("the plugin's alert for … holds", its times, its id),
 :mod:`~hermetic.steps.exporter` (the plugin's OpenTelemetry exporter's settings) and
 :mod:`~hermetic.steps.hermes_log` ("Hermes' log says …"). Steps are
-thin: they call the world (:mod:`hermetic.world`) and its parts, and assert with
+thin: they call the world (:mod:`hermetic.world.world`) and its parts, and assert with
 ``world.check`` so every failure carries the full report.
 """
 
