@@ -188,3 +188,13 @@ def test_an_empty_reply_has_no_content_block(mock: MockProvider, bedrock: Any) -
         "messageStop",
         "metadata",
     ]
+
+
+def test_the_error_message_is_bedrocks_once_asked_over_converse(
+    mock: MockProvider, bedrock: Any
+) -> None:
+    mock.remove_model(MODEL)
+    with pytest.raises(botocore.exceptions.ClientError):
+        converse(bedrock, MODEL, stream=True)
+
+    assert mock.error_message(MODEL).startswith("This model version has reached the end")

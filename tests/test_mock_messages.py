@@ -293,3 +293,15 @@ def test_an_unscripted_model_is_still_the_loud_418(mock: MockProvider) -> None:
 
     assert status == 418
     assert headers["X-Hermetic-Mock"] == "unmatched"
+
+
+def test_the_error_message_is_the_one_sent_over_the_protocol_last_asked(
+    mock: MockProvider, sdk: anthropic.Anthropic
+) -> None:
+    mock.remove_model("gone")
+    assert "does not exist" in mock.error_message("gone")  # nothing asked yet: chat completions
+
+    with pytest.raises(anthropic.NotFoundError):
+        ask_streamed(sdk, "gone")
+
+    assert mock.error_message("gone") == "model: gone"

@@ -63,7 +63,7 @@ from hermetic.mock.messages import (
     status_for,
 )
 from hermetic.mock.replies import Streamed
-from hermetic.mock.script import Answer, ScriptError, model_field, parse_script
+from hermetic.mock.script import Answer, Script, ScriptError, model_field, parse_script
 from hermetic.mock.state import CHAT, PROBE, UNMATCHED, ProviderEntry, ProviderState, outcome_of
 
 __all__ = [
@@ -440,6 +440,42 @@ class Routes:
             status=UNMATCHED_STATUS,
             headers={MARKER_HEADER: "unmatched"},
         )
+
+
+def error_message_over(path: str, script: Script, model: str) -> str | None:
+    """The error message ``script``'s first failing stage sends for ``model`` to a request on
+    ``path`` (which says the protocol); None when no stage sends one."""
+    api = _CHAT_API
+    if path in MESSAGES_PATHS:
+        api = _MESSAGES_API
+    elif path.startswith("/model/") and path.rsplit("/", 1)[-1] in ("converse", "converse-stream"):
+        api = _CONVERSE_API
+    if api == _CHAT_API:
+        return script.error_message(model)
+    for stage in script.stages:
+        answer = stage.answer
+        if not answer.sends_response or answer.serves:
+            continue
+        if api == _MESSAGES_API:
+            reply = messages_reply(answer, model, stream=False, message_id="m", input_tokens=1)
+        else:
+            reply = converse_reply(answer, stream=False, request_id="r", input_tokens=1)
+        body = reply.json_body if not isinstance(reply, Streamed) else None
+        message = _message_in(body)
+        if message is not None:
+            return message
+    return None
+
+
+def _message_in(body: Any) -> str | None:
+    """``error.message`` (OpenAI's and Anthropic's envelopes) or a top-level ``message`` (AWS)."""
+    if not isinstance(body, dict):
+        return None
+    error = body.get("error")
+    for holder in (error, body):
+        if isinstance(holder, dict) and isinstance(holder.get("message"), str):
+            return holder["message"]
+    return None
 
 
 def _status_over(api: str, answer: Answer) -> int | None:
