@@ -19,7 +19,8 @@ Feature: A removed model is an alert whatever protocol Hermes speaks to its prov
     And the provider no longer serves the model "gone-model"
     And an operator schedules a job on the model "gone-model" from the command line
     When the scheduler runs once
-    Then the provider received the job's request for "gone-model"
+    Then the job's request for "gone-model" reached the provider over Anthropic's Messages API
+    And the provider received the job's request for "gone-model"
     And the job is marked as failed
     And exactly one model-unavailable alert is recorded
     And the alert names the model "gone-model" from provider "custom" with error code 404
@@ -32,6 +33,7 @@ Feature: A removed model is an alert whatever protocol Hermes speaks to its prov
     And the provider serves the model "healthy-model"
     And a scheduled job uses the model "healthy-model"
     When the scheduler runs once
-    Then the provider received the job's request for "healthy-model"
+    Then the job's request for "healthy-model" reached the provider over Anthropic's Messages API
+    And the provider received the job's request for "healthy-model"
     And the job is marked as successful
     And no model-unavailable alert is recorded

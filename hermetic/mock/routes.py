@@ -77,6 +77,8 @@ __all__ = [
     "MARKER_HEADER",
     "UNMATCHED_STATUS",
     "Routes",
+    "error_message_over",
+    "protocol_of_path",
 ]
 
 LOG = logging.getLogger(__name__)
@@ -114,6 +116,12 @@ CONTROL_ROUTES = {
     "POST /__hermetic/reset[?scripts=1]": "same; scripts=1 also restores the start scripts",
     "GET /__hermetic/health": '{"status": "ok"}',
 }
+
+# The protocols a model request can come in by, by Hermes' api_mode names.
+CHAT_COMPLETIONS = "chat_completions"
+CODEX_RESPONSES = "codex_responses"
+ANTHROPIC_MESSAGES = "anthropic_messages"
+BEDROCK_CONVERSE = "bedrock_converse"
 
 # The APIs a model request can come in by.
 _CHAT_API = "chat completions"
@@ -442,21 +450,32 @@ class Routes:
         )
 
 
+def protocol_of_path(path: str) -> str | None:
+    """The protocol a model request on ``path`` speaks, by Hermes' ``api_mode`` name
+    (``chat_completions``, ``codex_responses``, ``anthropic_messages``, ``bedrock_converse``);
+    None for any other path."""
+    if path in CHAT_PATHS:
+        return CHAT_COMPLETIONS
+    if path in RESPONSES_PATHS:
+        return CODEX_RESPONSES
+    if path in MESSAGES_PATHS:
+        return ANTHROPIC_MESSAGES
+    if path.startswith("/model/") and path.rsplit("/", 1)[-1] in ("converse", "converse-stream"):
+        return BEDROCK_CONVERSE
+    return None
+
+
 def error_message_over(path: str, script: Script, model: str) -> str | None:
     """The error message ``script``'s first failing stage sends for ``model`` to a request on
     ``path`` (which says the protocol); None when no stage sends one."""
-    api = _CHAT_API
-    if path in MESSAGES_PATHS:
-        api = _MESSAGES_API
-    elif path.startswith("/model/") and path.rsplit("/", 1)[-1] in ("converse", "converse-stream"):
-        api = _CONVERSE_API
-    if api == _CHAT_API:
+    api = protocol_of_path(path)
+    if api not in (ANTHROPIC_MESSAGES, BEDROCK_CONVERSE):
         return script.error_message(model)
     for stage in script.stages:
         answer = stage.answer
         if not answer.sends_response or answer.serves:
             continue
-        if api == _MESSAGES_API:
+        if api == ANTHROPIC_MESSAGES:
             reply = messages_reply(answer, model, stream=False, message_id="m", input_tokens=1)
         else:
             reply = converse_reply(answer, stream=False, request_id="r", input_tokens=1)
