@@ -89,7 +89,8 @@ class HermesConfig:
             # 0.22+ try a transiently failed request again for minutes after its last retry.
             agent["auto_recovery_cycles"] = 0
         # Plugins are opt-in: nothing loads unless listed here.
-        plugins: dict[str, Any] = {"enabled": [self.plugin_name] if self.plugin_name else []}
+        enabled = [self.plugin_name] if self.plugin_name else []
+        plugins: dict[str, Any] = {"enabled": [*enabled, *self.companion_plugins]}
         if self.tuning.hook_callback_timeout is not None:
             plugins["hook_callback_timeout"] = self.tuning.hook_callback_timeout
         security: dict[str, Any] = {

@@ -13,7 +13,8 @@ One module per subject of the sentences, so a step's code is found in one guess:
 :mod:`~hermetic.steps.sandboxes` (several sandboxes at once), :mod:`~hermetic.steps.login`
 ("Hermes is logged into …", "the portal …"), :mod:`~hermetic.steps.plugin_hooks` (how long the
 plugin's hooks take), :mod:`~hermetic.steps.protocol` ("Hermes talks to its provider over
-…"), :mod:`~hermetic.steps.webhook` (what the plugin posted),
+…"), :mod:`~hermetic.steps.companions` ("a companion plugin …", Hermes not retrying),
+:mod:`~hermetic.steps.webhook` (what the plugin posted),
 :mod:`~hermetic.steps.backend` ("the plugin's backend …", "every batch …"),
 :mod:`~hermetic.steps.alert_fields` ("the plugin's alert for … holds", its times, its id),
 :mod:`~hermetic.steps.exporter` (the plugin's OpenTelemetry exporter's settings) and
@@ -26,6 +27,7 @@ from hermetic.steps import (  # noqa: F401 - importing a step module registers i
     alert_fields,
     alerts,
     backend,
+    companions,
     exporter,
     gateway,
     hermes_home,
