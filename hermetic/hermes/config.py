@@ -63,6 +63,8 @@ class HermesConfig:
     tuning: HermesTuning = field(default_factory=HermesTuning)
     # (base_url, model) pairs Hermes switches to when the primary fails.
     fallbacks: list[tuple[str, str]] = field(default_factory=list)
+    # Plugins enabled beside the plugin under test (hermetic.companions), in this order.
+    companion_plugins: list[str] = field(default_factory=list)
     # The profile's [config], merged last (see hermetic.profile.model.merge_config).
     overlay: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
