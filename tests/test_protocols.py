@@ -17,6 +17,7 @@ from hermetic.hermes.protocols import (
     extras_for_tags,
     protocol_named,
     protocol_of_tags,
+    protocols_needed,
     with_extras,
 )
 
@@ -136,3 +137,39 @@ def test_inside_a_namespace_an_unprepared_environment_is_an_error_not_an_install
             version="0.19.0",
             may_install=False,
         )
+
+
+def test_a_run_needs_the_extras_of_the_scenarios_that_describe_its_hermes() -> None:
+    scenarios = [
+        {"smoke"},
+        {"protocol.anthropic-messages"},
+        {"protocol.bedrock-converse", "since.hermes-0.22.0"},
+        {"protocol.grpc"},  # a bad tag: the scenario says so itself
+    ]
+
+    assert protocols_needed(scenarios, "0.19.0") == [MESSAGES]
+    assert protocols_needed(scenarios, "0.22.2.post1") == [MESSAGES, CONVERSE]
+    assert protocols_needed([{"protocol.chat-completions"}], "0.19.0") == []
+
+
+def test_the_run_reads_the_selected_scenarios_tags_as_behave_selects_them(tmp_path: Path) -> None:
+    from behave.configuration import Configuration
+
+    from hermetic.isolation.netns.prepare import selected_tags
+
+    (tmp_path / "a.feature").write_text(
+        "Feature: a\n"
+        "  @protocol.anthropic-messages\n  Scenario: one\n    Given x\n"
+        "  @protocol.bedrock-converse @slow\n  Scenario: two\n    Given x\n"
+        "  Scenario: three\n    Given x\n",
+        "utf-8",
+    )
+
+    every = selected_tags(Configuration([str(tmp_path)]))
+    not_slow = selected_tags(Configuration(["--tags=not @slow", str(tmp_path)]))
+
+    assert sorted(sorted(tags) for tags in every) == [
+        ["protocol.anthropic-messages"],
+        ["protocol.bedrock-converse", "slow"],
+    ]
+    assert not_slow == [frozenset({"protocol.anthropic-messages"})]

@@ -92,7 +92,10 @@ class Cell:
 
 def _settings(build: str, protocols: Sequence[WireProtocol]) -> Settings:
     option = "hermes_package" if "==" in build or "/" in build else "hermes_version"
-    return Settings.from_userdata({"plugin": str(RECORDER), option: build}, protocols)
+    settings = Settings.from_userdata({"plugin": str(RECORDER), option: build})
+    for protocol in protocols:
+        settings.speaking(protocol)  # its Hermes with the extra, installed now
+    return settings
 
 
 def _label(settings: Settings) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hermetic.errors import HarnessError
+from hermetic.hermes.releases import describes
 
 __all__ = [
     "BEDROCK_REGION",
@@ -35,6 +36,7 @@ __all__ = [
     "extras_for_tags",
     "protocol_named",
     "protocol_of_tags",
+    "protocols_needed",
     "with_extras",
 ]
 
@@ -126,6 +128,22 @@ def extras_for_tags(tags: Iterable[str]) -> frozenset[str]:
             if protocol is not None and protocol.extra is not None:
                 extras.add(protocol.extra)
     return frozenset(extras)
+
+
+def protocols_needed(scenarios: Iterable[Iterable[str]], version: str) -> list[WireProtocol]:
+    """The protocols with an extra that the scenarios (each given by its tags) speak on Hermes
+    ``version``: a scenario whose release tags leave ``version`` out needs nothing. A scenario
+    with a bad protocol tag is left out here; it reports the tag itself."""
+    keys = set()
+    for tags in scenarios:
+        tags = list(tags)
+        try:
+            protocol = protocol_of_tags(tags)
+        except HarnessError:
+            continue
+        if protocol is not None and protocol.extra is not None and describes(tags, version):
+            keys.add(protocol.key)
+    return [PROTOCOLS[key] for key in sorted(keys)]
 
 
 _REQUIREMENT = re.compile(

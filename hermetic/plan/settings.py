@@ -18,7 +18,7 @@ from hermetic.errors import ConfigError, HarnessError
 from hermetic.hermes.builds import HermesBuild, HermesBuildError, inspect_build, python_of
 from hermetic.hermes.installs import HermesInstallError, ensure_hermes, package_spec
 from hermetic.hermes.protocol_envs import hermes_speaking
-from hermetic.hermes.protocols import WireProtocol
+from hermetic.hermes.protocols import WireProtocol, protocols_needed
 from hermetic.hermes.releases import DEFAULT_RELEASE, release_key, unsupported_reason
 from hermetic.hermes.tempdirs import make_temp_dir
 from hermetic.isolation.netns import GUARD_ONLY
@@ -65,12 +65,13 @@ class Settings:
 
     @classmethod
     def from_userdata(
-        cls, userdata: Mapping[str, str], protocols: Iterable[WireProtocol] = ()
+        cls, userdata: Mapping[str, str], scenario_tags: Iterable[Iterable[str]] = ()
     ) -> Settings:
         """Build settings from ``-D`` options; raise ConfigError naming the bad option.
 
-        ``protocols``: the wire protocols the run's scenarios speak; the Hermes environment
-        each needs (its extra) is made now, before any scenario."""
+        ``scenario_tags``: the tags of the run's scenarios; the Hermes environment their wire
+        protocols need (``@protocol.…``: Hermes with an extra) is made now, before any
+        scenario, for the scenarios that describe the Hermes under test."""
         # Dotted keys belong to others (e.g. behave.formatter.html-pretty.title_string).
         unknown = sorted(key for key in set(userdata) - set(KNOWN_KEYS) if "." not in key)
         if unknown:
@@ -109,7 +110,7 @@ class Settings:
             isolation=this_process(os.environ),
             hermes_package=hermes_package_of(userdata, build),
         )
-        for protocol in protocols:
+        for protocol in protocols_needed(scenario_tags, build.version):
             settings.speaking(protocol)
         return settings
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.protocols import PROTOCOLS, TAG_PREFIX, WireProtocol, protocol_of_tags
+from hermetic.hermes.protocols import TAG_PREFIX
 from hermetic.isolation.netns import ISOLATION_VARIABLE
 from hermetic.isolation.netns.confinement import why_no_namespace
 
@@ -39,18 +39,18 @@ def resolve_settings(behave_args: Sequence[str]) -> None:
     except SystemExit:
         return  # behave's own argument error: behave will say it
     try:
-        Settings.from_userdata(config.userdata, protocols_selected(config))
+        Settings.from_userdata(config.userdata, scenario_tags=selected_tags(config))
     except HarnessError as exc:
         print(f"hermetic: {exc}", file=sys.stderr)
 
 
-def protocols_selected(config: Any) -> list[WireProtocol]:
-    """The wire protocols (``@protocol.<key>`` tags) of the scenarios behave's ``config``
-    selects by tag. A superset is harmless (an environment made and not used); a feature file
-    behave cannot parse is left for behave to report."""
+def selected_tags(config: Any) -> list[frozenset[str]]:
+    """The tags of every scenario behave's ``config`` selects by tag (outline rows included),
+    for the scenarios whose protocol needs Hermes with an extra. A feature file behave cannot
+    parse is left for behave to report."""
     from behave.parser import ParserError, parse_file
 
-    keys: set[str] = set()
+    found = []
     for path in _feature_files(config.paths or ["features"]):
         try:
             feature = parse_file(str(path))
@@ -59,17 +59,12 @@ def protocols_selected(config: Any) -> list[WireProtocol]:
         if feature is None:
             continue
         for scenario in feature.walk_scenarios():
-            tags = set(scenario.effective_tags)
+            tags = frozenset(scenario.effective_tags)
             if any(tag.startswith(TAG_PREFIX) for tag in tags) and config.tag_expression.check(
                 tags
             ):
-                try:
-                    protocol = protocol_of_tags(tags)
-                except HarnessError:
-                    continue  # the scenario itself reports a bad tag
-                if protocol is not None:
-                    keys.add(protocol.key)
-    return [PROTOCOLS[key] for key in sorted(keys)]
+                found.append(tags)
+    return found
 
 
 def _feature_files(paths: Sequence[str]) -> Iterator[Path]:
