@@ -37,3 +37,14 @@ Feature: A removed model is an alert whatever protocol Hermes speaks to its prov
     And the provider received the job's request for "healthy-model"
     And the job is marked as successful
     And no model-unavailable alert is recorded
+
+  @protocol.bedrock-converse
+  Scenario: A healthy model on Amazon Bedrock raises no alert
+    Given Hermes talks to its provider over Amazon Bedrock's Converse API
+    And the provider serves the model "healthy-model"
+    And a scheduled job uses the model "healthy-model"
+    When the scheduler runs once
+    Then the job's request for "healthy-model" reached the provider over Amazon Bedrock's Converse API
+    And the provider received the job's request for "healthy-model"
+    And the job is marked as successful
+    And no model-unavailable alert is recorded
