@@ -65,7 +65,7 @@ class HermesConfig:
     fallbacks: list[tuple[str, str]] = field(default_factory=list)
     # Plugins enabled beside the plugin under test (hermetic.companions), in this order.
     companion_plugins: list[str] = field(default_factory=list)
-    # The profile's [config], merged last (see hermetic.profile.model.merge_config).
+    # The profile's [config], merged last (see hermetic.profile.rendering.merge_config).
     overlay: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     def tune(self, **changes: Any) -> None:
