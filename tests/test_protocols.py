@@ -173,3 +173,18 @@ def test_the_run_reads_the_selected_scenarios_tags_as_behave_selects_them(tmp_pa
         ["protocol.bedrock-converse", "slow"],
     ]
     assert not_slow == [frozenset({"protocol.anthropic-messages"})]
+
+
+def test_a_wheel_asked_for_with_an_extra_is_fingerprinted_by_its_content(tmp_path: Path) -> None:
+    from hermetic.hermes.installs import source_fingerprint
+
+    wheel = tmp_path / "hermes_agent-0.23.0-py3-none-any.whl"
+    wheel.write_bytes(b"one build")
+    before = source_fingerprint(with_extras(str(wheel), ["anthropic"]))
+    wheel.write_bytes(b"another build")
+
+    assert before is not None
+    assert source_fingerprint(with_extras(str(wheel), ["anthropic"])) != before
+    assert source_fingerprint(with_extras(str(wheel), ["anthropic"])) == source_fingerprint(
+        str(wheel)
+    )
