@@ -60,8 +60,6 @@ class HermesConfig:
     # The Hermes release the config is for: some need it adapted (hermetic.hermes.releases).
     release: str = DEFAULT_RELEASE
     plugin_name: str | None = None
-    # hermetic's companion plugins enabled beside the plugin under test (hermetic/companions/).
-    companion_plugins: list[str] = field(default_factory=list)
     provider: str = "custom"
     model: str | None = None
     base_url: str | None = None

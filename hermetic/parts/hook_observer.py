@@ -11,19 +11,18 @@ retryable=True" from the run itself, not from reading Hermes' code.
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermetic.companions import HOOK_OBSERVER
 from hermetic.diagnostics.evidence import Evidence
+from hermetic.parts.companions import CompanionPlugins
 
 if TYPE_CHECKING:
     from hermetic.world import World
 
-#: The observer plugin's folder in the package, its manifest name and what it writes.
-OBSERVER_SOURCE = Path(__file__).resolve().parent.parent / "companions" / "hook_observer"
-OBSERVER_NAME = "hermetic-hook-observer"
+#: What the observer writes, relative to HERMES_HOME.
 OBSERVED_FILE = Path("hermetic-observed") / "hooks.jsonl"
 
 
@@ -73,15 +72,7 @@ class HookObserver:
 
     def __init__(self, world: World) -> None:
         self.world = world
-        target = world.sandbox.plugins_dir / OBSERVER_NAME
-        shutil.copytree(
-            OBSERVER_SOURCE,
-            target,
-            ignore=shutil.ignore_patterns("__pycache__"),
-            dirs_exist_ok=True,
-        )
-        if OBSERVER_NAME not in world.config.companion_plugins:
-            world.config.companion_plugins.append(OBSERVER_NAME)
+        world.use(CompanionPlugins).enable(HOOK_OBSERVER)
 
     @property
     def path(self) -> Path:
