@@ -7,11 +7,12 @@
 3. pricewatch *without* its profile, ``--tags=@smoke``: fails, and every failure is the network
    finding (its start-up reaching beyond loopback, named as the plugin's file) given after the
    scenario's own steps all passed, so the alert verdict stays visible.
-4. Each pip example (:data:`PIP_EXAMPLES`): its own unit tests in an environment of their own,
+4. Each pip example (:data:`PIP_EXAMPLES`: a folder holding ``defects.toml``, which names its
+   profile and its defect copies): its own unit tests in an environment of their own,
    its own features where it has them (``behave`` in its folder, as pricewatch's);
    ``hermetic run --plugin <its folder>`` and ``--plugin <its built wheel>`` pass what it
-   declares, its alerts read through the channel its profile names (sqlite, otlp, http); each
-   defect copy fails the smoke scenarios (exit 1) with a headline naming what is missing.
+   declares, its alerts read through the channel(s) its profile names; each defect copy fails
+   the smoke scenarios (exit 1) with a headline naming what is missing.
 5. lostsession (a planted bug: its capture line says ``session=None``), ``--tags=@smoke``:
    fails in one scenario only, naming the session.
 
@@ -31,7 +32,6 @@ import sys
 import tempfile
 import tomllib
 import venv
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,27 +53,20 @@ REPORTS = REPO / "reports" / "examples"
 BIN = Path(sys.executable).parent
 
 
-def _replace(relative: str, old: str, new: str) -> Callable[[Path], None]:
-    """A defect: ``old`` replaced by ``new`` in one file of the example's copy."""
+@dataclass(frozen=True)
+class Change:
+    """One text replaced in one file of an example's copy."""
 
-    def apply(folder: Path) -> None:
-        path = folder / relative
+    file: str
+    old: str
+    new: str
+
+    def apply(self, folder: Path) -> None:
+        path = folder / self.file
         text = path.read_text("utf-8")
-        if old not in text:
-            raise SystemExit(f"check_examples: defect no longer applies: {old!r} in {path}")
-        path.write_text(text.replace(old, new, 1), "utf-8")
-
-    return apply
-
-
-def _together(*defects: Callable[[Path], None]) -> Callable[[Path], None]:
-    """A defect made of several changes."""
-
-    def apply(folder: Path) -> None:
-        for defect in defects:
-            defect(folder)
-
-    return apply
+        if self.old not in text:
+            raise SystemExit(f"check_examples: defect no longer applies: {self.old!r} in {path}")
+        path.write_text(text.replace(self.old, self.new, 1), "utf-8")
 
 
 @dataclass(frozen=True)
@@ -81,8 +74,12 @@ class Defect:
     """A broken copy of an example, and the words its failure must start with."""
 
     name: str
-    apply: Callable[[Path], None]
+    changes: tuple[Change, ...]
     headline: str
+
+    def apply(self, folder: Path) -> None:
+        for change in self.changes:
+            change.apply(folder)
 
 
 @dataclass(frozen=True)
@@ -94,135 +91,26 @@ class PipExample:
     #: ``plugin.yaml`` that lets tools/check_mutants.py load that folder as a directory plugin.
     profile: str = "hermetic.toml"
 
+    @classmethod
+    def read(cls, declared: Path) -> PipExample:
+        """The example whose folder holds ``declared`` (its ``defects.toml``)."""
+        data = tomllib.loads(declared.read_text("utf-8"))
+        defects = tuple(
+            Defect(
+                defect["name"],
+                tuple(Change(**change) for change in defect["changes"]),
+                defect["headline"],
+            )
+            for defect in data.get("defects", [])
+        )
+        return cls(declared.parent.name, defects, data.get("profile", "hermetic.toml"))
 
-#: A removed model's failure, as the channels' findings name it (docs/alert-channels.md).
-NO_STATUS = (
-    "the alert for 'gone-model' carries no HTTP status: a removed model cannot be told from a "
-    "bad request"
-)
-NO_ERROR_SPAN = (
-    "the collector received 1 span(s), none with status ERROR: a failed provider call must be "
-    "a span with status ERROR"
-)
 
-PIP_EXAMPLES = (
-    PipExample(
-        "minimal404_pip",
-        (
-            # The trap of two published plugins: Hermes calls register() on what the entry
-            # point loads, and `module:register` loads the function.
-            Defect(
-                "entry point names the function",
-                _replace(
-                    "pyproject.toml",
-                    'minimal-404 = "hermes_minimal404"',
-                    'minimal-404 = "hermes_minimal404:register"',
-                ),
-                "Plugin 'minimal-404' has no register() function\nThe plugin's entry point "
-                "names an attribute",
-            ),
-        ),
-    ),
-    PipExample(
-        "otel_sdk_protobuf",
-        (
-            Defect(
-                "drops the error status",
-                _replace(
-                    "hermes_otel_sdk_protobuf/spans.py",
-                    "span.set_status(Status(StatusCode.ERROR, str(message)))",
-                    "span.set_attribute('error.message', str(message))",
-                ),
-                NO_ERROR_SPAN,
-            ),
-            Defect(
-                "omits the status code",
-                _replace(
-                    "hermes_otel_sdk_protobuf/spans.py",
-                    '"http.response.status_code": call.get("status_code"),',
-                    "",
-                ),
-                NO_STATUS,
-            ),
-            # No exit flush, and a batch the worker thread would send only after an hour: the
-            # spans of a short tick are lost however slowly it runs (the SDK's own schedule
-            # is 5 s, which a tick on a loaded machine can outlast).
-            Defect(
-                "never sends at exit",
-                _together(
-                    _replace(
-                        "hermes_otel_sdk_protobuf/export.py",
-                        "provider = TracerProvider(resource=",
-                        "provider = TracerProvider(shutdown_on_exit=False, resource=",
-                    ),
-                    _replace(
-                        "hermes_otel_sdk_protobuf/export.py",
-                        "processor(exporter or OTLPSpanExporter())",
-                        "BatchSpanProcessor(exporter or OTLPSpanExporter(), "
-                        "schedule_delay_millis=3_600_000)",
-                    ),
-                ),
-                "the collector received no span",
-            ),
-        ),
-    ),
-    PipExample(
-        "otlp_json_urllib",
-        (
-            Defect(
-                "drops the error status",
-                _replace(
-                    "otlp_json_urllib/__init__.py",
-                    '"status": {"code": STATUS_CODE_ERROR, "message": message}',
-                    '"status": {"message": message}',
-                ),
-                NO_ERROR_SPAN,
-            ),
-            Defect(
-                "omits the status code",
-                _replace(
-                    "otlp_json_urllib/__init__.py",
-                    'attributes.append(_attribute("http.response.status_code", '
-                    'call["status_code"]))',
-                    "pass",
-                ),
-                NO_STATUS,
-            ),
-        ),
-        profile="otlp_json_urllib/hermetic.toml",
-    ),
-    PipExample(
-        "vendor_rest_gzip",
-        (
-            Defect(
-                "never sends at exit",
-                _replace("vendor_rest_gzip/__init__.py", "atexit.register(client.flush)", "pass"),
-                "nothing was posted to /api/v1/spans (the collector received only GET "
-                "/api/v1/health)",
-            ),
-            Defect(
-                "omits the status code",
-                _replace(
-                    "vendor_rest_gzip/__init__.py", '"status_code": call.get("status_code"),', ""
-                ),
-                NO_STATUS,
-            ),
-            # Its {credential} may go to the collector only: logged, it fails naming the log.
-            Defect(
-                "writes its key to Hermes' log",
-                _replace(
-                    "vendor_rest_gzip/__init__.py",
-                    "    atexit.register(client.flush)\n",
-                    "    atexit.register(client.flush)\n"
-                    '    log.warning("vendor-rest-gzip: on with key %s", client.key)\n',
-                ),
-                "the stand-in credential the plugin is given (env.ACMEOBS_API_KEY) was written "
-                "where a real key would leak (it may only be sent to loopback peers):\n"
-                "  HERMES_HOME/logs/agent.log, line",
-            ),
-        ),
-        profile="vendor_rest_gzip/hermetic.toml",
-    ),
+#: Each pip project in the examples' folder that declares what it proves (``defects.toml``:
+#: its profile and its defect copies, each a list of changes and the headline its failure
+#: must start with), so a new example is its own folder and nothing else.
+PIP_EXAMPLES = tuple(
+    PipExample.read(declared) for declared in sorted(EXAMPLES.glob("*/defects.toml"))
 )
 
 

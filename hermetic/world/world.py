@@ -32,7 +32,7 @@ from hermetic.isolation import stand_in
 from hermetic.isolation.checks import RunChecks
 from hermetic.mock import Collector, HttpSink, MockProvider
 from hermetic.plan.settings import Settings
-from hermetic.profile.model import RenderedProfile
+from hermetic.profile import RenderedProfile
 from hermetic.world.providers import Providers
 
 #: Lines of Hermes' own log in the artefacts (the report shows fewer).
@@ -238,10 +238,13 @@ def build_world(
             stack.callback(stand_in.retire, credential)
         # Entered before the world's own cleanups, so it collects until every hermes process
         # of the scenario has been stopped (a plugin's exit flush included).
-        collector = stack.enter_context(Collector()) if profile.uses_collector else None
+        collector = None
+        if profile.uses_collector:
+            collector = stack.enter_context(Collector(grpc=profile.uses_grpc))
         rendered = profile.render(
             sink_url=sink.url if sink else None,
             collector_url=collector.url if collector else None,
+            collector_grpc_url=collector.grpc_url if collector and profile.uses_grpc else None,
             credential=credential,
         )
         # The profile's files exist before the first hermes command, and its variables reach
