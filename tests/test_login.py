@@ -34,8 +34,9 @@ from hermetic.login import (
     redacted,
 )
 from hermetic.mock.portal import REFRESH, REFRESH_GRANT, token_claims
+from hermetic.plugin_sources import load_plugin
 from hermetic.profile import Profile
-from hermetic.settings import Settings, load_plugin
+from hermetic.settings import Settings
 from hermetic.world import World, build_world
 
 REPO = Path(__file__).resolve().parent.parent

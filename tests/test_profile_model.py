@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from hermetic.plan.resolve import choose_profile
 from hermetic.plugin_sources.directory import DirectoryPlugin
 from hermetic.profile import Alerts, Profile, ProfileError, load_profile
 from hermetic.profile_schema import SCHEMA_PATH, render, schema
-from hermetic.settings import choose_profile
 
 NOW = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
 CREDENTIAL = (
@@ -157,12 +157,12 @@ def test_baseline_entries_name_a_scenario_or_a_promise(tmp_path: Path) -> None:
     [
         (
             '[[baseline]]\nreason = "flaky"',
-            'baseline[0]: names neither a scenario nor a promise; give exactly one '
+            "baseline[0]: names neither a scenario nor a promise; give exactly one "
             '(scenario = "…" or promise = "…")',
         ),
         (
             '[[baseline]]\nscenario = "x"\npromise = "gateway"\nreason = "flaky"',
-            'baseline[0]: names both a scenario and a promise; give exactly one '
+            "baseline[0]: names both a scenario and a promise; give exactly one "
             '(scenario = "…" or promise = "…")',
         ),
         (
@@ -274,9 +274,7 @@ def test_a_literal_credential_setting_is_refused(tmp_path: Path, toml: str, key:
 
 
 def test_a_plugins_own_entry_is_allowed(tmp_path: Path) -> None:
-    profile = loaded(
-        tmp_path, "[config.plugins.entries.vendor-alerts]\nendpoint = '{collector}'\n"
-    )
+    profile = loaded(tmp_path, "[config.plugins.entries.vendor-alerts]\nendpoint = '{collector}'\n")
     profile.check_plugin("vendor-alerts")
     entries = {"vendor-alerts": {"endpoint": "{collector}"}}
     assert profile.config == {"plugins": {"entries": entries}}

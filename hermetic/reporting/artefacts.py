@@ -278,32 +278,39 @@ def record_setup_error(config: Any, formatters: Iterable[Formatter], message: st
         reports = reports_dir(config, formatters)
         if reports is None:
             return
-        reports.mkdir(parents=True, exist_ok=True)
-        (reports / SETUP_ERROR).write_text(message + "\n", "utf-8")
         junit = Path(config.junit_directory) if getattr(config, "junit", False) else None
-        if junit is not None:
-            junit.mkdir(parents=True, exist_ok=True)
-            suite = ElementTree.Element(
-                "testsuite",
-                name="hermetic.setup",
-                tests="1",
-                errors="1",
-                failures="0",
-                skipped="0",
-                time="0",
-            )
-            case = ElementTree.SubElement(
-                suite,
-                "testcase",
-                classname="hermetic.setup",
-                name=SETUP_CASE,
-                status="error",
-                time="0",
-            )
-            error = ElementTree.SubElement(case, "error", type="ConfigError", message=message)
-            error.text = message
-            ElementTree.ElementTree(suite).write(
-                junit / SETUP_JUNIT, encoding="utf-8", xml_declaration=True
-            )
+        write_setup_error(reports, junit, message)
     except Exception as exc:  # noqa: BLE001 - the message itself is already on stderr
         warn(f"could not record the setup error in the reports: {exc!r}")
+
+
+def write_setup_error(reports: Path, junit: Path | None, message: str) -> None:
+    """``setup-error.txt`` in ``reports`` and, when ``junit`` is given, one errored JUnit case
+    there: what a run that could not start leaves, so no dashboard reads it as green."""
+    reports.mkdir(parents=True, exist_ok=True)
+    (reports / SETUP_ERROR).write_text(message + "\n", "utf-8")
+    if junit is None:
+        return
+    junit.mkdir(parents=True, exist_ok=True)
+    suite = ElementTree.Element(
+        "testsuite",
+        name="hermetic.setup",
+        tests="1",
+        errors="1",
+        failures="0",
+        skipped="0",
+        time="0",
+    )
+    case = ElementTree.SubElement(
+        suite,
+        "testcase",
+        classname="hermetic.setup",
+        name=SETUP_CASE,
+        status="error",
+        time="0",
+    )
+    error = ElementTree.SubElement(case, "error", type="ConfigError", message=message)
+    error.text = message
+    ElementTree.ElementTree(suite).write(
+        junit / SETUP_JUNIT, encoding="utf-8", xml_declaration=True
+    )

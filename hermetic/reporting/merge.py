@@ -2,7 +2,7 @@
 
 Serves twice: a parallel run merges the report sets its behave workers wrote (one per
 scenario), and ``merge-reports DIR...`` merges the report sets of CI shards. The result has
-the shape of a serial run's reports (README "Reports"), plus ``plan.json`` (what was planned,
+the shape of a serial run's reports (README "Reports"), plus ``share.json`` (what was planned,
 where the set was written, how long each scenario took) and ``html-model.json`` (what
 report.html was rendered from), which let a merged set be merged again.
 
@@ -40,6 +40,7 @@ from urllib.parse import quote
 
 from behave.reporter.junit import CDATA, ElementTreeWithCDATA
 
+from hermetic.plan.selection import Listing, PlannedScenario
 from hermetic.reporting import html_model, summary
 from hermetic.reporting.layout import (
     ARTEFACTS_DIR,
@@ -54,7 +55,6 @@ from hermetic.reporting.layout import (
     artefact_dir,
 )
 from hermetic.runs import durations
-from hermetic.runs.listing import Listing, PlannedScenario
 from hermetic.runs.parallel import MergeRequest, Missing
 from hermetic.runs.shards import PlanError, PlanRecord
 
@@ -531,7 +531,7 @@ def main(argv: list[str] | None = None) -> int:
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--into", type=Path, help="the merged reports folder (for CI shards)")
     what.add_argument("--request", type=Path, help="a parallel run's merge request (JSON)")
-    parser.add_argument("folders", nargs="*", type=Path, help="report sets (with plan.json)")
+    parser.add_argument("folders", nargs="*", type=Path, help="report sets (with share.json)")
     args = parser.parse_args(argv)
     if args.request is not None:
         merge_request(MergeRequest.read(args.request))
