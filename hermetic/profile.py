@@ -243,10 +243,8 @@ def _check_files(table: Any) -> Any:
             raise _refuse("not a file path relative to HERMES_HOME", relative)
         normal = "/".join(parts)
         for reserved, why in RESERVED_PATHS.items():
-            if (
-                normal == reserved
-                or normal.startswith(f"{reserved}/")
-                or ("/" not in reserved and parts[0] == reserved)
+            if normal == reserved or normal.startswith(f"{reserved}/") or (
+                "/" not in reserved and parts[0] == reserved
             ):
                 raise _refuse(
                     f"HERMES_HOME/{reserved} belongs to the sandbox ({why}); "
@@ -260,7 +258,9 @@ def _check_files(table: Any) -> Any:
                     relative,
                 )
         if not isinstance(content, str):
-            raise _refuse(f"must be a string (the file's content), not {_kind(content)}", relative)
+            raise _refuse(
+                f"must be a string (the file's content), not {_kind(content)}", relative
+            )
         if normal in files:
             raise _refuse(f"names the same file as {_key('files', normal)}", relative)
         files[normal] = content
@@ -646,10 +646,8 @@ class ProfileFile(_Table):
 
     @model_validator(mode="after")
     def _store_promise_needs_a_store(self) -> ProfileFile:
-        if (
-            self.alerts.channel != "sqlite"
-            and self.promises
-            and (STORE_PROMISE in self.promises.keep)
+        if self.alerts.channel != "sqlite" and self.promises and (
+            STORE_PROMISE in self.promises.keep
         ):
             raise _refuse(
                 f"{STORE_PROMISE!r} is kept only by a store; channel "

@@ -8,7 +8,9 @@ from hermetic.runs.closing import closing_line
 
 def test_a_failed_step_without_scenarios_counts_as_a_failure_and_is_named() -> None:
     outcome = Outcome(passed=66, failed=0)
-    assert closing_line(outcome, ["the example plugins"]) == ("66 passed, 1 failed")
+    assert closing_line(outcome, ["the example plugins"]) == (
+        "66 passed, 1 failed"
+    )
     assert outcome.failed == 0  # the acceptance outcome itself is left as it was
 
 

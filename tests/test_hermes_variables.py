@@ -16,7 +16,7 @@ tool = importlib.util.module_from_spec(spec)
 sys.modules[spec.name] = tool  # its dataclass looks its module up there
 spec.loader.exec_module(tool)
 
-CONFIG = """
+CONFIG = '''
 import os
 from os import environ
 
@@ -36,8 +36,8 @@ PROXY = environ.get("HTTPS_PROXY")
 if "NO_COLOR" in os.environ:
     pass
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-"""
-CALLER = """
+'''
+CALLER = '''
 from config import get_env_value, _env_int
 
 KEY = get_env_value("OPENAI_API_KEY")
@@ -46,7 +46,7 @@ LABEL = {"x": "NOT_AN_ENV_READ"}.get("NOT_AN_ENV_READ")
 NAME = "HERMES_AGENT_TIMEOUT"
 PARTIAL = "HERMES_"
 print(get_env_value(f"{NAME}_X"))
-"""
+'''
 
 
 def wheel(tmp_path: Path, **modules: str) -> Path:

@@ -269,7 +269,7 @@ def test_the_alert_contracts_files_are_refused(tmp_path: Path, path: str, why: s
 
 def test_a_file_in_place_of_the_contracts_folder_is_refused(tmp_path: Path) -> None:
     assert refusal(tmp_path, '[files]\n"telemetry" = "x"\n') == (
-        "files.telemetry: replaces the folder holding HERMES_HOME/telemetry/telemetry.db, which "
+        'files.telemetry: replaces the folder holding HERMES_HOME/telemetry/telemetry.db, which '
         "belongs to the sandbox; a profile cannot write it"
     )
 
