@@ -9,6 +9,7 @@ cleanup instead of exiting under it.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -225,3 +226,47 @@ def test_scenarios_an_interrupted_run_never_reached_count_as_skipped(
         "</testsuite>"
     )
     assert scenario_counts(tmp_path) == (1, 1, 1)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"], ids=["serial", "parallel"])
+def test_an_interrupted_hermetic_run_exits_130_and_leaves_its_reports(
+    jobs: str, tmp_path: Path
+) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    reports = tmp_path / "reports"
+    hermetic = Path(sys.executable).parent / "hermetic"
+    run = subprocess.Popen(
+        [
+            str(hermetic),
+            "run",
+            "--plugin",
+            str(REPO / "alerts_plugin"),
+            "--tags=@smoke",
+            "--jobs",
+            jobs,
+            "--reports",
+            str(reports),
+        ],
+        cwd=tmp_path,
+        env=dict(os.environ, TMPDIR=str(scratch)),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group, as under a terminal
+    )
+    try:
+        _wait_for(lambda: _tick_running(scratch), 180, "a `hermes cron tick` of the run")
+        os.killpg(run.pid, signal.SIGINT)  # a terminal's Ctrl-C
+        output = run.communicate(timeout=120)[0]
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode == 130, output
+    assert _processes_mentioning(str(scratch)) == []
+    # The plan it ran and the reports of what it did are there; none says the run passed.
+    assert (reports / "plan.json").is_file()
+    summary = json.loads((reports / "summary.json").read_text())
+    assert summary["totals"]["passed"] < summary["totals"]["scenarios"]

@@ -36,8 +36,8 @@ from hermetic.contract.capture_log import capture_lines
 from hermetic.contract.schema import DDL as CONTRACT_DDL
 from hermetic.hermes.sandbox import not_the_plugin
 from hermetic.mock import ClosedPort
+from hermetic.plugin_sources import load_plugin
 from hermetic.profile import Profile, find_profile, load_profile
-from hermetic.settings import load_plugin
 
 PLUGINS = Path(__file__).parent / "fixtures" / "plugins"
 PRICEWATCH = PLUGINS / "pricewatch"

@@ -47,6 +47,10 @@ STAMP = VENV / ".hermetic-installed"
 CHROMIUM = Path("/usr/bin/chromium")
 
 
+#: Set for the Python bootstrap() hands over to: .venv is already up to date.
+_BOOTSTRAPPED = "HERMETIC_RUN_BOOTSTRAPPED"
+
+
 def say(message: str) -> None:
     print(f"[run] {message}", flush=True)
 
@@ -100,6 +104,7 @@ def bootstrap() -> None:
     if sys.argv[1:2] in (["-h"], ["--help"]):
         return  # argparse's help needs no environment
     ensure_environment()
+    os.environ[_BOOTSTRAPPED] = "1"
     python = BIN / "python"
     os.execv(python, [str(python), str(Path(__file__).resolve()), *sys.argv[1:]])
 
@@ -178,7 +183,8 @@ def main() -> int:
         parser.error("extra behave arguments are only accepted with 'acceptance'")
     if args.jobs < 1:
         parser.error("--jobs: at least 1")
-    ensure_environment()
+    if not os.environ.pop(_BOOTSTRAPPED, ""):
+        ensure_environment()  # run with .venv's Python directly
     from hermetic.runs.steps import with_path
 
     env = with_path(os.environ, BIN)

@@ -127,7 +127,7 @@ def _check_something_runs(
         assert first is not None
         raise CannotStart(
             f"none of the {len(reasons)} scenario(s) selected ({describe_selection(suite)}) "
-            f"would run: {first.status}: {first.reason}"
+            f"would run: {first.reason}"
         )
 
 
