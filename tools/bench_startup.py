@@ -2,20 +2,22 @@
 """How long a run takes to start: from the command to the first scenario's sandbox, and to the
 one line of a run that cannot start.
 
-    .venv/bin/python tools/bench_startup.py [--runs 3] [--jobs 1,3]
+    .venv/bin/python tools/bench_startup.py [--runs 3] [--jobs 1,3] [--checkout DIR]
 
 Start-up: ``hermetic run --plugin alerts_plugin --tags=@smoke --jobs J`` in a fresh temp folder,
 timed until the first scenario has written its sandbox's ``config.yaml`` (everything before it
 is the run's own cost: options, plugin and profile, Hermes' environment found, the namespace
 probe, the listing, the workers' start and their before_all); then the run is stopped with
 SIGTERM. Bad input: each of the inputs of issue 30 item 3 is timed to its exit. Prints medians
-with the machine's load; asserts nothing (speed is measured, not asserted).
+with the machine's load; asserts nothing (speed is measured, not asserted). ``--checkout DIR``
+times another checkout of hermetic (e.g. main's, from ``git archive``) with this environment.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -25,7 +27,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-HERMETIC = Path(sys.executable).parent / "hermetic"
+COMMAND = [str(Path(sys.executable).parent / "hermetic")]
+CHECKOUT: dict[str, str] = {}  # PYTHONPATH for --checkout
 POLL = 0.02
 
 BAD_INPUTS = {
@@ -41,11 +44,11 @@ def _first_sandbox(root: Path) -> bool:
 
 
 def startup(jobs: int) -> float:
-    with tempfile.TemporaryDirectory(prefix="bench-startup-") as scratch:
-        root = Path(scratch)
-        env = dict(os.environ, TMPDIR=str(root))
+    root = Path(tempfile.mkdtemp(prefix="bench-startup-"))
+    try:
+        env = dict(os.environ, TMPDIR=str(root), **CHECKOUT)
         command = [
-            str(HERMETIC),
+            *COMMAND,
             "run",
             "--plugin",
             str(REPO / "alerts_plugin"),
@@ -78,17 +81,21 @@ def startup(jobs: int) -> float:
                     os.killpg(process.pid, signal.SIGKILL)
                     process.wait()
         return seconds
+    finally:
+        # The workers' own cleanups may still be removing their sandboxes.
+        time.sleep(2)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def bad_input(arguments: list[str]) -> tuple[float, int, str]:
     with tempfile.TemporaryDirectory(prefix="bench-bad-input-") as scratch:
         root = Path(scratch)
         # A version that does not exist must not leave an environment anywhere shared.
-        env = dict(os.environ, TMPDIR=str(root), HERMETIC_ENVS=str(root / "envs"))
+        env = dict(os.environ, TMPDIR=str(root), HERMETIC_ENVS=str(root / "envs"), **CHECKOUT)
         if "--hermes-version" not in arguments:
             env["HERMETIC_ENVS"] = os.environ.get("HERMETIC_ENVS", str(root / "envs"))
         command = [
-            str(HERMETIC),
+            *COMMAND,
             "run",
             "--plugin",
             str(REPO / "alerts_plugin"),
@@ -111,7 +118,11 @@ def main() -> int:
     parser.add_argument("--jobs", default="1,3")
     parser.add_argument("--skip-startup", action="store_true")
     parser.add_argument("--skip-bad-input", action="store_true")
+    parser.add_argument("--checkout", type=Path, help="time this checkout of hermetic instead")
     args = parser.parse_args()
+    if args.checkout:
+        CHECKOUT["PYTHONPATH"] = str(args.checkout.resolve())
+        COMMAND[:] = [sys.executable, "-m", "hermetic.cli"]
     print(f"load before: {os.getloadavg()[0]:.1f} (1 min), {os.cpu_count()} cores")
     if not args.skip_startup:
         for jobs in [int(part) for part in args.jobs.split(",")]:
