@@ -1,3 +1,3 @@
 """hermetic's behave hooks: a sandboxed Hermes per scenario, reports."""
 
-from hermetic.hooks import *  # noqa: F401,F403
+from hermetic.integrations.behave import *  # noqa: F401,F403

@@ -5,7 +5,8 @@ HTTP path against loopback mocks, with no credentials and no network. Use it thr
 
 * ``hermetic run --plugin DIR``: the bundled features against a plugin, with every report;
 * your own features with our steps: ``hermetic init`` writes ``steps/hermetic_steps.py``
-  (``from hermetic import steps``) and ``environment.py`` (``from hermetic.hooks import *``);
+  (``from hermetic import steps``) and ``environment.py`` (``from hermetic.integrations.behave
+  import *``);
 * from Python: :func:`build_world` gives one scenario's world (a mock provider, a sandboxed
   Hermes, its scheduler) to drive and inspect.
 
@@ -21,30 +22,30 @@ from typing import Any
 __version__ = "0.2.0"
 
 _EXPORTS = {
-    "World": "hermetic.world",
-    "build_world": "hermetic.world",
-    "Settings": "hermetic.settings",
-    "PluginUnderTest": "hermetic.settings",
-    "Profile": "hermetic.profile",
-    "load_profile": "hermetic.profile",
+    "World": "hermetic.world.world",
+    "build_world": "hermetic.world.world",
+    "Settings": "hermetic.plan.settings",
+    "PluginUnderTest": "hermetic.plan.settings",
+    "Profile": "hermetic.profile.model",
+    "load_profile": "hermetic.profile.model",
     "ensure_hermes": "hermetic.hermes.installs",
     "HermesInstall": "hermetic.hermes.installs",
     "MockProvider": "hermetic.mock",
     "HttpSink": "hermetic.mock",
     "Collector": "hermetic.mock",
     "MockPortal": "hermetic.mock",
-    "LoginProviders": "hermetic.login",
-    "AlertRecords": "hermetic.contract.records",
-    "AlertChannel": "hermetic.alerts",
-    "ChannelAlert": "hermetic.alerts",
-    "Alert": "hermetic.contract.alerts",
-    "ContractViolation": "hermetic.contract.alerts",
-    "read_alerts": "hermetic.contract.alerts",
+    "LoginProviders": "hermetic.parts.login",
+    "AlertRecords": "hermetic.parts.alert_records",
+    "AlertChannel": "hermetic.parts.alert_channel",
+    "ChannelAlert": "hermetic.channels.alert",
+    "Alert": "hermetic.contract.table_reader",
+    "ContractViolation": "hermetic.contract.table_reader",
+    "read_alerts": "hermetic.contract.table_reader",
     "capture_lines": "hermetic.contract.capture_log",
-    "Isolation": "hermetic.isolation",
-    "StoreFaults": "hermetic.contract.faults",
-    "SpoolFaults": "hermetic.contract.spool_faults",
-    "Evidence": "hermetic.reporting.diagnostics",
+    "Isolation": "hermetic.parts.isolation",
+    "StoreFaults": "hermetic.parts.store_faults",
+    "SpoolFaults": "hermetic.parts.spool_faults",
+    "Evidence": "hermetic.diagnostics.evidence",
     "HarnessError": "hermetic.errors",
     "ConfigError": "hermetic.errors",
 }

@@ -316,7 +316,7 @@ def merge_reports(folders: list[Path], into: Path) -> int:
 
 
 def init(directory: Path, pytest: bool = False, ci: str | None = None) -> int:
-    from hermetic.suite import init_repository
+    from hermetic.integrations.suite import init_repository
 
     if not directory.is_dir():
         return _fail(f"{directory}: not a directory")
@@ -340,8 +340,8 @@ def init(directory: Path, pytest: bool = False, ci: str | None = None) -> int:
 
 def init_extras(root: Path, pytest: bool, ci: str | None) -> int:
     """``init --pytest`` and ``init --ci KIND``: the first test file, a CI workflow."""
-    from hermetic.ci import write_workflow
-    from hermetic.pytest_starter import write_starter
+    from hermetic.integrations.ci import write_workflow
+    from hermetic.integrations.pytest.starter import write_starter
 
     parts = ([write_starter(root)] if pytest else []) + ([write_workflow(root, ci)] if ci else [])
     for written in parts:
@@ -372,12 +372,12 @@ def _option_error(exc: Exception) -> int:
 def matrix(args: argparse.Namespace, behave_args: list[str], own_options: list[str]) -> int:
     from hermetic.errors import ConfigError
     from hermetic.plan.resolve import check
+    from hermetic.runs.child_steps import INTERRUPTS
     from hermetic.runs.exit_status import exit_status
     from hermetic.runs.matrix import closing, run_matrix
     from hermetic.runs.matrix_releases import declared_rows, requires_hermes
     from hermetic.runs.parallel import default_jobs
     from hermetic.runs.start import CannotStart, select
-    from hermetic.runs.steps import INTERRUPTS
 
     reports = args.reports.resolve()
     with tempfile.TemporaryDirectory(prefix="hermetic-suite-") as scratch:
@@ -413,7 +413,7 @@ def matrix(args: argparse.Namespace, behave_args: list[str], own_options: list[s
 def baseline(args: argparse.Namespace) -> int:
     from hermetic.errors import ConfigError
     from hermetic.known.record import record
-    from hermetic.profile import PROFILE_FILENAME
+    from hermetic.profile.model import PROFILE_FILENAME
 
     try:
         profile = (args.profile or Path(args.plugin) / PROFILE_FILENAME).resolve()
@@ -496,9 +496,9 @@ def run(args: argparse.Namespace, behave_args: list[str], own_options: list[str]
     from hermetic.errors import ConfigError
     from hermetic.plan.model import Spread
     from hermetic.runs.acceptance import report_locations, run_acceptance
+    from hermetic.runs.child_steps import INTERRUPTS
     from hermetic.runs.exit_status import exit_status
     from hermetic.runs.start import CannotStart
-    from hermetic.runs.steps import INTERRUPTS
 
     if args.jobs < 1:
         return _fail("--jobs: at least 1")
@@ -537,8 +537,8 @@ def _start(
     the suite chosen, the selection listed, every install made (``before`` checks what the
     command itself needs first). A ConfigError or CannotStart says why it cannot start."""
     from hermetic.plan.request import COMMAND_LINE
+    from hermetic.runs.child_steps import say
     from hermetic.runs.start import start
-    from hermetic.runs.steps import say
 
     request, behave = _request(args, behave_args, own_options)
     if before is not None:
@@ -607,9 +607,9 @@ def choose_suite(features: list[str] | None, behave: BehaveArguments, scratch: P
     bundled features alone, the bundled ones as the reports name them.
     """
     from hermetic.errors import ConfigError
+    from hermetic.integrations.suite import scratch_suite
     from hermetic.plan.behave_args import path_exists
     from hermetic.plan.model import Suite
-    from hermetic.suite import scratch_suite
 
     named = list(dict.fromkeys(features or []))
     folders = [name for name in named if name != BUNDLED]

@@ -10,9 +10,9 @@ import pytest
 
 from hermetic.hermes.installs import ensure_hermes
 from hermetic.hermes.sandbox import Sandbox
-from hermetic.netns import enter as netns_enter
-from hermetic.netns.confinement import why_no_namespace
-from hermetic.netns.egress_pytest import REGISTRY_MARKER
+from hermetic.isolation.netns import enter as netns_enter
+from hermetic.isolation.netns.confinement import why_no_namespace
+from hermetic.isolation.netns.egress_pytest import REGISTRY_MARKER
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,4 +1,4 @@
-"""The alert channels (hermetic.alerts): one alert shape from a table, spans, or REST bodies.
+"""The alert channels (hermetic.channels): one alert shape from a table, spans, or REST bodies.
 
 Worlds are built as for a scenario (no Hermes runs): what a plugin would send is posted to the
 world's own collector over loopback, or written into the contract's table.
@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from hermetic.alerts import AlertChannel, channels
+from hermetic.channels import AlertChannel, channels
 from hermetic.contract.schema import DDL, database_path
 from hermetic.plan.resolve import settings_from_userdata
-from hermetic.profile import ALERT_CHANNELS
-from hermetic.settings import Settings
-from hermetic.world import build_world
+from hermetic.plan.settings import Settings
+from hermetic.profile.model import ALERT_CHANNELS
+from hermetic.world.world import build_world
 
 PLUGIN = Path(__file__).resolve().parent.parent / "alerts_plugin"
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -333,8 +333,8 @@ def test_http_absence_names_what_did_arrive(tmp_path: Path) -> None:
 def test_a_collector_channel_is_read_once_the_sandbox_s_processes_have_exited(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hermetic.alerts import part
     from hermetic.hermes.processes import ProcessInfo
+    from hermetic.parts import alert_channel as part
 
     with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
         running = [ProcessInfo(pid=4242, command="hermes gateway run")]

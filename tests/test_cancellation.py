@@ -2,7 +2,7 @@
 
 The real smoke suite runs in a subprocess and is cancelled while a real ``hermes cron tick`` is
 running: with SIGTERM, as CI cancels a job, and with SIGINT sent to its process group, as a
-terminal's Ctrl-C does. A run step (``hermetic.runs.steps``, how ``tools/run.py`` runs behave)
+terminal's Ctrl-C does. A run step (``hermetic.runs.child_steps``, how ``tools/run.py`` runs behave)
 is checked separately with a stand-in step: it must pass the signal on and wait for the step's
 cleanup instead of exiting under it.
 """
@@ -180,7 +180,7 @@ def test_a_run_step_gets_the_signal_once_and_is_waited_for(signum: int, tmp_path
         f"""
         import sys
         sys.path.insert(0, {str(REPO)!r})
-        from hermetic.runs.steps import run_step
+        from hermetic.runs.child_steps import run_step
         step = [sys.executable, *{[str(child), str(log), str(pid_file)]!r}]
         sys.exit(run_step("stand-in", step))
         """

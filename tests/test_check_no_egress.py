@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.netns.confinement import why_no_namespace
+from hermetic.isolation.netns.confinement import why_no_namespace
 
 REPO = Path(__file__).resolve().parent.parent
 TOOL = REPO / "tools" / "check_no_egress.py"
@@ -67,12 +67,12 @@ def test_a_pytest_command_gets_the_plugin_that_names_tests() -> None:
         "-m",
         "pytest",
         "-p",
-        "hermetic.netns.egress_pytest",
+        "hermetic.isolation.netns.egress_pytest",
         "-q",
     ]
     assert check_no_egress.with_test_names([".venv/bin/pytest", "tests"])[1:3] == [
         "-p",
-        "hermetic.netns.egress_pytest",
+        "hermetic.isolation.netns.egress_pytest",
     ]
     assert check_no_egress.with_test_names(["behave", "-m", "x"]) == ["behave", "-m", "x"]
 
@@ -104,7 +104,7 @@ def namespace_needed() -> None:
 def test_a_test_that_connects_beyond_loopback_fails_the_check_and_is_named(
     tmp_path: Path,
 ) -> None:
-    enter = str(REPO / "hermetic" / "netns" / "enter.py")
+    enter = str(REPO / "hermetic" / "isolation" / "netns" / "enter.py")
     (tmp_path / "test_outside.py").write_text(
         textwrap.dedent(TESTS.format(reaches_out=REACHES_OUT, enter=enter))
     )
@@ -118,7 +118,7 @@ def test_a_test_that_connects_beyond_loopback_fails_the_check_and_is_named(
 
 @pytest.mark.usefixtures("namespace_needed")
 def test_an_attempt_in_a_namespace_the_command_made_does_not_count(tmp_path: Path) -> None:
-    enter = str(REPO / "hermetic" / "netns" / "enter.py")
+    enter = str(REPO / "hermetic" / "isolation" / "netns" / "enter.py")
     run = _check(sys.executable, "-I", enter, "--", sys.executable, "-c", REACHES_OUT, cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "no attempt beyond loopback" in run.stdout
@@ -128,13 +128,13 @@ def test_an_attempt_in_a_namespace_the_command_made_does_not_count(tmp_path: Pat
 def test_the_check_namespace_passes_for_the_host(tmp_path: Path) -> None:
     # Our code must not take it for a world's namespace, or it would try beyond loopback on
     # purpose there (a kernel-only scenario, an offender plugin) where the host would refuse.
-    probe = "from hermetic.netns.counters import in_loopback_namespace as f; print(f())"
+    probe = "from hermetic.isolation.netns.counters import in_loopback_namespace as f; print(f())"
     run = _check(sys.executable, "-c", probe, cwd=REPO)
     assert run.stdout.splitlines()[0] == "False", run.stdout + run.stderr
     nested = _check(
         sys.executable,
         "-I",
-        str(REPO / "hermetic" / "netns" / "enter.py"),
+        str(REPO / "hermetic" / "isolation" / "netns" / "enter.py"),
         "--",
         sys.executable,
         "-c",

@@ -10,7 +10,12 @@ import pytest
 
 import hermetic
 from hermetic.cli import main
-from hermetic.suite import ENVIRONMENT_MODULE, STEPS_MODULE, bundled_features, init_repository
+from hermetic.integrations.suite import (
+    ENVIRONMENT_MODULE,
+    STEPS_MODULE,
+    bundled_features,
+    init_repository,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hermetic.contract.faults import CORRUPT_CONTENT, corrupt_database, corrupt_file_changes
 from hermetic.contract.schema import database_path
+from hermetic.parts.store_faults import CORRUPT_CONTENT, corrupt_database, corrupt_file_changes
 
 
 def test_the_file_as_the_fault_left_it_passes(tmp_path: Path) -> None:

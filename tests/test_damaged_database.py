@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.contract.faults import inject
 from hermetic.contract.schema import TABLE, database_path
+from hermetic.parts.store_faults import inject
 
 
 def test_the_schema_reads_and_the_table_is_malformed(tmp_path: Path) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hermetic.diagnostics.evidence import Evidence, failure_report
+from hermetic.diagnostics.text_tail import tail
 from hermetic.hermes.commands import CommandResult
-from hermetic.reporting.diagnostics import Evidence, failure_report
-from hermetic.text_tail import tail
 
 
 def test_report_names_the_sandbox_and_tails_each_artefact(tmp_path: Path) -> None:

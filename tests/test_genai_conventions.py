@@ -1,4 +1,4 @@
-"""The GenAI conventions an otlp plugin may claim (hermetic.alerts.genai_conventions): each rule
+"""The GenAI conventions an otlp plugin may claim (hermetic.channels.genai_conventions): each rule
 broken once on a span that keeps all the others, and the claim read through the channel."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from hermetic.alerts import AlertChannel
-from hermetic.alerts.genai_conventions import Receipt, genai_findings
-from hermetic.world import build_world
+from hermetic.channels import AlertChannel
+from hermetic.channels.genai_conventions import Receipt, genai_findings
+from hermetic.world.world import build_world
 from tests.test_alert_channels import SERVICE, post, settings_with, span, traces
 
 # The call: received by the provider at 12:00:00.500 (journaled to the millisecond).

@@ -11,8 +11,8 @@ from behave.model_type import Status
 from fakes import AlertRecords
 
 from hermetic.known import defects, settle
+from hermetic.known.explained import HERMES_DEFECT
 from hermetic.known.settle import explain
-from hermetic.known.verdicts import HERMES_DEFECT
 
 V22 = "0.22.2.post1"
 ROTATION = (

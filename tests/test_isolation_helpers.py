@@ -7,11 +7,11 @@ from pathlib import Path
 
 import yaml
 
-from hermetic.hermes.home_snapshot import differences, fingerprint
 from hermetic.hermes.packages import installed, required_closure, unexpected_packages
 from hermetic.hermes.plugin_identity import identity_problem, loaded_paths, same_name_copies
 from hermetic.hermes.plugin_load import load_failures
-from hermetic.hermes.user_home import MARKER, UserHome
+from hermetic.isolation.developer_home import MARKER, UserHome
+from hermetic.isolation.home_snapshot import differences, fingerprint
 
 
 def test_fingerprint_sees_added_removed_and_changed_files(tmp_path: Path) -> None:

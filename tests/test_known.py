@@ -18,8 +18,7 @@ from fakes import AlertRecords
 from plans import demo_plan
 
 from hermetic.known import baseline, defects
-from hermetic.known.settle import broken_promises, explain
-from hermetic.known.verdicts import (
+from hermetic.known.explained import (
     EXPLANATION_FILE,
     HERMES_DEFECT,
     KNOWN,
@@ -29,7 +28,8 @@ from hermetic.known.verdicts import (
     rewrite_junit,
     stale_entries,
 )
-from hermetic.profile import BaselineEntry, ProfileError, load_profile
+from hermetic.known.settle import broken_promises, explain
+from hermetic.profile.model import BaselineEntry, ProfileError, load_profile
 from hermetic.runs.acceptance import run_acceptance
 
 REPO = Path(__file__).resolve().parent.parent
@@ -361,7 +361,7 @@ from types import SimpleNamespace
 
 from hermetic.known import baseline
 from hermetic.known.settle import settle
-from hermetic.profile import BaselineEntry
+from hermetic.profile.model import BaselineEntry
 from hermetic.reporting.artefacts import record_failure, reports_dir
 
 ENTRIES = tuple(BaselineEntry(*entry) for entry in json.loads(%r))

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.contract.faults import hold_write_lock
-from hermetic.contract.lock_holder import arrivals, files_locked_by, lock_owners, openers
 from hermetic.contract.schema import database_path
+from hermetic.parts.lock_holder import arrivals, files_locked_by, lock_owners, openers
+from hermetic.parts.store_faults import hold_write_lock
 
 TABLE = """\
 1: POSIX  ADVISORY  WRITE 4242 00:2b:1183 120 120

@@ -1,4 +1,4 @@
-"""Unit tests for hermetic.login: the login files it writes and how it arranges a sandbox.
+"""Unit tests for hermetic.parts.login: the login files it writes and how it arranges a sandbox.
 
 No Hermes runs here: a world is built over a sandbox whose ``hermes`` is never started, and the
 mock portal is called over loopback the way Hermes calls it.
@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hermetic.checks import NETWORK
 from hermetic.errors import HarnessError
-from hermetic.login import (
+from hermetic.isolation.checks import NETWORK
+from hermetic.mock.portal import REFRESH, REFRESH_GRANT, token_claims
+from hermetic.parts.login import (
     CODEX,
     INFERENCE_OVERRIDES,
     MODELS_DEV_CACHE,
@@ -33,11 +34,10 @@ from hermetic.login import (
     qwen_credentials,
     redacted,
 )
-from hermetic.mock.portal import REFRESH, REFRESH_GRANT, token_claims
+from hermetic.plan.settings import Settings
 from hermetic.plugin_sources import load_plugin
-from hermetic.profile import Profile
-from hermetic.settings import Settings
-from hermetic.world import World, build_world
+from hermetic.profile.model import Profile
+from hermetic.world.world import World, build_world
 
 REPO = Path(__file__).resolve().parent.parent
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))

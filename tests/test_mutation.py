@@ -10,11 +10,11 @@ import pytest
 from hermetic.cli import main
 from hermetic.errors import ConfigError
 from hermetic.mutation import report
-from hermetic.mutation.cache import VerdictCache, key, suite_digest
 from hermetic.mutation.command import all_mutants, load_equivalents
 from hermetic.mutation.operators import OPERATORS, mutants_of, spread
 from hermetic.mutation.sources import source_files
 from hermetic.mutation.trials import Case, junit_cases, verdict_of
+from hermetic.mutation.verdict_cache import VerdictCache, key, suite_digest
 
 REPO = Path(__file__).resolve().parent.parent
 

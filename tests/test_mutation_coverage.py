@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from hermetic.cli import main
+from hermetic.isolation.guard.log import GUARD_DIR
 from hermetic.mutation import coverage, pip_builds, report
 from hermetic.mutation.command import MutateOptions, mutate
 from hermetic.mutation.operators import mutants_of
-from hermetic.netguard.log import GUARD_DIR
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -16,10 +16,10 @@ from hermetic.errors import HermesCommandError
 from hermetic.hermes import hang_limit
 from hermetic.hermes.commands import RunningCommand
 from hermetic.mutation import coverage, report
-from hermetic.mutation.cache import CACHE_FILE, VerdictCache, kills_key, suite_digest
 from hermetic.mutation.command import MutateOptions, mutate
 from hermetic.mutation.operators import mutants_of
 from hermetic.mutation.trials import Case, Result, verdict_of
+from hermetic.mutation.verdict_cache import CACHE_FILE, VerdictCache, kills_key, suite_digest
 
 PLUGIN = '''"""A plugin."""
 

@@ -16,15 +16,15 @@ import pytest
 
 from hermetic.errors import ConfigError, HarnessError
 from hermetic.hermes.commands import CommandResult
-from hermetic.netguard.handoffs import Handoff, read_handoffs
-from hermetic.netguard.log import GUARD_DIR, NetworkAttempt, guard_environment, handoff_log
-from hermetic.netguard.process_log import ProcessStart, outside_namespace
-from hermetic.netns import GUARD_ONLY, ISOLATION_VARIABLE, NAMESPACE, enter
-from hermetic.netns.confinement import Confinement, why_no_namespace
-from hermetic.netns.counters import describe, increase, parse_snmp, parse_snmp6
-from hermetic.netns.offenders import c_level_connect, helper_program
-from hermetic.netns.refusals import unseen_refusal
-from hermetic.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation, this_process
+from hermetic.isolation.guard.handoffs import Handoff, read_handoffs
+from hermetic.isolation.guard.log import GUARD_DIR, NetworkAttempt, guard_environment, handoff_log
+from hermetic.isolation.guard.process_log import ProcessStart, outside_namespace
+from hermetic.isolation.netns import GUARD_ONLY, ISOLATION_VARIABLE, NAMESPACE, enter
+from hermetic.isolation.netns.confinement import Confinement, why_no_namespace
+from hermetic.isolation.netns.counters import describe, increase, parse_snmp, parse_snmp6
+from hermetic.isolation.netns.offenders import c_level_connect, helper_program
+from hermetic.isolation.netns.refusals import unseen_refusal
+from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation, this_process
 from hermetic.reporting.html import isolation_row
 from hermetic.reporting.summary import build_summary
 
@@ -139,7 +139,7 @@ def test_the_runner_wraps_behave_and_promises_a_namespace() -> None:
     assert confinement.command(["python", "-m", "behave"]) == [
         "/venv/bin/python",
         "-m",
-        "hermetic.netns.enter",
+        "hermetic.isolation.netns.enter",
         "--",
         "python",
         "-m",
@@ -174,7 +174,7 @@ def test_outside_a_namespace_the_reason_is_the_runners_or_behave_was_started_dir
 
 def test_inside_a_namespace_behave_sees_it(inside_namespace: Wrap) -> None:
     code = (
-        "import os; from hermetic.netns.status import this_process; "
+        "import os; from hermetic.isolation.netns.status import this_process; "
         "print(this_process(os.environ).kind)"
     )
     result = subprocess.run(

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.netguard.log import (
+from hermetic.isolation.guard.log import (
     GUARD_DIR,
     NetworkAttempt,
     NetworkLogError,

@@ -7,7 +7,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from hermetic.profile import load_profile
+from hermetic.profile.model import load_profile
 
 REPO = Path(__file__).resolve().parent.parent
 # A profile block opens with a comment naming, in parentheses, the example profile it shows.

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hermetic.netns.confinement import why_no_namespace
+from hermetic.isolation.netns.confinement import why_no_namespace
 
 REPO = Path(__file__).resolve().parent.parent
 HERMETIC = Path(sys.executable).parent / "hermetic"

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from plans import demo_plan
 
+from hermetic.integrations.behave.listing_formatter import ArgumentsError, worker_arguments
 from hermetic.plan.selection import PlannedScenario
 from hermetic.reporting import merge as report_merge
-from hermetic.reporting.listing_formatter import ArgumentsError, worker_arguments
 from hermetic.runs import durations, shards
 from hermetic.runs.acceptance import report_arguments, run_acceptance, scenario_counts
 from hermetic.runs.listing import list_scenarios

@@ -10,8 +10,8 @@ import pytest
 
 from hermetic.errors import ConfigError
 from hermetic.hermes.builds import HermesBuild
-from hermetic.netns import GUARD_ONLY, NAMESPACE
-from hermetic.netns.status import NetworkIsolation
+from hermetic.isolation.netns import GUARD_ONLY, NAMESPACE
+from hermetic.isolation.netns.status import NetworkIsolation
 from hermetic.plan.behave_args import UsageError, check_behave_args, split_defines
 from hermetic.plan.model import PLAN_FILE, RunPlan, Spread, Suite
 from hermetic.plan.not_run import NOT_CLAIMED, SKIPPED, why_not_run
@@ -19,10 +19,10 @@ from hermetic.plan.records import plugin_from_json, plugin_json, profile_from_js
 from hermetic.plan.request import COMMAND_LINE, RunRequest
 from hermetic.plan.resolve import check
 from hermetic.plan.selection import Listing, PlannedScenario
+from hermetic.plan.settings import Settings
 from hermetic.plugin_sources.directory import DirectoryPlugin
 from hermetic.plugin_sources.package import PackagePlugin
-from hermetic.profile import Profile, load_profile
-from hermetic.settings import Settings
+from hermetic.profile.model import Profile, load_profile
 
 REPO = Path(__file__).resolve().parent.parent
 PLUGIN = REPO / "alerts_plugin"

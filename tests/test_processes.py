@@ -12,9 +12,9 @@ from hermetic.hermes.processes import (
     processes_with_environment,
     stop_processes_under,
 )
-from hermetic.netguard.log import GUARD_DIR
-from hermetic.netguard.process_log import ProcessStart, read_process_starts
-from hermetic.netguard.site.hermetic_netguard_protocol import PROCESS_LOG_VARIABLE
+from hermetic.isolation.guard.log import GUARD_DIR
+from hermetic.isolation.guard.process_log import ProcessStart, read_process_starts
+from hermetic.isolation.guard.site.hermetic_netguard_protocol import PROCESS_LOG_VARIABLE
 
 
 def test_a_detached_child_is_found_by_its_environment(tmp_path: Path) -> None:

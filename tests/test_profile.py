@@ -11,7 +11,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from hermetic.errors import ConfigError
 from hermetic.hermes.hermes_variables import HERMES_VARIABLES
 from hermetic.hermes.hermes_variables import RELEASES as READ_RELEASES
-from hermetic.profile import (
+from hermetic.profile.model import (
     PROMISES,
     Profile,
     ProfileError,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.profile import Profile, ProfileError, load_profile
+from hermetic.profile.model import Profile, ProfileError, load_profile
 
 
 def load(tmp_path: Path, text: str) -> Profile:

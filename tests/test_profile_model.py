@@ -11,8 +11,8 @@ import pytest
 
 from hermetic.plan.resolve import choose_profile
 from hermetic.plugin_sources.directory import DirectoryPlugin
-from hermetic.profile import Alerts, Profile, ProfileError, load_profile
-from hermetic.profile_schema import SCHEMA_PATH, render, schema
+from hermetic.profile.model import Alerts, Profile, ProfileError, load_profile
+from hermetic.profile.schema import SCHEMA_PATH, render, schema
 
 NOW = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
 CREDENTIAL = (
@@ -322,7 +322,7 @@ def test_the_rest_of_plugins_stays_the_sandboxs(
 def test_the_committed_schema_is_the_models() -> None:
     assert SCHEMA_PATH.read_text("utf-8") == render(), (
         "hermetic/profile.schema.json is stale: "
-        "python -m hermetic.profile_schema > hermetic/profile.schema.json"
+        "python -m hermetic.profile.schema > hermetic/profile.schema.json"
     )
 
 

@@ -11,7 +11,7 @@ from hermetic.errors import HarnessError
 from hermetic.hermes.config import HermesConfig
 from hermetic.mock import ClosedPort, MockProvider, parse_script
 from hermetic.mock.phrases import PHRASES, REFUSED, answer_phrase
-from hermetic.providers import Providers
+from hermetic.world.providers import Providers
 
 
 @pytest.mark.parametrize("phrase", sorted(PHRASES))

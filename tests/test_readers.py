@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.contract.alerts import ContractViolation, read_alerts, table_sql
 from hermetic.contract.capture_log import capture_lines
 from hermetic.contract.schema import DDL as CONTRACT_DDL
+from hermetic.contract.table_reader import ContractViolation, read_alerts, table_sql
 from hermetic.errors import AlertStoreError, HarnessError
 from hermetic.hermes.cron_jobs import JobsFile
 

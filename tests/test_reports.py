@@ -22,8 +22,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from hermetic.diagnostics.evidence import Evidence
 from hermetic.reporting.artefacts import reports_dir, save_artefacts
-from hermetic.reporting.diagnostics import Evidence
 from hermetic.reporting.layout import artefact_dir, slug
 from hermetic.reporting.summary import build_summary, scenario_status, write_summary
 

@@ -88,9 +88,7 @@ def test_a_selection_the_profile_claims_none_of_says_so(
     assert _run(tmp_path, "--profile", str(profile), "--tags=@promise.gateway") == 2
     line = _one_line(capsys)
     assert line.startswith("hermetic: none of the ")
-    assert line.endswith(
-        f"would run: not claimed by the plugin's profile ({profile}): gateway"
-    )
+    assert line.endswith(f"would run: not claimed by the plugin's profile ({profile}): gateway")
     _nothing_started(tmp_path / "reports")
 
 

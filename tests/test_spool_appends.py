@@ -20,8 +20,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from hermetic.contract.faults import FaultUnavailable
-from hermetic.contract.spool_appends import (
+from hermetic.parts.spool_appends import (
     FAULTS,
     HALF_WAY_LIMIT,
     TORN_LINE,
@@ -37,7 +36,8 @@ from hermetic.contract.spool_appends import (
     torn,
     unnamed_spools,
 )
-from hermetic.profile import Spool
+from hermetic.parts.store_faults import FaultUnavailable
+from hermetic.profile.model import Spool
 
 HOME = Path("/tmp/mutant-lost-1/hermes")
 LOST = (

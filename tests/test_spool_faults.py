@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from test_profile import profile_file, refusal
 
-from hermetic.contract.faults import FaultUnavailable
-from hermetic.contract.spool_faults import (
+from hermetic.errors import HarnessError
+from hermetic.parts.spool_faults import (
     deletion_errors,
     full,
     hold_lock,
@@ -28,8 +28,8 @@ from hermetic.contract.spool_faults import (
     size_problem,
     undeletable,
 )
-from hermetic.errors import HarnessError
-from hermetic.profile import Spool, load_profile
+from hermetic.parts.store_faults import FaultUnavailable
+from hermetic.profile.model import Spool, load_profile
 
 # Another process trying the lock without waiting: prints "free" or "held".
 TRY_LOCK = """

@@ -22,8 +22,9 @@ import pytest
 from test_alerts_plugin import PKG, _load_plugin
 from test_profile import profile_file, refusal
 
-from hermetic.contract.alerts import Alert
-from hermetic.contract.spool_replay import (
+from hermetic.contract.table_reader import Alert
+from hermetic.errors import HarnessError
+from hermetic.parts.spool_replay import (
     BAD_LINES,
     NOT_FILES,
     KeptAlert,
@@ -35,8 +36,7 @@ from hermetic.contract.spool_replay import (
     stored_problems,
     unnamed_lines,
 )
-from hermetic.errors import HarnessError
-from hermetic.profile import Spool, SpoolLine, load_profile
+from hermetic.profile.model import Spool, SpoolLine, load_profile
 
 KEPT = KeptAlert("kept-model", "custom", 410, None, "2026-11-30T08:00:00+00:00")
 HOME = Path("/tmp/hermetic-sandbox-x/home")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hermetic import stand_in
-from hermetic.checks import CREDENTIAL, RunChecks
 from hermetic.hermes.sandbox import Sandbox
+from hermetic.isolation import stand_in
+from hermetic.isolation.checks import CREDENTIAL, RunChecks
 from hermetic.mock.journal import Journal, JournalEntry
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.contract.faults import inject
 from hermetic.contract.schema import database_path, log_path
 from hermetic.contract.store_errors import cause_problems
 from hermetic.hermes.unopened_log import store_errors_in, unopened_log_warnings
+from hermetic.parts.store_faults import inject
 
 HOME = Path("/tmp/a telemetry log not permitted")
 LOG = f"{HOME}/telemetry/telemetry.log"

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hermetic.checks import IDENTITY, NETWORK
-from hermetic.contract.records import AlertRecords
 from hermetic.hermes.commands import CommandResult
+from hermetic.isolation.checks import IDENTITY, NETWORK
+from hermetic.parts.alert_records import AlertRecords
 from hermetic.plan.resolve import settings_from_userdata
-from hermetic.settings import Settings
-from hermetic.world import World, build_world
+from hermetic.plan.settings import Settings
+from hermetic.world.world import World, build_world
 
 PLUGIN = Path(__file__).resolve().parent.parent / "alerts_plugin"
 

@@ -36,13 +36,13 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from hermetic.netns.confinement import why_no_namespace  # noqa: E402
+from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
 from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
 from hermetic.reporting import figures  # noqa: E402
 from hermetic.reporting.layout import DURATIONS_JSON  # noqa: E402
 from hermetic.runs.acceptance import Outcome, run_acceptance  # noqa: E402
-from hermetic.runs.steps import INTERRUPTS  # noqa: E402
-from hermetic.world import build_world  # noqa: E402
+from hermetic.runs.child_steps import INTERRUPTS  # noqa: E402
+from hermetic.world.world import build_world  # noqa: E402
 
 SMOKE = ("--tags=@smoke",)
 
@@ -237,7 +237,7 @@ def plugin_costs_inside(runs: int) -> tuple[dict[tuple[str, bool], list[float]],
         return {}, f"it makes Hermes try beyond loopback, and no network namespace here: {why_not}"
     command = [sys.executable, str(Path(__file__).resolve()), "--plugin-costs", str(runs)]
     result = subprocess.run(
-        [sys.executable, "-m", "hermetic.netns.enter", "--", *command],
+        [sys.executable, "-m", "hermetic.isolation.netns.enter", "--", *command],
         cwd=REPO,
         stdout=subprocess.PIPE,
         text=True,

@@ -37,9 +37,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from hermetic.hermes.plugin_envs import uv  # noqa: E402
-from hermetic.netns.confinement import why_no_namespace  # noqa: E402
+from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
 from hermetic.reporting.layout import BEHAVE_JSON  # noqa: E402
-from hermetic.runs.steps import run_step, say  # noqa: E402
+from hermetic.runs.child_steps import run_step, say  # noqa: E402
 
 EXAMPLES = REPO / "tests" / "fixtures" / "plugins"
 REPORTS = REPO / "reports" / "examples"

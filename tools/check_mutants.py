@@ -13,8 +13,8 @@ The mutants run through hermetic mutate's engine (hermetic.mutation.trials), as
 ``hermetic mutate`` runs generated ones: one behave process per mutant, ``--jobs`` mutants at
 once, each stopping at its first failing scenario, except a headline mutant, whose every
 scenario must fail with its headline. Every behave process runs in a network namespace of its
-own (hermetic.netns), so a mutant that lets Hermes try beyond loopback sends nothing off the
-machine; those mutants are not run where no namespace can be made.
+own (hermetic.isolation.netns), so a mutant that lets Hermes try beyond loopback sends nothing off
+the machine; those mutants are not run where no namespace can be made.
 
     .venv/bin/python tools/check_mutants.py [--only NAME,NAME] [--jobs N] [--timeout S]
 """
@@ -33,9 +33,9 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from hermetic.isolation.netns import ISOLATION_VARIABLE, NAMESPACE  # noqa: E402
+from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
 from hermetic.mutation.trials import Result, Trial, run_trials  # noqa: E402
-from hermetic.netns import ISOLATION_VARIABLE, NAMESPACE  # noqa: E402
-from hermetic.netns.confinement import why_no_namespace  # noqa: E402
 from hermetic.runs.parallel import default_jobs  # noqa: E402
 
 PLUGIN = REPO / "alerts_plugin"
@@ -241,7 +241,7 @@ MUTANTS = (
     ),
     Mutant(
         "hermes-sees-the-suites-packages",
-        "hermetic/netguard/log.py",
+        "hermetic/isolation/guard/log.py",
         '{"PYTHONPATH": str(GUARD_DIR),',
         "{\"PYTHONPATH\": f\"{GUARD_DIR}:{__import__('sysconfig').get_path('purelib')}\",",
         ISOLATION,
@@ -311,7 +311,7 @@ MUTANTS = (
     # must refuse to run (a world outside the namespace would pass for a confined one).
     Mutant(
         "world-outside-the-namespace",
-        "hermetic/netns/enter.py",
+        "hermetic/isolation/netns/enter.py",
         "    try:\n        enter_namespace()\n    except NamespaceError as exc:\n"
         '        print(f"hermetic: cannot run',
         "    try:\n        pass\n    except NamespaceError as exc:\n"
@@ -326,9 +326,9 @@ MUTANTS = (
     Mutant(
         "hermes-runs-outside-the-namespace",
         "hermetic/hermes/commands.py",
-        "        command = [str(self.sandbox.hermes_executable), *args]\n",
-        '        command = ["nsenter", "--net=/proc/1/ns/net", str(self.sandbox.hermes_executable),'
-        " *args]\n",
+        "        command = [*self.prefix, str(self.sandbox.hermes_executable), *args]\n",
+        '        command = ["nsenter", "--net=/proc/1/ns/net", *self.prefix,'
+        " str(self.sandbox.hermes_executable), *args]\n",
         ("--tags=@smoke",),
         "harness",
         headline="`hermes cron ",
@@ -336,7 +336,7 @@ MUTANTS = (
     ),
     Mutant(
         "sandbox-forgets-the-inference-override",
-        "hermetic/login.py",
+        "hermetic/parts/login.py",
         "            world.sandbox.extra_env[variable] = world.provider.api_base\n",
         "            pass\n",
         LOGIN,
@@ -362,7 +362,7 @@ MUTANTS = (
     # Each alert channel's reader, broken: the same Gherkin must notice.
     Mutant(
         "sqlite-channel-reads-no-status",
-        "hermetic/alerts/sqlite.py",
+        "hermetic/channels/sqlite.py",
         "status=row.error_code,",
         "status=None,",
         ("--tags=@smoke",),
@@ -370,7 +370,7 @@ MUTANTS = (
     ),
     Mutant(
         "otlp-channel-takes-unset-spans-for-errors",
-        "hermetic/alerts/otlp.py",
+        "hermetic/channels/otlp.py",
         '_ERROR = ("STATUS_CODE_ERROR", 2)',
         '_ERROR = ("STATUS_CODE_UNSET", 0)',
         OTLP_SMOKE,
@@ -378,7 +378,7 @@ MUTANTS = (
     ),
     Mutant(
         "otlp-channel-reads-the-old-status-attribute",
-        "hermetic/alerts/otlp.py",
+        "hermetic/channels/otlp.py",
         '"status": ("http.response.status_code",),',
         '"status": ("http.status_code",),',
         OTLP_SMOKE,
@@ -386,7 +386,7 @@ MUTANTS = (
     ),
     Mutant(
         "http-channel-ignores-items",
-        "hermetic/alerts/http.py",
+        "hermetic/channels/http.py",
         "picked = jmespath.search(self.settings.items, body) if self.settings.items else body",
         "picked = body",
         HTTP_SMOKE,

@@ -4,18 +4,18 @@
     .venv/bin/python tools/check_no_egress.py -- COMMAND [ARGS...]
     .venv/bin/python tools/check_no_egress.py -- .venv/bin/python -m pytest -q
 
-COMMAND runs in a fresh network namespace with only ``lo`` (``hermetic/netns/enter.py``) that
-stands for the host: it is marked (``HERMETIC_HOST_STANDIN``) so our code treats it as it treats
-the host, and the scenarios, tests and mutants that try beyond loopback on purpose make
+COMMAND runs in a fresh network namespace with only ``lo`` (``hermetic/isolation/netns/enter.py``)
+that stands for the host: it is marked (``HERMETIC_HOST_STANDIN``) so our code treats it as it
+treats the host, and the scenarios, tests and mutants that try beyond loopback on purpose make
 namespaces of their own inside it, as they do on the host. Each network namespace has its own
 no-route counters (``Ip: OutNoRoutes``, ``Ip6: Ip6OutNoRoutes``) and an attempt counts only in
 the namespace it was made in, so a rise of this namespace's counters is an attempt that, on the
 host, would have gone to the network. They are read before and after COMMAND; a pytest COMMAND
-also gets this tool's pytest plugin (``hermetic/netns/egress_pytest.py``), which names the tests
-during which they rose.
+also gets this tool's pytest plugin (``hermetic/isolation/netns/egress_pytest.py``), which names the
+tests during which they rose.
 
 Nothing can reach the registry in here: prepare first, outside, what COMMAND would install
-(``tools/run.py acceptance`` once, or ``python -m hermetic.netns.prepare BEHAVE_ARGS``).
+(``tools/run.py acceptance`` once, or ``python -m hermetic.isolation.netns.prepare BEHAVE_ARGS``).
 
 Exit status: COMMAND's, or 1 if the counters rose although COMMAND passed; 2 if no namespace
 can be made here (then nothing is run: an unconfined run proves nothing).
@@ -36,12 +36,12 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from hermetic.netns import HOST_STANDIN  # noqa: E402
-from hermetic.netns.counters import describe, increase, namespace_counters, own_namespace  # noqa: E402
-from hermetic.netns.egress_pytest import REPORT_VARIABLE  # noqa: E402
-from hermetic.netns.enter import NamespaceError, enter_namespace  # noqa: E402
+from hermetic.isolation.netns import HOST_STANDIN  # noqa: E402
+from hermetic.isolation.netns.counters import describe, increase, namespace_counters, own_namespace  # noqa: E402
+from hermetic.isolation.netns.egress_pytest import REPORT_VARIABLE  # noqa: E402
+from hermetic.isolation.netns.enter import NamespaceError, enter_namespace  # noqa: E402
 
-PLUGIN = "hermetic.netns.egress_pytest"
+PLUGIN = "hermetic.isolation.netns.egress_pytest"
 EXIT_EGRESS = 1
 EXIT_CANNOT = 2
 

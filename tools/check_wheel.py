@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from hermetic.hermes.installs import default_envs_root  # noqa: E402
-from hermetic.runs.steps import run_step, say  # noqa: E402
+from hermetic.runs.child_steps import run_step, say  # noqa: E402
 
 
 def check(step: str, command: list[str], cwd: Path, env: dict[str, str]) -> None:

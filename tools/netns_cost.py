@@ -3,10 +3,10 @@
 
 Prints one Markdown table and asserts nothing (speed is measured, not asserted):
 
-* per behave process: starting a command through ``python -m hermetic.netns.enter`` (a Python
-  start, ``unshare(2)``, ``lo`` up, exec) against starting it directly;
-* per run: the preparation outside (``python -m hermetic.netns.prepare``: the settings resolved,
-  Hermes' environment found ready, the probe);
+* per behave process: starting a command through ``python -m hermetic.isolation.netns.enter`` (a
+  Python start, ``unshare(2)``, ``lo`` up, exec) against starting it directly;
+* per run: the preparation outside (``python -m hermetic.isolation.netns.prepare``: the settings
+  resolved, Hermes' environment found ready, the probe);
 * per ``hermes`` command: reading the kernel's counters twice, and ``hermes --version`` under the
   guard with and without its hand-off records (the audit hook);
 * with ``--suite``: the ``@smoke`` run with namespaces and with ``HERMETIC_NETNS=off``.
@@ -33,11 +33,11 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from hermetic.hermes.installs import ensure_hermes  # noqa: E402
-from hermetic.netguard.log import guard_environment  # noqa: E402
-from hermetic.netguard.site.hermetic_netguard_protocol import HANDOFF_LOG_VARIABLE  # noqa: E402
-from hermetic.netns.confinement import why_no_namespace  # noqa: E402
+from hermetic.isolation.guard.log import guard_environment  # noqa: E402
+from hermetic.isolation.guard.site.hermetic_netguard_protocol import HANDOFF_LOG_VARIABLE  # noqa: E402
+from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
 
-ENTER = [sys.executable, "-m", "hermetic.netns.enter", "--"]
+ENTER = [sys.executable, "-m", "hermetic.isolation.netns.enter", "--"]
 PYTHON_PASS = [sys.executable, "-c", "pass"]
 
 
@@ -58,7 +58,7 @@ def run(command: Sequence[str], env: dict[str, str] | None = None) -> None:
 def counters_cost(runs: int) -> float:
     """Two reads of the counters (one ``hermes`` command), inside a namespace, in seconds."""
     code = (
-        "import time, statistics; from hermetic.netns.counters import read_counters; "
+        "import time, statistics; from hermetic.isolation.netns.counters import read_counters; "
         "read_counters(); t=[]\n"
         f"for _ in range({runs * 100}):\n"
         " s=time.perf_counter(); read_counters(); read_counters()\n"
@@ -115,9 +115,9 @@ def main() -> int:
     direct = median_seconds(lambda: run(PYTHON_PASS), args.runs)
     wrapped = median_seconds(lambda: run([*ENTER, *PYTHON_PASS]), args.runs)
     rows.append(("per behave process: `python -c pass` directly", direct))
-    rows.append(("per behave process: the same through hermetic.netns.enter", wrapped))
+    rows.append(("per behave process: the same through hermetic.isolation.netns.enter", wrapped))
     rows.append(("per behave process: the namespace's share", wrapped - direct))
-    prepare = [sys.executable, "-m", "hermetic.netns.prepare", "--tags=@smoke"]
+    prepare = [sys.executable, "-m", "hermetic.isolation.netns.prepare", "--tags=@smoke"]
     rows.append(("per run: the preparation outside", median_seconds(lambda: run(prepare), 3)))
     rows.append(("per hermes command: the counters read twice", counters_cost(args.runs)))
     without = hermes_version_cost(args.runs, handoffs=False)

@@ -28,7 +28,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
-from hermetic.world import build_world  # noqa: E402
+from hermetic.world.world import build_world  # noqa: E402
 
 MODEL = "gone-model"
 

@@ -24,8 +24,8 @@ if str(REPO) not in sys.path:
 
 from hermetic.mock.phrases import PHRASES  # noqa: E402
 from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
-from hermetic.settings import Settings  # noqa: E402
-from hermetic.world import build_world  # noqa: E402
+from hermetic.plan.settings import Settings  # noqa: E402
+from hermetic.world.world import build_world  # noqa: E402
 
 RECORDER_DIR = REPO / "tools" / "hook_recorder_plugin"
 PORT = re.compile(r"127\.0\.0\.1:\d+")

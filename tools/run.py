@@ -185,7 +185,7 @@ def main() -> int:
         parser.error("--jobs: at least 1")
     if not os.environ.pop(_BOOTSTRAPPED, ""):
         ensure_environment()  # run with .venv's Python directly
-    from hermetic.runs.steps import with_path
+    from hermetic.runs.child_steps import with_path
 
     env = with_path(os.environ, BIN)
     if args.what == "merge-reports":
@@ -259,9 +259,9 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
     from hermetic.hermes.releases import DEFAULT_RELEASE, MATRIX_RELEASES, NEWEST_CODE
     from hermetic.plan.model import Suite
     from hermetic.runs.acceptance import run_acceptance
+    from hermetic.runs.child_steps import INTERRUPTS, run_step
     from hermetic.runs.matrix import closing, run_matrix
     from hermetic.runs.start import CannotStart, record_cannot_start, request_from_behave
-    from hermetic.runs.steps import INTERRUPTS, run_step
 
     failures: list[str] = []
     counted: list[str] = []  # failures the closing line already counts as failed scenarios
@@ -337,7 +337,7 @@ def unit_test_steps() -> list[tuple[str, list[str], str]]:
     """The unit tests, inside the egress check's namespace where one can be made (a test that
     tries beyond loopback outside a namespace of its own fails, named: docs/netns.md); the few
     that install from the registry run outside it."""
-    from hermetic.netns.confinement import why_no_namespace
+    from hermetic.isolation.netns.confinement import why_no_namespace
 
     pytest = [str(BIN / "python"), "-m", "pytest"]
     why = why_no_namespace()
@@ -358,9 +358,9 @@ def unit_test_steps() -> list[tuple[str, list[str], str]]:
 def close_matrix(runs: list, reports: Path) -> int:
     """The matrix's table, the closing line over all releases; 0 only if every supported
     release passed, 130 if interrupted."""
+    from hermetic.runs.child_steps import INTERRUPTS
     from hermetic.runs.exit_status import exit_status
     from hermetic.runs.matrix import closing
-    from hermetic.runs.steps import INTERRUPTS
 
     say(f"release matrix: {reports / 'matrix.md'}, {reports / 'report.html'}")
     print((reports / "matrix.md").read_text(), flush=True)
@@ -374,9 +374,9 @@ def close(failures: list[str], outcome: Any, counted: Any = (), not_started: boo
     status (hermetic.runs.exit_status): an interrupted run is said, not counted as a failure."""
     from hermetic.reporting.layout import SETUP_ERROR
     from hermetic.runs.acceptance import report_locations
+    from hermetic.runs.child_steps import INTERRUPTS
     from hermetic.runs.closing import closing_line
     from hermetic.runs.exit_status import exit_status
-    from hermetic.runs.steps import INTERRUPTS
 
     if outcome is not None:
         for line in report_locations(REPORTS, REPO):

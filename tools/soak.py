@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 from hermetic.reporting import layout  # noqa: E402
 from hermetic.runs import soak  # noqa: E402
 from hermetic.runs.acceptance import run_acceptance  # noqa: E402
-from hermetic.runs.steps import INTERRUPTS, say, with_path  # noqa: E402
+from hermetic.runs.child_steps import INTERRUPTS, say, with_path  # noqa: E402
 
 BIN = REPO / ".venv" / "bin"
 

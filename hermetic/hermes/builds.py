@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from hermetic.errors import HarnessError
-from hermetic.netguard.log import guard_environment
+from hermetic.isolation.guard.log import guard_environment
 
 #: The entry point of Hermes' command line, whatever the command is called.
 ENTRY_POINT = "hermes_cli.main:main"

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
+from hermetic.diagnostics.text_tail import tail
 from hermetic.errors import HermesCommandError
 from hermetic.hermes import hang_limit
 from hermetic.hermes.progress import Progress
 from hermetic.hermes.sandbox import Sandbox
-from hermetic.netns.counters import increase, read_counters
-from hermetic.text_tail import tail
+from hermetic.isolation.netns.counters import increase, read_counters
 
 # A tick with one job takes ~3 s; transport failures with one retry ~7 s. A minute without any
 # progress (no CPU time, no output: hermetic.hermes.progress) means something is hung, and a hung

@@ -2,7 +2,7 @@
 that keep a run offline, fast and bounded (see hermes-facts.md for each key).
 
 A profile's ``[config]`` is merged on top; the keys the sandbox's isolation rests on were
-refused when the profile was read (:mod:`hermetic.profile`), so the merge cannot undo them.
+refused when the profile was read (:mod:`hermetic.profile.model`), so the merge cannot undo them.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class HermesConfig:
     tuning: HermesTuning = field(default_factory=HermesTuning)
     # (base_url, model) pairs Hermes switches to when the primary fails.
     fallbacks: list[tuple[str, str]] = field(default_factory=list)
-    # The profile's [config], merged last (see hermetic.profile.merge_config).
+    # The profile's [config], merged last (see hermetic.profile.model.merge_config).
     overlay: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     def tune(self, **changes: Any) -> None:

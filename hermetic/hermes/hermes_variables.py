@@ -1,7 +1,7 @@
 """Environment variables Hermes' own code reads, and in which releases.
 
 Written by tools/hermes_variables.py from each release's wheel; do not edit by hand.
-A profile may not set these (hermetic.profile): they change Hermes, not the plugin.
+A profile may not set these (hermetic.profile.model): they change Hermes, not the plugin.
 """
 
 from collections.abc import Mapping

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermetic.errors import HarnessError
-from hermetic.netguard.log import guard_environment
-from hermetic.tempdirs import make_temp_dir
+from hermetic.hermes.tempdirs import make_temp_dir
+from hermetic.isolation.guard.log import guard_environment
 
 if TYPE_CHECKING:
     from hermetic.plugin_sources.directory import DirectoryPlugin

@@ -2,7 +2,7 @@
 by ``hermes cron tick`` or by the ticker inside ``hermes gateway run``.
 
 Every finished Hermes run is handed to ``after_run`` (the suite's own checks, see
-:mod:`hermetic.checks`) before anything else looks at its results.
+:mod:`hermetic.isolation.checks`) before anything else looks at its results.
 """
 
 from __future__ import annotations

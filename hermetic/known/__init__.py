@@ -10,5 +10,5 @@ plugin's failure:
 * ``known`` -- the plugin's profile lists it in ``[[baseline]]`` with a reason
   (:mod:`hermetic.known.baseline`). A listed scenario that passes fails the run as stale.
 
-:mod:`hermetic.known.verdicts` is how the reports carry both (standard library only).
+:mod:`hermetic.known.explained` is how the reports carry both (standard library only).
 """

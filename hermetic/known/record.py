@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from hermetic.errors import ConfigError
-from hermetic.known.verdicts import STALE_HEADLINE, plain_name
-from hermetic.profile import load_profile
+from hermetic.known.explained import STALE_HEADLINE, plain_name
+from hermetic.profile.model import load_profile
 from hermetic.reporting.layout import SUMMARY_JSON
 
 #: What every recorded reason starts with, so an unedited one stands out in review.

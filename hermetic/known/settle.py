@@ -1,6 +1,7 @@
 """After a scenario: explain its failure (Hermes' defect, the baseline), or fail it as stale.
 
-Called from ``after_scenario`` (hermetic.hooks). A failed scenario is explained when
+Called from ``after_scenario`` (hermetic.integrations.behave.hooks). A failed scenario is
+explained when
 
 1. Hermes' output or logs show a defect of :mod:`hermetic.known.defects` known in the release
    under test, *and* what the operator was still promised held: no process of the sandbox left
@@ -10,7 +11,7 @@ Called from ``after_scenario`` (hermetic.hooks). A failed scenario is explained 
 
 A passing scenario named by a scenario entry that applies to this release fails as stale. A
 promise entry is stale when every scenario of the promise passed: only the whole run knows
-that, so summary.json decides it (:func:`hermetic.known.verdicts.baseline_states`).
+that, so summary.json decides it (:func:`hermetic.known.explained.baseline_states`).
 """
 
 from __future__ import annotations
@@ -22,15 +23,15 @@ from typing import TYPE_CHECKING, Any
 from behave.model_type import Status
 
 from hermetic.known import baseline, defects
-from hermetic.known.verdicts import HERMES_DEFECT, KNOWN, STALE_HEADLINE, Explanation
+from hermetic.known.explained import HERMES_DEFECT, KNOWN, STALE_HEADLINE, Explanation
 from hermetic.reporting.artefacts import _SAVED_MARK, html_formatter, record_failure, warn
 
 if TYPE_CHECKING:
     from behave.model import Scenario
 
     from hermetic.hermes.processes import ProcessInfo
-    from hermetic.settings import Settings
-    from hermetic.world import World
+    from hermetic.plan.settings import Settings
+    from hermetic.world.world import World
 
 #: How much of each log or output file is searched for a defect's lines (its end).
 _TAIL_BYTES = 512 * 1024
@@ -132,7 +133,7 @@ def broken_promises(world: World, defect: defects.HermesDefect | None = None) ->
     The processes ``defect`` leaves running for a moment are waited for first (a bounded wait:
     they end by themselves); whatever is still running then is a broken promise.
     """
-    from hermetic.contract.records import AlertRecords  # the alert contract's part
+    from hermetic.parts.alert_records import AlertRecords  # the alert contract's part
 
     broken = []
     leftovers = world.leftover_processes()

@@ -3,8 +3,8 @@
 Steps assert on it ("the provider received 3 requests for X") and failure reports print it, so
 each entry is one readable line and credentials in request headers are redacted before they
 are stored, as is a scenario's stand-in credential wherever it appears
-(:mod:`hermetic.stand_in`). A peer subclasses :class:`JournalEntry` for its own fields (the
-provider's model and attempt, the sink's body). The journal is shared by the server thread and
+(:mod:`hermetic.isolation.stand_in`). A peer subclasses :class:`JournalEntry` for its own fields
+(the provider's model and attempt, the sink's body). The journal is shared by the server thread and
 the test's thread, hence the lock.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
-from hermetic import stand_in
+from hermetic.isolation import stand_in
 
 __all__ = [
     "JOURNALED_HEADERS",

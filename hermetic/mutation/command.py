@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 
 from hermetic.errors import ConfigError
 from hermetic.hermes.hang_limit import hang_in
-from hermetic.mutation import cache as verdicts
 from hermetic.mutation import coverage, pip_builds, report
+from hermetic.mutation import verdict_cache as verdicts
 from hermetic.mutation.operators import Mutant, mutants_of, spread
 from hermetic.mutation.sources import copy_with, source_files
 from hermetic.mutation.trials import Result, Trial, run_trials

@@ -5,7 +5,7 @@ cosmic-ray's coverage filters), across our process boundary: during the unmutate
 ``HERMETIC_MUTATE_COVERAGE`` in behave's environment names a folder; each scenario gets a folder
 of its own in it (:func:`recording`), whose path reaches every ``hermes`` process of the
 scenario through the sandbox's environment, where the site hook's line tracer
-(``hermetic/netguard/site/sitecustomize.py``, ``_install_coverage``) writes the lines of the
+(``hermetic/isolation/guard/site/sitecustomize.py``, ``_install_coverage``) writes the lines of the
 plugin's own files that process ran. :func:`read_map` gathers them into a :class:`CoverageMap`.
 
 A mutant is *reached* by a scenario that ran a line of the mutant's statement (its header only,
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermetic.netguard.site.hermetic_netguard_protocol import (
+from hermetic.isolation.guard.site.hermetic_netguard_protocol import (
     COVERAGE_CODE_VARIABLE,
     COVERAGE_DIR_VARIABLE,
 )
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from hermetic.hermes.sandbox import Sandbox
     from hermetic.mutation.operators import Mutant
     from hermetic.plugin_sources import PluginUnderTest
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 #: In behave's environment: the folder that receives one folder per scenario.
 ROOT_VARIABLE = "HERMETIC_MUTATE_COVERAGE"

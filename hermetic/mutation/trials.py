@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from hermetic.hermes.hang_limit import hang_in
 from hermetic.hermes.processes import stop_processes_under
-from hermetic.netns.confinement import Confinement
+from hermetic.isolation.netns.confinement import Confinement
 from hermetic.plan.request import PLAN_FILE, PLAN_KEY
 from hermetic.reporting import layout
 

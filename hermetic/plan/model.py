@@ -26,7 +26,7 @@ from hermetic.plan.not_run import NotRun, why_not_run
 from hermetic.plan.records import settings_from_json, settings_json
 from hermetic.plan.request import PLAN_FILE, RunRequest
 from hermetic.plan.selection import Listing
-from hermetic.settings import Settings
+from hermetic.plan.settings import Settings
 
 PLAN_FORMAT = "hermetic-run-plan/1"
 __all__ = ["PLAN_FILE", "PLAN_FORMAT", "RunPlan", "Spread", "Suite"]
@@ -108,7 +108,7 @@ class RunPlan:
     def for_this_process(self, environ: Mapping[str, str]) -> RunPlan:
         """The plan as this behave process runs it: the isolation it really has (read from
         the kernel; a promised namespace it is not in stops the run)."""
-        from hermetic.netns.status import this_process
+        from hermetic.isolation.netns.status import this_process
 
         settings = self.settings
         isolation = this_process(environ)

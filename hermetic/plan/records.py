@@ -16,12 +16,12 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from hermetic.hermes.builds import HermesBuild
-from hermetic.netns.status import NetworkIsolation
+from hermetic.isolation.netns.status import NetworkIsolation
+from hermetic.plan.settings import Settings
 from hermetic.plugin_sources import PluginUnderTest
 from hermetic.plugin_sources.directory import DirectoryPlugin
 from hermetic.plugin_sources.package import PackagePlugin
-from hermetic.profile import Profile
-from hermetic.settings import Settings
+from hermetic.profile.model import Profile
 
 #: Each kind of plugin source by its ``kind``: the type its prepared plugin is stored as.
 PLUGIN_TYPES: dict[str, type] = {kind.kind: kind for kind in (DirectoryPlugin, PackagePlugin)}

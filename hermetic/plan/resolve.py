@@ -6,7 +6,7 @@
    line, before anything is installed or started.
 2. :func:`resolve` installs what the run needs (Hermes' environment with the profile's
    [requires], a pip plugin into an environment made from it) and checks the version the
-   environment holds: the :class:`~hermetic.settings.Settings` every scenario's world is
+   environment holds: the :class:`~hermetic.plan.settings.Settings` every scenario's world is
    built from.
 
 This module is the only place a run loads its plugin and profile. The command line calls it
@@ -21,15 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import ConfigError, HarnessError
-from hermetic.netns.status import NetworkIsolation
+from hermetic.hermes.tempdirs import make_temp_dir
+from hermetic.isolation.netns.status import NetworkIsolation
 from hermetic.plan.hermes_choice import HermesChoice, choose
 from hermetic.plan.hermes_choice import say as say_on_stderr
 from hermetic.plan.model import RunPlan
 from hermetic.plan.request import RunRequest
+from hermetic.plan.settings import Settings
 from hermetic.plugin_sources import PluginUnderTest, load_plugin
-from hermetic.profile import Profile, find_profile, load_profile
-from hermetic.settings import Settings
-from hermetic.tempdirs import make_temp_dir
+from hermetic.profile.model import Profile, find_profile, load_profile
 
 Say = Callable[[str], None]
 
@@ -79,7 +79,7 @@ def resolve(checked: Checked, isolation: NetworkIsolation, say: Say = say_on_std
 def plan_from_userdata(userdata: Mapping[str, str], environ: Mapping[str, str]) -> RunPlan:
     """The plan of a plain ``behave`` run, from its ``-D`` options (and
     ``[tool.behave.userdata]``): the same checks and installs as the command line's."""
-    from hermetic.netns.status import this_process
+    from hermetic.isolation.netns.status import this_process
 
     request = RunRequest.from_userdata(userdata)
     checked = check(request)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from hermetic import stand_in
+from hermetic.isolation import stand_in
 from hermetic.reporting import html as html_report
 from hermetic.reporting.layout import SETUP_CASE, SETUP_ERROR, SETUP_JUNIT, artefact_dir
 
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from behave.formatter.base import Formatter
     from behave.model import Scenario, Step
 
-    from hermetic.world import World
+    from hermetic.world.world import World
 
 HTML_FORMATTER = "html-pretty"
 # Enough for 200 lines of Hermes' longest log lines; a runaway log must not fill the disk.
@@ -84,7 +84,7 @@ def prepare_html_report(
     formatters: Iterable[Formatter], about: dict[str, Any] | None = None
 ) -> None:
     """Adjust this run's html-pretty formatter, if any (from before_all), and show what was
-    tested (``about``: :meth:`hermetic.settings.Settings.describe`). Never raises."""
+    tested (``about``: :meth:`hermetic.plan.settings.Settings.describe`). Never raises."""
     try:
         formatter = html_formatter(formatters)
         if formatter is not None:

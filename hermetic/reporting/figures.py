@@ -16,11 +16,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hermetic.contract.records import AlertRecords
 from hermetic.errors import HarnessError
 from hermetic.hermes.commands import CommandResult
 from hermetic.hermes.processes import processes_with_environment
-from hermetic.world import World
+from hermetic.parts.alert_records import AlertRecords
+from hermetic.world.world import World
 
 
 def scenario_figures(world: World) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermetic.netns import GUARD_ONLY, KERNEL_TAG
+from hermetic.isolation.netns import GUARD_ONLY, KERNEL_TAG
 
 STYLE = "<style>.feature-summary-commentary { max-width: 100%; flex: 1 1 100%; }</style>"
 

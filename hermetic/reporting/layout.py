@@ -16,7 +16,8 @@ SUMMARY_JSON = "summary.json"
 HTML_REPORT = "report.html"
 JUNIT_DIR = "junit"
 ARTEFACTS_DIR = "artefacts"
-#: In a failed scenario's artefacts: its alerts as the channel saw them (hermetic.alerts.part).
+#: In a failed scenario's artefacts: its alerts as the channel saw them
+#: (hermetic.parts.alert_channel).
 ALERTS_SEEN = "alerts-seen.json"
 
 # Long enough to stay readable, short enough for any file system and a CI artefact browser.

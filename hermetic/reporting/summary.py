@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hermetic.known.verdicts import EXPLAINED, Explanation, baseline_states, rewrite_junit
-from hermetic.netns import GUARD_ONLY, KERNEL_TAG, not_run_reason
+from hermetic.isolation.netns import GUARD_ONLY, KERNEL_TAG, not_run_reason
+from hermetic.known.explained import EXPLAINED, Explanation, baseline_states, rewrite_junit
 from hermetic.reporting.layout import (
     ALERTS_SEEN,
     BEHAVE_JSON,

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermetic.known.verdicts import CLOSING_NAMES, EXPLAINED, stale_entries
-from hermetic.netns.confinement import Confinement
+from hermetic.isolation.netns.confinement import Confinement
+from hermetic.known.explained import CLOSING_NAMES, EXPLAINED, stale_entries
 from hermetic.plan.request import PLAN_FILE, PLAN_KEY
 from hermetic.reporting import layout, summary
 from hermetic.runs import durations
-from hermetic.runs.steps import INTERRUPTS, run_step, say
+from hermetic.runs.child_steps import INTERRUPTS, run_step, say
 
 if TYPE_CHECKING:
     from hermetic.plan.model import RunPlan
@@ -167,7 +167,7 @@ def run_acceptance(
     The plan was resolved (every install made) and written beside the reports by
     :func:`hermetic.runs.start.start`; each behave process reads it (``-D plan=PATH``) and
     runs in a network namespace of its own with only ``lo`` where one can be made
-    (:mod:`hermetic.netns.confinement`).
+    (:mod:`hermetic.isolation.netns.confinement`).
 
     A plan spread over several jobs or a CI shard runs in that many behave processes
     (:mod:`hermetic.runs.parallel`) whose reports are merged into the same shape; otherwise

@@ -3,12 +3,12 @@
 A parallel run spreads *scenarios*, outline rows included, so it needs the exact list a serial
 ``behave ARGS`` would run: tags, ``default_tags``, ``--name``, ``--include``/``--exclude`` and
 ``file:line`` selections all apply. Rather than re-implement that, a behave dry run with
-:class:`hermetic.reporting.listing_formatter.ListingFormatter` records each scenario behave
-decides to run, in run order, shaped like an element of behave's own JSON report (the merge
+:class:`hermetic.integrations.behave.listing_formatter.ListingFormatter` records each scenario
+behave decides to run, in run order, shaped like an element of behave's own JSON report (the merge
 builds placeholders from it), and what every worker must be given instead of ``ARGS``.
 
 Standard library only: behave runs in the subprocess (``python -m
-hermetic.reporting.listing_formatter``), so ``tools/run.py`` can use this before ``.venv``
+hermetic.integrations.behave.listing_formatter``), so ``tools/run.py`` can use this before ``.venv``
 exists.
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from hermetic.plan.selection import Listing
 
 #: The behave side of the listing (a formatter, and the dry run that uses it).
-LISTING_MODULE = "hermetic.reporting.listing_formatter"
+LISTING_MODULE = "hermetic.integrations.behave.listing_formatter"
 
 
 class ListingError(RuntimeError):

@@ -29,11 +29,12 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from hermetic.hermes.releases import unsupported_reason
-from hermetic.known.verdicts import EXPLAINED
+from hermetic.known.explained import EXPLAINED
 from hermetic.plan.model import Suite
 from hermetic.plan.request import RunRequest
 from hermetic.reporting import layout
 from hermetic.runs import compatibility
+from hermetic.runs.child_steps import INTERRUPTS, forwarding_signals, say
 from hermetic.runs.matrix_releases import (
     check_row,
     folder_name,
@@ -43,7 +44,6 @@ from hermetic.runs.matrix_releases import (
     sort_key,
     version_of,
 )
-from hermetic.runs.steps import INTERRUPTS, forwarding_signals, say
 
 MATRIX_DIR = "matrix"
 #: The request every release's run is made from (hermetic.plan.request), in MATRIX_DIR.

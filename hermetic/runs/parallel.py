@@ -52,15 +52,15 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from hermetic.hermes.processes import stop_processes_under
-from hermetic.known.verdicts import Explanation
-from hermetic.netns.confinement import Confinement
+from hermetic.isolation.netns.confinement import Confinement
+from hermetic.known.explained import Explanation
 from hermetic.plan.request import PLAN_FILE, PLAN_KEY
 from hermetic.plan.selection import Listing, PlannedScenario
 from hermetic.reporting import layout, summary
 from hermetic.runs import durations, shards
 from hermetic.runs.acceptance import HTML_FORMATTER, report_arguments
-from hermetic.runs.steps import INTERRUPTS
-from hermetic.runs.steps import say as run_say
+from hermetic.runs.child_steps import INTERRUPTS
+from hermetic.runs.child_steps import say as run_say
 
 if TYPE_CHECKING:
     from hermetic.plan.model import RunPlan

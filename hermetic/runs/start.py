@@ -21,9 +21,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from hermetic.errors import HarnessError
-from hermetic.netns import GUARD_ONLY, NAMESPACE
-from hermetic.netns.confinement import why_no_namespace
-from hermetic.netns.status import NetworkIsolation
+from hermetic.isolation.netns import GUARD_ONLY, NAMESPACE
+from hermetic.isolation.netns.confinement import why_no_namespace
+from hermetic.isolation.netns.status import NetworkIsolation
 from hermetic.plan.behave_args import BehaveArguments, check_behave_args
 from hermetic.plan.model import PLAN_FILE, RunPlan, Spread, Suite
 from hermetic.plan.not_run import NotRun, not_claimed, why_not_run
@@ -168,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from hermetic.plan.model import Spread
     from hermetic.plan.request import USERDATA
-    from hermetic.runs.steps import say
+    from hermetic.runs.child_steps import say
 
     parser = argparse.ArgumentParser(prog="python -m hermetic.runs.start")
     parser.add_argument("--reports", type=Path, default=Path("reports"))

@@ -17,7 +17,7 @@ plugin's hooks take), :mod:`~hermetic.steps.webhook` (what the plugin posted),
 :mod:`~hermetic.steps.alert_fields` ("the plugin's alert for … holds", its times, its id),
 :mod:`~hermetic.steps.exporter` (the plugin's OpenTelemetry exporter's settings) and
 :mod:`~hermetic.steps.hermes_log` ("Hermes' log says …"). Steps are
-thin: they call the world (:mod:`hermetic.world`) and its parts, and assert with
+thin: they call the world (:mod:`hermetic.world.world`) and its parts, and assert with
 ``world.check`` so every failure carries the full report.
 """
 

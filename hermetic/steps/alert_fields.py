@@ -8,8 +8,8 @@ from datetime import datetime
 
 from behave import then
 
-from hermetic.alerts import AlertChannel
-from hermetic.alerts.own_fields import id_findings, timing_findings
+from hermetic.channels import AlertChannel
+from hermetic.channels.own_fields import id_findings, timing_findings
 from hermetic.mock.payloads import holding_problems
 
 

@@ -9,9 +9,9 @@ import re
 
 from behave import then
 
-from hermetic.alerts import AlertChannel
-from hermetic.contract.records import AlertRecords
+from hermetic.channels import AlertChannel
 from hermetic.contract.shared_schema import schema_problems
+from hermetic.parts.alert_records import AlertRecords
 
 # A Python mapping printed whole (``{'type': ..., 'message': ...}``): Hermes passes the hook its
 # error as such a mapping, and the message is the mapping's "message", not the mapping.

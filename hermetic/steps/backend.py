@@ -4,7 +4,7 @@ does (down altogether, or refusing what it is sent)."""
 
 from behave import given, then
 
-from hermetic.alerts import AlertChannel
+from hermetic.channels import AlertChannel
 from hermetic.mock.collector import SENDING
 from hermetic.mock.payloads import holding_problems
 

@@ -2,11 +2,11 @@
 
 from behave import given, then
 
-from hermetic import stand_in
-from hermetic.checks import describe_attempts
 from hermetic.hermes.config import DUMMY_API_KEY
-from hermetic.isolation import Isolation
+from hermetic.isolation import stand_in
+from hermetic.isolation.checks import describe_attempts
 from hermetic.mock import redact_authorization
+from hermetic.parts.isolation import Isolation
 
 # Canary values: if one of these shows up anywhere in a sandbox, a key leaked.
 DEVELOPER_SECRETS = {

@@ -2,7 +2,7 @@
 
 from behave import given, then
 
-from hermetic.login import ABOUT_TO_EXPIRE_SECONDS, NOUS, LoginProviders
+from hermetic.parts.login import ABOUT_TO_EXPIRE_SECONDS, NOUS, LoginProviders
 
 
 @given("Hermes uses Nous Portal but has never logged in")

@@ -2,7 +2,7 @@
 
 from behave import then, when
 
-from hermetic.side_by_side import run_side_by_side
+from hermetic.world.side_by_side import run_side_by_side
 
 
 @when("{count:d} sandboxes each run a job on their own removed model at the same time")

@@ -3,7 +3,7 @@
 from behave import given, then, when
 
 from hermetic.contract.hostile_names import hostile_name
-from hermetic.contract.records import AlertRecords
+from hermetic.parts.alert_records import AlertRecords
 
 
 @given('an operator schedules a job on the model "{model}" from the command line')

@@ -5,9 +5,8 @@ of it: the spool the profile names ([spool]); a plugin whose profile names none 
 from behave import given, then
 
 from hermetic.contract.capture_log import error_lines
-from hermetic.contract.faults import FaultUnavailable
-from hermetic.contract.records import AlertRecords
-from hermetic.contract.spool_replay import (
+from hermetic.parts.alert_records import AlertRecords
+from hermetic.parts.spool_replay import (
     KEPT_PROVIDER,
     KeptAlert,
     SpoolReplay,
@@ -15,6 +14,7 @@ from hermetic.contract.spool_replay import (
     stored_problems,
     unnamed_lines,
 )
+from hermetic.parts.store_faults import FaultUnavailable
 
 
 def _or_skip(context, arrange) -> None:

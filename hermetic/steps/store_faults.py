@@ -3,9 +3,9 @@ the spool it keeps alerts in meanwhile."""
 
 from behave import given, then, when
 
-from hermetic.contract.faults import FaultUnavailable, StoreFaults, corrupt_file_changes
-from hermetic.contract.spool_appends import SpoolAppends, half_written, holds_record_of
-from hermetic.contract.spool_faults import SpoolFaults
+from hermetic.parts.spool_appends import SpoolAppends, half_written, holds_record_of
+from hermetic.parts.spool_faults import SpoolFaults
+from hermetic.parts.store_faults import FaultUnavailable, StoreFaults, corrupt_file_changes
 
 _Faults = type[StoreFaults] | type[SpoolFaults] | type[SpoolAppends]
 

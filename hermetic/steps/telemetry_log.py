@@ -5,15 +5,6 @@ from behave import then
 from hermetic.contract.capture_log import error_lines, provider_problems, run_problems
 from hermetic.contract.hostile_names import naming_problems
 from hermetic.contract.non_alert_notes import notes_of
-from hermetic.contract.records import AlertRecords
-from hermetic.contract.spool_appends import (
-    SpoolAppends,
-    lost_alert_problems,
-    lost_lines,
-    says_waiting,
-    unnamed_spools,
-)
-from hermetic.contract.spool_faults import SpoolFaults, deletion_errors
 from hermetic.contract.store_errors import (
     RECOVERED,
     STORE_ERROR,
@@ -22,6 +13,15 @@ from hermetic.contract.store_errors import (
     recovery_lines,
     unnamed_store_file,
 )
+from hermetic.parts.alert_records import AlertRecords
+from hermetic.parts.spool_appends import (
+    SpoolAppends,
+    lost_alert_problems,
+    lost_lines,
+    says_waiting,
+    unnamed_spools,
+)
+from hermetic.parts.spool_faults import SpoolFaults, deletion_errors
 
 
 def _lines(captures):

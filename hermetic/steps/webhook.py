@@ -3,8 +3,8 @@
 
 from behave import given, then
 
-from hermetic.contract.records import AlertRecords
 from hermetic.mock.payloads import field_problems, names_value
+from hermetic.parts.alert_records import AlertRecords
 
 
 @given("the plugin's webhook refuses every alert with status {status:d}")

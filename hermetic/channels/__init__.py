@@ -1,0 +1,20 @@
+"""Alerts read from wherever the plugin puts them: one channel per module, one alert shape.
+
+A *channel* (:class:`~hermetic.channels.channel.Channel`) is a name, the ``[alerts]`` keys a
+profile may give it, and one reader that returns store-independent
+:class:`~hermetic.channels.alert.ChannelAlert` objects (model, provider, status, reason, message,
+and the raw thing the channel saw). :mod:`~hermetic.channels.sqlite` reads the contract's table,
+:mod:`~hermetic.channels.otlp` the spans the scenario's collector received,
+:mod:`~hermetic.channels.http` the JSON objects a plugin posted to a REST path. A fourth channel
+is one new module here defining ``CHANNEL`` (and its name in
+``hermetic.profile.model.ALERT_CHANNELS``).
+
+Steps read alerts through :class:`~hermetic.parts.alert_channel.AlertChannel`, the world's part for
+the profile's channel, so the same sentences hold for every channel.
+"""
+
+from hermetic.channels.alert import ChannelAlert
+from hermetic.channels.channel import Channel, channels
+from hermetic.parts.alert_channel import AlertChannel
+
+__all__ = ["AlertChannel", "Channel", "ChannelAlert", "channels"]

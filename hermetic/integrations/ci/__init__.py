@@ -1,0 +1,28 @@
+"""CI workflows for a plugin repository, one module per CI service: ``hermetic init --ci KIND``.
+
+Each kind's module has ``PATH`` (where the workflow goes in the repository) and
+``render(version)`` (its text, for the hermetic release ``version``). Both workflows do the
+same: the plugin's promises on the default Hermes in shards (``hermetic run --shard K/N``), one
+merged report (``hermetic merge-reports``) with a Markdown summary of the verdicts, and the
+release matrix (``hermetic matrix``) with the compatibility table and badge where it makes one;
+Hermes' environments cached, every report kept as an artefact, no secret needed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+from hermetic import __version__
+from hermetic.integrations.ci import github, gitlab
+from hermetic.integrations.suite import Written, write_new
+
+KINDS: dict[str, ModuleType] = {"github": github, "gitlab": gitlab}
+
+
+def write_workflow(root: Path, kind: str) -> Written:
+    """Write the ``kind`` workflow into the repository at ``root``, never overwriting one."""
+    module = KINDS[kind]
+    written = Written()
+    write_new(root / module.PATH, module.render(__version__), written)
+    return written

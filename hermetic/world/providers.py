@@ -1,0 +1,104 @@
+"""The model providers a scenario's Hermes talks to: loopback mocks, named and scripted.
+
+The *primary* provider serves Hermes' default model (``model.base_url``). Others are started by
+name when a scenario needs them: a fallback listed in ``fallback_providers``, a second vendor a
+job is pinned to, or the provider a developer's own Hermes would use (which must hear nothing).
+The phrases the features use ("rate limited (429)") become mock scripts and the Hermes settings
+their scenario needs in :mod:`hermetic.mock.phrases`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hermetic.diagnostics.evidence import Evidence
+from hermetic.errors import HarnessError
+from hermetic.hermes.config import HermesConfig
+from hermetic.mock import ClosedPort, MockProvider
+from hermetic.mock.phrases import answer_phrase
+from hermetic.reporting.layout import slug
+
+#: Most requests a journal shows in the artefacts.
+JOURNAL_LIMIT = 1000
+
+
+class Providers:
+    """The primary mock provider and any named ones, stopped when the scenario ends."""
+
+    def __init__(
+        self,
+        primary: MockProvider,
+        config: HermesConfig,
+        add_cleanup: Callable[[Callable[[], None]], None],
+    ) -> None:
+        self.primary = primary
+        self.config = config
+        self.add_cleanup = add_cleanup
+        self.named: dict[str, MockProvider] = {}
+
+    def answer(self, model: str, phrase: str) -> None:
+        """Make the primary provider answer ``model`` the way the feature's phrase says."""
+        answer = answer_phrase(phrase)
+        if answer.tuning:
+            self.config.tune(**answer.tuning)
+        if answer.refuses_connections:
+            self.refuse_connections()
+        else:
+            self.primary.script(model, answer.spec)
+
+    def fail_then_answer(self, model: str, phrase: str, times: int) -> None:
+        """Fail ``model`` ``times`` times the way the phrase says, then answer normally."""
+        answer = answer_phrase(phrase)
+        if answer.refuses_connections or not isinstance(answer.spec, str):
+            raise HarnessError(f"{phrase!r} cannot be followed by a recovery")
+        self.primary.fail_model(model, answer.spec, times=times)
+
+    def reject_login_then_answer(self, model: str, phrase: str) -> None:
+        """Reject the first request for ``model`` as unauthorised (401), as a provider does
+        with an expired login, then answer it the way the phrase says."""
+        answer = answer_phrase(phrase)
+        if answer.refuses_connections:
+            raise HarnessError(f"{phrase!r} cannot follow a rejected login: the port is closed")
+        if answer.tuning:
+            self.config.tune(**answer.tuning)
+        then = {"answer": answer.spec} if isinstance(answer.spec, str) else dict(answer.spec)
+        self.primary.script(model, [{"answer": "unauthorized", "times": 1}, then])
+
+    def refuse_connections(self) -> None:
+        """Point Hermes at a loopback port that refuses every connection."""
+        port = ClosedPort()
+        self.add_cleanup(port.close)
+        self.config.base_url = port.api_base
+
+    def start(self, name: str) -> MockProvider:
+        """Another mock provider (a fallback, a second vendor), stopped when the scenario ends."""
+        if name not in self.named:
+            provider = MockProvider().start()
+            self.add_cleanup(provider.stop)
+            self.named[name] = provider
+        return self.named[name]
+
+    def add_fallback(self, model: str) -> MockProvider:
+        """A healthy fallback provider serving ``model``, listed in ``fallback_providers``."""
+        provider = self.start("fallback")
+        provider.serve_model(model)
+        self.config.fallbacks.append((provider.api_base, model))
+        return provider
+
+    def evidence(self) -> list[Evidence]:
+        items = [
+            Evidence(
+                "mock provider request journal",
+                lambda: self.primary.journal_text(JOURNAL_LIMIT),
+                "mock-journal.txt",
+            )
+        ]
+        for name, provider in self.named.items():
+            items.append(
+                Evidence(
+                    f"{name} provider request journal",
+                    lambda provider=provider: provider.journal_text(JOURNAL_LIMIT),
+                    f"{slug(name)}-provider-journal.txt",
+                )
+            )
+        return items
