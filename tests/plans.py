@@ -16,7 +16,7 @@ from hermetic.plan.model import PLAN_FILE, RunPlan, Spread, Suite
 from hermetic.plan.request import RunRequest
 from hermetic.plan.settings import Settings
 from hermetic.plugin_sources.directory import DirectoryPlugin
-from hermetic.profile.model import Profile
+from hermetic.profile import Profile
 from hermetic.runs.acceptance import clear_reports
 from hermetic.runs.listing import list_scenarios
 from hermetic.runs.start import isolation_here

@@ -156,7 +156,7 @@ def test_a_hermes_reporting_another_version_than_asked_stops_the_run(tmp_path: P
 
 
 def test_the_html_report_names_the_build() -> None:
-    from hermetic.reporting.html import run_info_rows
+    from hermetic.reporting.html_page import settings_rows as run_info_rows
 
     about = {
         "plugin": {"name": "p", "path": "/p"},

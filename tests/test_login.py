@@ -36,7 +36,7 @@ from hermetic.parts.login import (
 )
 from hermetic.plan.settings import Settings
 from hermetic.plugin_sources import load_plugin
-from hermetic.profile.model import Profile
+from hermetic.profile import Profile
 from hermetic.world.world import World, build_world
 
 REPO = Path(__file__).resolve().parent.parent

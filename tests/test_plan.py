@@ -22,7 +22,7 @@ from hermetic.plan.selection import Listing, PlannedScenario
 from hermetic.plan.settings import Settings
 from hermetic.plugin_sources.directory import DirectoryPlugin
 from hermetic.plugin_sources.package import PackagePlugin
-from hermetic.profile.model import Profile, load_profile
+from hermetic.profile import Profile, load_profile
 
 REPO = Path(__file__).resolve().parent.parent
 PLUGIN = REPO / "alerts_plugin"

@@ -8,8 +8,9 @@
     python3 tools/run.py all                           # lint + unit tests + acceptance suite
 
 It creates ``.venv`` beside the repo (once) and installs the project into it (again only when
-pyproject.toml changed); it creates Hermes' own environment, ``.hermetic-envs/hermes-0.19.0``,
-holding ``hermes-agent`` and nothing of the suite's, as users install it (once); then it runs the
+pyproject.toml changed); it creates Hermes' own environment, ``hermes-0.19.0`` in the user's
+cache folder (``~/.cache/hermetic/envs``, or ``$HERMETIC_ENVS``), holding ``hermes-agent`` and
+nothing of the suite's, as users install it (once, and shared by every clone); then it runs the
 tests, and ends with one plain line ``N passed, N failed`` counting the behave scenarios. Exit
 status 0 only if everything passed and at least one scenario ran; 1 when something failed; 2
 when the run could not start (one line: a wrong option, a selection of no scenario, …); 130
@@ -35,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import venv
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +115,7 @@ def ensure_hermes() -> None:
     """Create Hermes' own environment (once): the suite's default Hermes, as users install it.
 
     Asked through the suite's Python, so it lands where a plain ``.venv/bin/behave`` looks for
-    it (``.hermetic-envs/`` beside ``.venv``, or ``$HERMETIC_ENVS``).
+    it (the user's cache folder, or ``$HERMETIC_ENVS``).
     """
     result = subprocess.run(
         [str(BIN / "python"), "-m", "hermetic.hermes.installs"],
@@ -192,7 +194,10 @@ def main() -> int:
         from hermetic.runs.acceptance import merge_reports
 
         outcome = merge_reports(BIN / "python", [Path(f) for f in extra], REPORTS, REPO, env)
-        return close(outcome.problems, outcome, not_started=outcome.code == 2)
+        totals = outcome.totals()
+        return close(
+            outcome.problems, totals, _counted(outcome.problems, totals), outcome.code == 2
+        )
     ensure_hermes()
     if args.what == "matrix":
         return matrix(args.versions, extra, env, args.jobs)
@@ -213,8 +218,8 @@ def acceptance(args: argparse.Namespace, extra: list[str], env: dict[str, str]) 
         print(f"run: {exc}", file=sys.stderr, flush=True)
         return 2
     outcome = run_acceptance(BIN / "python", plan, env)
-    counted = [problem for problem in outcome.problems if problem.startswith("behave")]
-    return close(outcome.problems, outcome, counted if outcome.failed else ())
+    totals = outcome.totals()
+    return close(outcome.problems, totals, _counted(outcome.problems, totals))
 
 
 def start_run(extra: list[str], env: dict[str, str], args: Any) -> Any:
@@ -260,11 +265,10 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
     from hermetic.plan.model import Suite
     from hermetic.runs.acceptance import run_acceptance
     from hermetic.runs.child_steps import INTERRUPTS, run_step
-    from hermetic.runs.matrix import closing, run_matrix
+    from hermetic.runs.matrix import matrix_totals, run_matrix
     from hermetic.runs.start import CannotStart, record_cannot_start, request_from_behave
 
     failures: list[str] = []
-    counted: list[str] = []  # failures the closing line already counts as failed scenarios
     matrix_runs: list = []
     ensure_chromium()
     checks = (
@@ -311,7 +315,7 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
         say(f"release matrix (@smoke): {folder / 'matrix.md'}")
         if not all(run.ok for run in matrix_runs):
             failures.append("the release matrix")
-    outcome = None
+    totals: dict[str, int] | None = None
     if not INTERRUPTS:
         try:
             plan = start_run([], env, args)
@@ -321,16 +325,29 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
             return 2
         outcome = run_acceptance(BIN / "python", plan, env)
         failures += outcome.problems
-        if outcome.failed:
-            counted += [problem for problem in outcome.problems if problem.startswith("behave")]
-        if matrix_runs:
-            # The closing line counts every behave scenario this run ran.
-            passed, failed = closing(matrix_runs)
-            outcome.passed += passed
-            outcome.failed += failed
-            if failed:
-                counted.append("the release matrix")
-    return close(failures, outcome, counted)
+        totals = outcome.totals()
+    if matrix_runs:
+        # The closing line counts every behave scenario this run ran, the matrix's too.
+        matrix = matrix_totals(matrix_runs)
+        totals = {key: value + (totals or {}).get(key, 0) for key, value in matrix.items()}
+    return close(failures, totals, _counted(failures, totals))
+
+
+def _counted(failures: Sequence[str], totals: dict[str, int] | None = None) -> list[str]:
+    """The failures the closing line already counts as scenarios: a behave step or the
+    release matrix that failed on scenarios, and an interruption (counted apart)."""
+    from hermetic.reporting.result import BROKEN, INTERRUPTED
+
+    scenarios = sum((totals or {}).get(status, 0) for status in (*BROKEN, INTERRUPTED))
+    return [
+        failure
+        for failure in failures
+        if failure == "interrupted"
+        or (
+            scenarios
+            and (failure.startswith(("behave", "merge-reports")) or failure == "the release matrix")
+        )
+    ]
 
 
 def unit_test_steps() -> list[tuple[str, list[str], str]]:
@@ -358,27 +375,33 @@ def unit_test_steps() -> list[tuple[str, list[str], str]]:
 def close_matrix(runs: list, reports: Path) -> int:
     """The matrix's table, the closing line over all releases; 0 only if every supported
     release passed, 130 if interrupted."""
+    from hermetic.reporting.closing import closing_line
     from hermetic.runs.child_steps import INTERRUPTS
     from hermetic.runs.exit_status import exit_status
-    from hermetic.runs.matrix import closing
+    from hermetic.runs.matrix import matrix_totals
 
     say(f"release matrix: {reports / 'matrix.md'}, {reports / 'report.html'}")
     print((reports / "matrix.md").read_text(), flush=True)
-    passed, failed = closing(runs)
-    print(f"{passed} passed, {failed} failed", flush=True)
+    print(closing_line(matrix_totals(runs)), flush=True)
     return exit_status(interrupted=bool(INTERRUPTS), broken=not all(run.ok for run in runs))
 
 
-def close(failures: list[str], outcome: Any, counted: Any = (), not_started: bool = False) -> int:
-    """Where the reports are, what failed, the closing line (every step counted); the exit
-    status (hermetic.runs.exit_status): an interrupted run is said, not counted as a failure."""
+def close(
+    failures: list[str],
+    totals: dict[str, int] | None,
+    counted: Sequence[str] = (),
+    not_started: bool = False,
+) -> int:
+    """Where the reports are, what failed, the closing line (every step counted: each failed
+    step that ran no scenario of its own is one failure); the exit status
+    (hermetic.runs.exit_status): an interrupted run is said and counted apart, not failed."""
+    from hermetic.reporting.closing import closing_line
     from hermetic.reporting.layout import SETUP_ERROR
     from hermetic.runs.acceptance import report_locations
     from hermetic.runs.child_steps import INTERRUPTS
-    from hermetic.runs.closing import closing_line
     from hermetic.runs.exit_status import exit_status
 
-    if outcome is not None:
+    if totals is not None:
         for line in report_locations(REPORTS, REPO):
             say(line)
     failures = [failure for failure in failures if failure != "interrupted"]
@@ -386,7 +409,8 @@ def close(failures: list[str], outcome: Any, counted: Any = (), not_started: boo
         say("interrupted: the run stopped before it finished (exit status 130)")
     if failures:
         say("FAILED: " + ", ".join(failures))
-    print(closing_line(outcome, failures, counted), flush=True)
+    extra = sum(failure not in counted and failure != "interrupted" for failure in failures)
+    print(closing_line(totals, extra), flush=True)
     return exit_status(
         not_started=not_started or (REPORTS / SETUP_ERROR).is_file(),
         interrupted=bool(INTERRUPTS),

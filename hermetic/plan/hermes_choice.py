@@ -31,7 +31,7 @@ from hermetic.hermes.installs import (
     pinned_version,
 )
 from hermetic.hermes.releases import DEFAULT_RELEASE, release_key, unsupported_reason
-from hermetic.profile.model import Profile
+from hermetic.profile import Profile
 
 Say = Callable[[str], None]
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from hermetic.hermes.releases import release_key
 from hermetic.plan.settings import Settings
 from hermetic.plugin_sources import kind_skip_reason
-from hermetic.profile.model import Profile
+from hermetic.profile import Profile
 
 #: A scenario checking a promise is tagged ``@promise.<name>``.
 PROMISE_TAG = "promise."

@@ -21,7 +21,7 @@ from hermetic.plan.settings import Settings
 from hermetic.plugin_sources import PluginUnderTest
 from hermetic.plugin_sources.directory import DirectoryPlugin
 from hermetic.plugin_sources.package import PackagePlugin
-from hermetic.profile.model import Profile
+from hermetic.profile import Profile
 
 #: Each kind of plugin source by its ``kind``: the type its prepared plugin is stored as.
 PLUGIN_TYPES: dict[str, type] = {kind.kind: kind for kind in (DirectoryPlugin, PackagePlugin)}

@@ -29,7 +29,7 @@ from hermetic.plan.model import RunPlan
 from hermetic.plan.request import RunRequest
 from hermetic.plan.settings import Settings
 from hermetic.plugin_sources import PluginUnderTest, load_plugin
-from hermetic.profile.model import Profile, find_profile, load_profile
+from hermetic.profile import Profile, find_profile, load_profile
 
 Say = Callable[[str], None]
 

@@ -9,7 +9,7 @@
   an interrupted run kept no promise and broke none for certain.
 
 The first that applies wins, in the order 2, 130, 1, 0. A closing line that says
-``0 failed`` never comes with status 1 (:mod:`hermetic.runs.closing`).
+``0 failed`` never comes with status 1 (:mod:`hermetic.reporting.closing`).
 """
 
 from __future__ import annotations

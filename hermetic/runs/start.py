@@ -136,15 +136,16 @@ _SELECTING = ("-t", "--tags", "-n", "--name", "-i", "--include", "-e", "--exclud
 
 def record_cannot_start(reports: Path, message: str) -> None:
     """What a run that could not start leaves in its reports, instead of the previous run's:
-    ``setup-error.txt``, one errored JUnit case and its row in ``summary.json``, so that no
-    dashboard reads it as green."""
-    from hermetic.reporting import layout, summary
-    from hermetic.reporting.artefacts import write_setup_error
+    ``setup-error.txt`` and a result of no scenario that says so (one errored row in
+    ``summary.json``, one errored case in ``junit/``), so that no dashboard reads it as green."""
+    from hermetic.reporting import layout
+    from hermetic.reporting.result import RunResult
+    from hermetic.reporting.write import write_reports
 
     reports.mkdir(parents=True, exist_ok=True)
     clear_reports(reports)
-    write_setup_error(reports, reports / layout.JUNIT_DIR, message)
-    summary.write_summary(reports)
+    (reports / layout.SETUP_ERROR).write_text(message + "\n", "utf-8")
+    write_reports(RunResult(setup_error=message), reports)
 
 
 def request_from_behave(args: Sequence[str]) -> tuple[RunRequest, BehaveArguments]:

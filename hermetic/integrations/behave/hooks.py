@@ -37,7 +37,7 @@ from hermetic.mutation import coverage
 from hermetic.plan.model import RunPlan
 from hermetic.plan.request import PLAN_KEY
 from hermetic.plan.resolve import plan_from_userdata
-from hermetic.reporting import figures
+from hermetic.reporting import figures, recorder
 from hermetic.reporting.artefacts import (
     prepare_html_report,
     record_failure,
@@ -60,13 +60,16 @@ class _Interruption:
     running; it is only acknowledged. A third means "stop now": the default action, no cleanup.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, config: Any = None) -> None:
         self.count = 0
+        self.config = config
 
     def __call__(self, signum: int, frame: object) -> None:
         self.count += 1
         name = signal.Signals(signum).name
         if self.count == 1:
+            # Every report says which signal stopped the run (hermetic.reporting.recorder).
+            recorder.note_interrupt(self.config, name)
             raise KeyboardInterrupt(f"{name}: run interrupted")
         if self.count == 2:
             warn(f"{name} again: still cleaning up (hermes processes, mocks, sandboxes)")
@@ -77,10 +80,12 @@ class _Interruption:
 
 
 def before_all(context: Any) -> None:
-    interruption = _Interruption()
+    interruption = _Interruption(context.config)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, interruption)
     formatters = list(context._runner.formatters)
+    # The run's result is built from behave's own objects, once, and every report from it.
+    results = recorder.install(context.config, reports_dir(context.config, formatters))
     try:
         context.plan = run_plan(context.config.userdata)
         context.settings = context.plan.settings
@@ -92,6 +97,7 @@ def before_all(context: Any) -> None:
         # One clear line, not a traceback from inside behave; and an error in JUnit and
         # summary.json, so that no dashboard reads a run that never started as green.
         warn(str(exc))
+        recorder.note_setup_error(context.config, str(exc))
         record_setup_error(context.config, formatters, str(exc))
         raise SystemExit(2) from None
     about = context.settings.describe()
@@ -100,7 +106,8 @@ def before_all(context: Any) -> None:
     )
     if about["isolation_reason"] == NOT_STARTED_BY_RUNNER:
         warn(f"isolation: {about['isolation']} ({NOT_STARTED_BY_RUNNER})")
-    prepare_html_report(formatters, about)
+    results.set_settings(about)
+    prepare_html_report(formatters)
     reports = reports_dir(context.config, formatters)
     if reports is not None:
         reports.mkdir(parents=True, exist_ok=True)
@@ -143,7 +150,8 @@ def world(context: Any, scenario: Scenario):
 def before_scenario(context: Any, scenario: Scenario) -> None:
     not_run = context.plan.why_not_run(list(scenario.effective_tags))
     if not_run is not None:
-        scenario.skip(not_run.reason)
+        # Not claimed by the profile, or not for this Hermes, kind of plugin or isolation.
+        recorder.not_run(context.config, scenario, not_run.status, not_run.reason)
         return
     if context.settings.figures is not None:
         # Registered first, so it runs last: after every other cleanup has had its chance.
