@@ -112,10 +112,10 @@ def test_a_mistyped_option_names_the_one_meant() -> None:
 
 
 def test_checking_installs_nothing_and_names_the_wrong_option(tmp_path: Path) -> None:
-    checked = check(RunRequest(plugin=str(PLUGIN), hermes_version="0.18.2"))
+    checked = check(RunRequest(plugin=str(PLUGIN), hermes_version="0.19.0"))
     assert checked.plugin.name == "hermetic-alerts"
     assert checked.profile.path == PLUGIN / "hermetic.toml"
-    assert (checked.hermes.version, checked.hermes.named) == ("0.18.2", None)
+    assert (checked.hermes.version, checked.hermes.named) == ("0.19.0", None)
     with pytest.raises(ConfigError, match="-D hermes_version=0.15.2: unsupported"):
         check(RunRequest(plugin=str(PLUGIN), hermes_version="0.15.2"))
     with pytest.raises(ConfigError, match="is not a Hermes version"):

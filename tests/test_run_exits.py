@@ -123,3 +123,28 @@ def test_the_exit_status_says_the_first_that_applies() -> None:
     assert exit_status(broken=True) == 1
     assert exit_status(interrupted=True, broken=True) == 130
     assert exit_status(not_started=True, interrupted=True, broken=True) == 2
+
+
+def test_a_version_that_does_not_exist_is_one_line_and_creates_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hermetic.plan.hermes_choice as hermes_choice
+    from hermetic.hermes.installs import ReleaseMissing
+
+    asked = []
+
+    def missing(version: str | None = None, package: str | None = None) -> None:
+        asked.append((version, package))
+        raise ReleaseMissing(f"hermes-agent {version} does not exist on the index (its newest …)")
+
+    monkeypatch.setattr(hermes_choice, "check_exists", missing)
+    monkeypatch.setenv("HERMETIC_ENVS", str(tmp_path / "envs"))
+    monkeypatch.chdir(tmp_path)
+    assert _run(tmp_path, "--hermes-version", "9.9.9") == 2
+    assert asked == [("9.9.9", None)]
+    assert _one_line(capsys) == (
+        "hermetic: --hermes-version 9.9.9: hermes-agent 9.9.9 does not exist on the index "
+        "(its newest …)"
+    )
+    assert not (tmp_path / "envs").exists()
+    _nothing_started(tmp_path / "reports")

@@ -9,7 +9,8 @@ plugin could import the suite's packages and pass where it fails for users. A ve
 for (``-D hermes_version=``, or the ``==`` of a requirement) must be the one Hermes reports.
 
 :func:`choose` checks all that can be checked before an install (the version's spelling, a
-release without the hook, a named installation and its version); :meth:`HermesChoice.build`
+release without the hook, a release that is on no package index pip installs from, a named
+installation and its version); :meth:`HermesChoice.build`
 then installs (or finds) the environment and checks the version it holds, before any
 scenario starts.
 """
@@ -24,8 +25,10 @@ from pathlib import Path
 
 from hermetic.errors import ConfigError
 from hermetic.hermes.builds import HermesBuild, HermesBuildError, inspect_build, python_of
+from hermetic.hermes.index_versions import UNKNOWN
 from hermetic.hermes.installs import (
     HermesInstallError,
+    check_exists,
     ensure_hermes,
     package_spec,
     pinned_version,
@@ -103,10 +106,24 @@ def choose(
         pinned = pinned_version(package)
         if not wanted and pinned:
             wanted, asked = pinned, f"the {pinned} it pins"
+        _check_exists(where, package=package)
         return HermesChoice(where, wanted, asked, profile.requires, package=package)
     where = "-D hermes_version=" + (wanted or DEFAULT_RELEASE)
     _check_supported(wanted or DEFAULT_RELEASE, where)
+    _check_exists(where, version=wanted or DEFAULT_RELEASE)
     return HermesChoice(where, wanted, asked, profile.requires)
+
+
+def _check_exists(where: str, version: str | None = None, package: str | None = None) -> None:
+    """A release (or pinned requirement) that is on no index pip installs from: one line,
+    before any environment is made. When an index cannot be asked, say so and go on: the
+    install speaks for itself then (never a guess)."""
+    try:
+        answer = check_exists(version=version, package=package)
+    except HermesInstallError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    if answer is not None and answer.state == UNKNOWN:
+        say(f"{where}: {answer.message}")
 
 
 def _check_version(build: HermesBuild, wanted: str, where: str, asked: str) -> None:

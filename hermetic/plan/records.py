@@ -10,6 +10,7 @@ only its type in :data:`PLUGIN_TYPES`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,13 @@ from hermetic.plugin_sources import PluginUnderTest
 from hermetic.plugin_sources.directory import DirectoryPlugin
 from hermetic.plugin_sources.package import PackagePlugin
 from hermetic.profile import Profile
+from hermetic.profile.model import ChannelTable
 
 #: Each kind of plugin source by its ``kind``: the type its prepared plugin is stored as.
 PLUGIN_TYPES: dict[str, type] = {kind.kind: kind for kind in (DirectoryPlugin, PackagePlugin)}
 
 _PROFILE = TypeAdapter(Profile)
+_CHANNELS = TypeAdapter(tuple[ChannelTable, ...])
 _BUILD = TypeAdapter(HermesBuild)
 _ISOLATION = TypeAdapter(NetworkIsolation)
 
@@ -46,13 +49,20 @@ def plugin_from_json(data: dict[str, Any]) -> PluginUnderTest:
 
 def profile_json(profile: Profile) -> dict[str, Any]:
     # Defaults left out: a checked profile's defaults are what reading it back gives, and some
-    # (an unset [alerts] conventions) are not values a profile may spell out.
-    data: dict[str, Any] = _PROFILE.dump_python(profile, mode="json", exclude_defaults=True)
+    # (an unset [alerts] conventions) are not values a profile may spell out. Each channel by
+    # its own settings' type (the [alerts] table's union, told apart by ``channel``).
+    data: dict[str, Any] = _PROFILE.dump_python(
+        replace(profile, channels=()), mode="json", exclude_defaults=True
+    )
+    data["channels"] = [
+        channel.model_dump(mode="json", exclude_none=True) for channel in profile.channels
+    ]
     return data
 
 
 def profile_from_json(data: dict[str, Any]) -> Profile:
-    return _PROFILE.validate_python(data)
+    channels = _CHANNELS.validate_python(data["channels"])
+    return replace(_PROFILE.validate_python({**data, "channels": ()}), channels=channels)
 
 
 def settings_json(settings: Settings) -> dict[str, Any]:
