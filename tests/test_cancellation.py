@@ -257,7 +257,13 @@ def test_an_interrupted_hermetic_run_exits_130_and_leaves_its_reports(
             run.wait()
     assert run.returncode == 130, output
     assert _processes_mentioning(str(scratch)) == []
-    # The plan it ran and the reports of what it did are there; none says the run passed.
+    # The plan it ran and the reports of what it did are there, and every report says
+    # interrupted: never failed, errored or skipped.
     assert (reports / "plan.json").is_file()
     summary = json.loads((reports / "summary.json").read_text())
-    assert summary["totals"]["passed"] < summary["totals"]["scenarios"]
+    totals = summary["totals"]
+    assert totals["scenarios"] == 3 and totals["interrupted"] >= 1, totals
+    assert totals["passed"] + totals["interrupted"] == 3, totals
+    assert "interrupted" in output.strip().splitlines()[-1], output
+    junit = "".join(path.read_text() for path in (reports / "junit").glob("*.xml"))
+    assert 'status="interrupted"' in junit and 'status="failed"' not in junit

@@ -35,7 +35,7 @@ from hermetic.known import baseline
 from hermetic.known.settle import settle
 from hermetic.mutation import coverage
 from hermetic.plan.model import RunPlan
-from hermetic.plan.request import PLAN_KEY
+from hermetic.plan.request import PLAN_FILE, PLAN_KEY
 from hermetic.plan.resolve import plan_from_userdata
 from hermetic.reporting import figures, recorder
 from hermetic.reporting.artefacts import (
@@ -112,6 +112,9 @@ def before_all(context: Any) -> None:
     if reports is not None:
         reports.mkdir(parents=True, exist_ok=True)
         (reports / RUN_INFO).write_text(json.dumps(about, indent=2) + "\n", "utf-8")
+        if not context.config.userdata.get(PLAN_KEY):
+            # A plain behave's plan, beside its reports as a runner's is.
+            context.plan.write(reports / PLAN_FILE)
 
 
 def run_plan(userdata: Mapping[str, str]) -> RunPlan:
