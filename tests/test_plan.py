@@ -83,6 +83,14 @@ def test_a_plan_is_written_once_and_read_back_whole(tmp_path: Path) -> None:
     )
     path = plan.write(tmp_path / "reports" / PLAN_FILE)
     assert RunPlan.read(path) == plan
+    # Hermes with a protocol's extra, made before any scenario, travels with the plan too.
+    speaking = {"anthropic-messages": (plan.settings.plugin, tmp_path / "extra" / "bin" / "hermes")}
+    with_extra = replace(
+        plan,
+        settings=replace(plan.settings, hermes_package="hermes-agent==0.19.0", _speaking=speaking),
+    )
+    again = RunPlan.read(with_extra.write(tmp_path / "again.json")).settings
+    assert (again.hermes_package, again._speaking) == ("hermes-agent==0.19.0", speaking)
     assert [p.name for p in path.parent.iterdir()] == [PLAN_FILE]  # no partial file left
 
 

@@ -81,6 +81,12 @@ def settings_json(settings: Settings) -> dict[str, Any]:
         "sandbox_root": str(settings.sandbox_root) if settings.sandbox_root else None,
         "figures": str(settings.figures) if settings.figures else None,
         "isolation": _ISOLATION.dump_python(settings.isolation, mode="json"),
+        "hermes_package": settings.hermes_package,
+        # Hermes with a protocol's extra, made before any scenario: read, never made again.
+        "speaking": {
+            key: {"plugin": plugin_json(plugin), "hermes": str(hermes)}
+            for key, (plugin, hermes) in settings._speaking.items()
+        },
     }
 
 
@@ -97,4 +103,9 @@ def settings_from_json(data: dict[str, Any]) -> Settings:
         sandbox_root=Path(data["sandbox_root"]) if data.get("sandbox_root") else None,
         figures=Path(data["figures"]) if data.get("figures") else None,
         isolation=_ISOLATION.validate_python(data["isolation"]),
+        hermes_package=data.get("hermes_package"),
+        _speaking={
+            key: (plugin_from_json(entry["plugin"]), Path(entry["hermes"]))
+            for key, entry in data.get("speaking", {}).items()
+        },
     )

@@ -16,11 +16,12 @@ once per run and writes the result into the run's plan (:mod:`hermetic.plan.mode
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import ConfigError, HarnessError
+from hermetic.hermes.protocols import protocols_needed
 from hermetic.hermes.tempdirs import make_temp_dir
 from hermetic.isolation.netns.status import NetworkIsolation
 from hermetic.plan.hermes_choice import HermesChoice, choose
@@ -57,13 +58,21 @@ def check(request: RunRequest) -> Checked:
     return Checked(request, plugin, profile, hermes, sandbox_root, figures)
 
 
-def resolve(checked: Checked, isolation: NetworkIsolation, say: Say = say_on_stderr) -> Settings:
+def resolve(
+    checked: Checked,
+    isolation: NetworkIsolation,
+    say: Say = say_on_stderr,
+    scenario_tags: Iterable[Iterable[str]] = (),
+) -> Settings:
     """Install what the checked run needs (outside any network namespace: it may reach the
-    registry) and return the settings its scenarios run with."""
+    registry) and return the settings its scenarios run with. ``scenario_tags``: the tags of
+    the run's selected scenarios; Hermes with the extra their wire protocols need
+    (``@protocol.…``) is installed too, for the scenarios that describe the Hermes under test."""
     build = checked.hermes.build(say)
     # A pip plugin is installed here, into an environment made from Hermes' own.
     plugin, hermes = checked.plugin.prepare(build.command, build.version, say)
-    return Settings(
+    choice = checked.hermes
+    settings = Settings(
         plugin=plugin,
         profile=checked.profile,
         hermes=hermes,
@@ -73,7 +82,12 @@ def resolve(checked: Checked, isolation: NetworkIsolation, say: Say = say_on_std
         sandbox_root=checked.sandbox_root,
         figures=checked.figures,
         isolation=isolation,
+        # What Hermes was installed from, so that a protocol's extra installs the same build.
+        hermes_package=None if choice.named else choice.package or f"hermes-agent=={build.version}",
     )
+    for protocol in protocols_needed(scenario_tags, build.version):
+        settings.speaking(protocol)
+    return settings
 
 
 def plan_from_userdata(userdata: Mapping[str, str], environ: Mapping[str, str]) -> RunPlan:

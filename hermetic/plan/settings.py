@@ -7,11 +7,15 @@ What every scenario's world is built from: resolved once per run by
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermetic.errors import ConfigError, HarnessError
 from hermetic.hermes.builds import HermesBuild
+from hermetic.hermes.protocol_envs import hermes_speaking
+from hermetic.hermes.protocols import WireProtocol
 from hermetic.isolation.netns import GUARD_ONLY
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation
 from hermetic.plugin_sources import PluginUnderTest
@@ -34,6 +38,38 @@ class Settings:
     hermes_build: HermesBuild | None = None
     # A loopback-only network namespace around this process, or the Python guard alone.
     isolation: NetworkIsolation = NetworkIsolation(GUARD_ONLY, NOT_STARTED_BY_RUNNER)
+    # What Hermes was installed from (a requirement, file or folder; None: -D hermes=PATH),
+    # so a protocol's extra can be installed on the same build.
+    hermes_package: str | None = None
+    # Per protocol needing an extra: the plugin as prepared there, and the hermes to run. The
+    # run's plan carries the ones its selected scenarios speak (resolved before any scenario).
+    _speaking: dict[str, tuple[PluginUnderTest, Path]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def speaking(self, protocol: WireProtocol) -> tuple[PluginUnderTest, Path]:
+        """The plugin under test and the ``hermes`` command for a scenario speaking
+        ``protocol``: the run's own, or Hermes installed with the protocol's extra (made on
+        first use, which inside a network namespace must have happened before; ConfigError
+        otherwise)."""
+        if protocol.extra is None:
+            return self.plugin, self.hermes
+        if protocol.key not in self._speaking:
+            build = self.hermes_build
+            try:
+                hermes = hermes_speaking(
+                    protocol,
+                    hermes=build.command if build is not None else self.hermes,
+                    package=self.hermes_package,
+                    version=self.hermes_version,
+                    requires=self.profile.requires,
+                    may_install=not self.isolation.kernel_refuses,
+                    say=_say,
+                )
+            except HarnessError as exc:
+                raise ConfigError(str(exc)) from None
+            self._speaking[protocol.key] = self.plugin.prepare(hermes, self.hermes_version, _say)
+        return self._speaking[protocol.key]
 
     def describe(self) -> dict[str, Any]:
         """What was tested, for every report: the plugin (name, path, revision), its profile
@@ -60,3 +96,7 @@ class Settings:
             },
             **self.isolation.describe(),
         }
+
+
+def _say(message: str) -> None:
+    (sys.__stderr__ or sys.stderr).write(f"hermetic: {message}\n")

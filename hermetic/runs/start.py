@@ -60,7 +60,8 @@ def start(
         listing = select(python, suite, env)
         isolation = isolation_here(env)
         _check_something_runs(listing, suite, lambda tags: not_claimed(tags, checked.profile))
-        settings = resolve(checked, isolation, say)
+        tags = [effective_tags(listing, i) for i in range(len(listing.scenarios))]
+        settings = resolve(checked, isolation, say, tags)
         _check_something_runs(listing, suite, lambda tags: why_not_run(tags, settings))
     except HarnessError as exc:
         raise CannotStart(spelling.show(str(exc))) from None
