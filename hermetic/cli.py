@@ -148,15 +148,15 @@ def build_parser() -> argparse.ArgumentParser:
     summary = commands.add_parser(
         "summary",
         help="the verdicts of a report folder as Markdown (for $GITHUB_STEP_SUMMARY)",
-        description="Print the verdicts in REPORTS/summary.json as Markdown: totals, what was "
-        "tested, each promise, every failed scenario.",
+        description="Print the verdicts of the run in REPORTS (its result.json) as Markdown: "
+        "the closing line, what was tested, each promise, every failed scenario.",
     )
     summary.add_argument("reports", nargs="?", type=Path, default=Path("reports"))
 
     record = commands.add_parser(
         "baseline",
         help="list a run's failures as [[baseline]] entries of the plugin's profile",
-        description="Read the failures of the last run (summary.json in --reports) and print "
+        description="Read the failures of the last run (result.json in --reports) and print "
         "them as [[baseline]] entries, each with a reason for you to edit; with --write, "
         "append them to the plugin's hermetic.toml (created if missing). Nothing already in "
         "the profile is changed, and a scenario it lists is not repeated.",
@@ -356,13 +356,14 @@ def init_extras(root: Path, pytest: bool, ci: str | None) -> int:
 
 
 def summary(reports: Path) -> int:
-    from hermetic.reporting.step_summary import load_summary, markdown
+    from hermetic.reporting.result import ResultError, RunResult
+    from hermetic.reporting.step_summary import markdown
 
     try:
-        data = load_summary(reports)
-    except (OSError, ValueError) as exc:
-        return _fail(f"{reports}: no readable summary.json ({exc.__class__.__name__})")
-    print(markdown(data), end="", flush=True)
+        result = RunResult.read(reports)
+    except ResultError as exc:
+        return _fail(f"no run result to summarise: {exc}")
+    print(markdown(result), end="", flush=True)
     return EXIT_PASSED
 
 
@@ -399,7 +400,8 @@ def _suite_arguments(features: Path, defines: list[str], behave_args: list[str])
 def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
     from hermetic.errors import ConfigError
     from hermetic.integrations.suite import scratch_suite
-    from hermetic.runs.matrix import closing, run_matrix
+    from hermetic.reporting.closing import closing_line
+    from hermetic.runs.matrix import matrix_totals, run_matrix
     from hermetic.runs.matrix_releases import declared_rows, requires_hermes
     from hermetic.runs.parallel import default_jobs
 
@@ -424,8 +426,7 @@ def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
             args.jobs or default_jobs(),
         )
     print((reports / "matrix.md").read_text("utf-8"), flush=True)
-    passed, failed = closing(runs)
-    print(f"{passed} passed, {failed} failed", flush=True)
+    print(closing_line(matrix_totals(runs)), flush=True)
     return EXIT_PASSED if all(run.ok for run in runs) else EXIT_FAILED
 
 
