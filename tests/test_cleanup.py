@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from hermetic.cli import main
+from hermetic.hermes import cleanup
 from hermetic.hermes.cleanup import KEPT_MARK, find_leftovers, mark_kept, remove
 
 DAY = 86_400
@@ -119,6 +120,8 @@ def test_hermetic_clean_lists_and_removes_only_with_yes(
     envs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("HERMETIC_ENVS", str(envs))
+    # not the checkout's own .hermetic-envs (the old default), which a developer may still have
+    monkeypatch.setattr(cleanup, "_old_envs_folder", lambda: None)
     _env(envs, "hermes-0.16.0", days_unused=40)
     kept = tmp_path / "hermetic-k1"
     kept.mkdir()
@@ -136,6 +139,20 @@ def test_hermetic_clean_lists_and_removes_only_with_yes(
     assert not (envs / "hermes-0.16.0").exists() and not kept.exists()
     assert main(["clean"]) == 0
     assert capsys.readouterr().out.startswith("hermetic clean: nothing to remove")
+
+
+def test_the_old_environments_folder_is_listed_once_unused(tmp_path: Path) -> None:
+    envs, old = tmp_path / "envs", tmp_path / ".hermetic-envs"
+    (old / "hermes-0.19.0" / "bin").mkdir(parents=True)
+    (old / "hermes-0.19.0" / "bin" / "python").write_bytes(b"x" * 10)
+    (item,) = find_leftovers(envs, [tmp_path / "none"], old_envs=old)
+    assert (item.path, item.why, item.size) == (
+        old,
+        f"where hermetic kept environments before {envs}",
+        10,
+    )
+    in_use = find_leftovers(old, [tmp_path / "none"], old_envs=old)  # HERMETIC_ENVS names it
+    assert old not in [item.path for item in in_use]
 
 
 def test_a_bad_option_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

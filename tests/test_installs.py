@@ -180,6 +180,17 @@ def test_the_reason_is_the_installer_s_last_error_line() -> None:
     backend = '  File "setup.py", line 3\nValueError: version must be a string\n\n'
     assert last_error_line(backend) == "ValueError: version must be a string"
     assert last_error_line("something odd\n") == "something odd"
+    offline = (
+        "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) "
+        "after connection broken by 'NewConnectionError('<…HTTPSConnection object at 0x7f>: "
+        "Failed to establish a new connection: [Errno -3] Temporary failure in name "
+        "resolution')': /simple/demo/\n"
+        "ERROR: No matching distribution found for demo==2\n"
+    )
+    assert last_error_line(offline) == (
+        "No matching distribution found for demo==2 (pip could not reach the index: "
+        "Temporary failure in name resolution)"
+    )
 
 
 # -- uv first, pip when uv cannot, one line when nothing can ------------------------------------
