@@ -23,6 +23,9 @@ CREDENTIAL = (
     "never a real key"
 )
 
+#: The registered channels, as a refusal lists them.
+KNOWN = ", ".join(channels())
+
 
 def loaded(tmp_path: Path, text: str) -> Profile:
     path = tmp_path / "hermetic.toml"
@@ -87,11 +90,11 @@ def test_an_http_channel_reads_a_path_with_jmespath(tmp_path: Path) -> None:
     [
         (
             'channel = "kafka"',
-            'alerts.channel: "kafka" is not a channel; known channels: sqlite, file, http, otlp',
+            f'alerts.channel: "kafka" is not a channel; known channels: {KNOWN}',
         ),
         (
             "channel = 1",
-            "alerts.channel: an integer is not a channel; known channels: sqlite, file, http, otlp",
+            f"alerts.channel: an integer is not a channel; known channels: {KNOWN}",
         ),
         (
             'channel = "otlp"\nstatus = 404',
