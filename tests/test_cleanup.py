@@ -164,11 +164,11 @@ def test_a_bad_option_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: 
 
 def test_a_sandbox_kept_for_a_failed_scenario_is_marked_for_clean(tmp_path: Path) -> None:
     """build_world marks a sandbox it keeps; one it removes is gone, and a live one has no mark."""
-    from hermetic.plan.settings import Settings
+    from hermetic.plan.resolve import settings_from_userdata
     from hermetic.world import build_world
 
     plugin = Path(__file__).resolve().parent.parent / "alerts_plugin"
-    settings = Settings.from_userdata({"plugin": str(plugin), "sandbox_root": str(tmp_path)})
+    settings = settings_from_userdata({"plugin": str(plugin), "sandbox_root": str(tmp_path)})
     kept: list[Path] = []
     with build_world(settings, keep=lambda: True, on_kept=kept.append) as world:
         assert not (world.sandbox.root / KEPT_MARK).exists()

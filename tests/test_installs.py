@@ -32,7 +32,7 @@ from hermetic.hermes.install_steps import (
 from hermetic.hermes.installs import HermesInstallError, ensure_hermes, install_for
 from hermetic.hermes.pip_config import PipSettings, parse_config_list, read_pip_settings
 from hermetic.hermes.uv_settings import uv_settings
-from hermetic.plan.settings import Settings
+from hermetic.plan.resolve import settings_from_userdata
 from hermetic.plugin_sources import load_plugin
 from tests.wheels import fake_hermes_wheel, make_wheel, plugin_wheel
 
@@ -411,7 +411,7 @@ def test_a_plugin_install_that_fails_is_one_line_for_every_runner(
         requires=("no-such-dependency-xyz>=1",),
     )
     with pytest.raises(ConfigError) as caught:
-        Settings.from_userdata({"plugin": str(broken), "hermes": str(fake_hermes)})
+        settings_from_userdata({"plugin": str(broken), "hermes": str(fake_hermes)})
     message = str(caught.value)
     assert "\n" not in message and "Traceback" not in message
     assert message.startswith(f"-D plugin={broken}: installing {broken} beside Hermes in ")
