@@ -4,11 +4,10 @@ provider outline's blocks it leaves out reported as not claimed."""
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
-from hermetic.integrations.behave.hooks import provider_skip_reason
+from hermetic.plan.not_run import NOT_CLAIMED, provider_left_out
 from hermetic.profile import Profile, ProfileError, load_profile
 
 
@@ -57,21 +56,14 @@ def test_a_wrong_providers_section_is_one_line(tmp_path: Path, text: str, expect
     assert refusal(tmp_path, f"[providers]\n{text}\n").startswith(expected)
 
 
-def _scenario(*tags: str) -> SimpleNamespace:
-    return SimpleNamespace(effective_tags=list(tags))
-
-
 def test_a_block_of_a_provider_left_out_is_not_claimed(tmp_path: Path) -> None:
     profile = loaded(tmp_path, '[providers]\nonly = ["OpenAI"]\n')
-    settings = SimpleNamespace(profile=profile)
-    reason = provider_skip_reason(
-        _scenario("promise.removed-model", "provider.anthropic"), settings
-    )
-    assert reason == (
+    not_run = provider_left_out(["promise.removed-model", "provider.anthropic"], profile)
+    assert not_run is not None and not_run.status == NOT_CLAIMED
+    assert not_run.reason == (
         f"not claimed by the plugin's profile ({profile.path}): [providers] only leaves out "
         "Anthropic"
     )
-    assert provider_skip_reason(_scenario("provider.openai"), settings) is None
-    assert provider_skip_reason(_scenario("smoke"), settings) is None
-    everyone = SimpleNamespace(profile=Profile.empty())
-    assert provider_skip_reason(_scenario("provider.anthropic"), everyone) is None
+    assert provider_left_out(["provider.openai"], profile) is None
+    assert provider_left_out(["smoke"], profile) is None
+    assert provider_left_out(["provider.anthropic"], Profile.empty()) is None

@@ -29,6 +29,7 @@ if str(REPO) not in sys.path:
 
 from hermetic.corpus import load_corpus  # noqa: E402
 from hermetic.mock.phrases import PHRASES  # noqa: E402
+from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
 from hermetic.plan.settings import Settings  # noqa: E402
 from hermetic.world.world import build_world  # noqa: E402
 
@@ -94,7 +95,7 @@ def main() -> int:
         help="the provider corpus's removed-model answers, with Hermes' default retries",
     )
     args = parser.parse_args()
-    settings = Settings.from_userdata({"plugin": str(RECORDER_DIR), "hermes": args.hermes})
+    settings = settings_from_userdata({"plugin": str(RECORDER_DIR), "hermes": args.hermes})
     release = settings.hermes_version
     recorded = {}
     if args.corpus:
