@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from hermetic.plan.selection import Listing, PlannedScenario
 from hermetic.reporting import html_model
 from hermetic.reporting.html_page import add_missing
 from hermetic.reporting.layout import (
@@ -56,7 +57,6 @@ from hermetic.reporting.result import (
     merge_results,
 )
 from hermetic.reporting.write import write_reports
-from hermetic.runs.listing import Listing, PlannedScenario
 
 # behave's statuses that make a scenario (and its feature) an error rather than a failure.
 _ERRORS = {"error", "hook_error", "cleanup_error", "undefined", "pending"}

@@ -4,7 +4,7 @@ What to merge is the run's to decide, and this module says it: which folders, wh
 each stands for (a worker's batch, a shard's share), which planned scenario has no report and
 why; the merge itself -- one result from the sets' results, every report written from it --
 is :func:`hermetic.reporting.merge.merge`. Shards must come from one plan (their share
-records, ``plan.json``) and have tested one thing (their results' settings: plugin, revision,
+records, ``share.json``) and have tested one thing (their results' settings: plugin, revision,
 promises, Hermes release); the merged set records the plan again and the seconds each
 scenario took (``durations.json``), so that it can be merged again and plan the next run.
 
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--into", type=Path, help="the merged reports folder (for CI shards)")
     what.add_argument("--request", type=Path, help="a parallel run's merge request (JSON)")
-    parser.add_argument("folders", nargs="*", type=Path, help="report sets (with plan.json)")
+    parser.add_argument("folders", nargs="*", type=Path, help="report sets (with share.json)")
     args = parser.parse_args(argv)
     if args.request is not None:
         merge_request(MergeRequest.read(args.request))
