@@ -25,7 +25,7 @@ retries) runs for the directory examples and, through their folders, for the pip
 ``defects.toml`` says ``outline = true`` (minimal404_pip, a store narrowed by ``[providers] only``;
 otlp_json_urllib, a span for every failed call). A wheel run tests the same code as its folder,
 and the other span-per-call examples decide exactly as otlp_json_urllib does, so their runs leave
-it out: CI time goes where the outline can tell something new (docs/providers.md).
+it out: CI time goes where the outline can tell something new (docs/background/providers.md).
 
 Reports go to ``reports/examples/<what>/``.
 

@@ -158,7 +158,8 @@ MUTANTS = (
         "if status in (400, 401, 403, 404) and retryable is False:",
         FAILURES,
     ),
-    # Two rules that look right and are not (docs/providers.md): both keep OpenAI's removed models.
+    # Two rules that look right and are not (docs/background/providers.md): both keep
+    # OpenAI's removed models.
     Mutant(
         "alerts-only-on-model-not-found",
         "classify.py",
