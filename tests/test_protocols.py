@@ -188,3 +188,25 @@ def test_a_wheel_asked_for_with_an_extra_is_fingerprinted_by_its_content(tmp_pat
     assert source_fingerprint(with_extras(str(wheel), ["anthropic"])) == source_fingerprint(
         str(wheel)
     )
+
+
+def test_one_environment_per_build_holds_every_protocols_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HERMETIC_ENVS", str(tmp_path / "envs"))
+    asked = []
+
+    class Made:
+        hermes = tmp_path / "made" / "hermes"
+
+    def ensure(version: str, requires: object, say: object = None, package: str = "") -> Made:
+        asked.append(package)
+        return Made()
+
+    monkeypatch.setattr("hermetic.hermes.protocol_envs.ensure_hermes", ensure)
+    for protocol in (MESSAGES, CONVERSE):
+        hermes_speaking(
+            protocol, hermes=tmp_path / "h", package="hermes-agent==0.19.0", version="0.19.0"
+        )
+
+    assert asked == ["hermes-agent[anthropic,bedrock]==0.19.0"] * 2
