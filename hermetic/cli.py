@@ -292,7 +292,7 @@ def _add_mutate_command(commands: argparse._SubParsersAction) -> None:
         description="Run the bundled features against the plugin, then against mutants of its "
         "source (one small breakage each), and report the score and every survivor "
         "(mutate.json, mutate.html). Arguments hermetic does not know go to behave "
-        "(e.g. --tags=@smoke). docs/mutation.md says how to read the report.",
+        "(e.g. --tags=@smoke). docs/how-to/mutation-testing.md says how to read the report.",
     )
     _add_plugin_options(mutate)
     _add_suite_options(mutate)

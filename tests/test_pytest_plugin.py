@@ -168,7 +168,7 @@ def test_a_run_that_ran_nothing_is_not_green():
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_docs_show_the_workflow_init_writes(kind):
     shown = (Path(__file__).resolve().parent.parent / "docs" / "ci.md").read_text("utf-8")
-    assert KINDS[kind].render(__version__) in shown, "docs/ci.md: show what `init --ci` writes now"
+    assert KINDS[kind].render(__version__) in shown, "docs/how-to/ci.md: show what `init --ci` writes now"
 
 
 def test_a_repository_whose_root_is_the_plugin_under_an_unimportable_name(tmp_path):
