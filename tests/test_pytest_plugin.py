@@ -167,8 +167,9 @@ def test_a_run_that_ran_nothing_is_not_green():
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_docs_show_the_workflow_init_writes(kind):
-    shown = (Path(__file__).resolve().parent.parent / "docs" / "ci.md").read_text("utf-8")
-    assert KINDS[kind].render(__version__) in shown, "docs/how-to/ci.md: show what `init --ci` writes now"
+    page = Path(__file__).resolve().parent.parent / "docs" / "how-to" / "ci.md"
+    shown = page.read_text("utf-8")
+    assert KINDS[kind].render(__version__) in shown, "docs/how-to/ci.md: show what init --ci writes"
 
 
 def test_a_repository_whose_root_is_the_plugin_under_an_unimportable_name(tmp_path):

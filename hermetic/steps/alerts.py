@@ -1,5 +1,6 @@
 """Steps about model-unavailable alerts, read through the profile's alert channel (the
-contract's table by default, see CONTRACT.md; spans or a REST path, see docs/reference/channels/index.md).
+contract's table by default, see CONTRACT.md; spans or a REST path, see
+docs/reference/channels/index.md).
 
 What only a store can show (a repeat counted on one row, first and last sighting) is read from
 the store itself; those scenarios carry ``@promise.alert-store``.
