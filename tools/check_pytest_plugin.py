@@ -29,13 +29,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import tomllib
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
+from check_examples import PIP_EXAMPLES, Change, Defect  # noqa: E402
 from check_mutants import MUTANTS, PLUGIN, build  # noqa: E402
 
 from hermetic.integrations.pytest.starter import HEALTHY, REMOVED, REPEAT, TEST_FILE  # noqa: E402
@@ -56,38 +56,18 @@ ON_HEALTHY_CALLS = (
 
 
 @dataclass(frozen=True)
-class Change:
-    """One text replaced (exactly once) in one file of a repository's copy."""
-
-    file: str
-    old: str
-    new: str
-
-    def apply(self, root: Path) -> None:
-        path = root / self.file
-        text = path.read_text("utf-8")
-        if text.count(self.old) != 1:
-            raise SystemExit(f"check_pytest_plugin: {self.old!r} not found once in {path}")
-        path.write_text(text.replace(self.old, self.new), "utf-8")
-
-
-@dataclass(frozen=True)
 class Example:
-    """A plugin repository of tests/fixtures/plugins/: its folder and its plugin's folder in it
-    (``init --pytest --plugin`` and ``pytest --hermes-plugin``; its profile lies beside it)."""
+    """A plugin repository of tests/fixtures/plugins/ (check_examples.py's pip examples): its
+    folder and its plugin's folder in it (``init --pytest --plugin``, ``pytest
+    --hermes-plugin``; its profile lies beside it)."""
 
     folder: str
     plugin: str
 
-    def defect(self, name: str) -> tuple[Change, ...]:
-        """The changes of one of its defects.toml's defect copies."""
-        declared = tomllib.loads((EXAMPLES / self.folder / "defects.toml").read_text("utf-8"))
-        found = next(d for d in declared["defects"] if d["name"] == name)
-        return tuple(Change(**change) for change in found["changes"])
-
-    def headline(self, name: str) -> str:
-        declared = tomllib.loads((EXAMPLES / self.folder / "defects.toml").read_text("utf-8"))
-        return next(d for d in declared["defects"] if d["name"] == name)["headline"]
+    def defect(self, name: str) -> Defect:
+        """One of its defect copies (its ``defects.toml``)."""
+        example = next(e for e in PIP_EXAMPLES if e.folder == self.folder)
+        return next(defect for defect in example.defects if defect.name == name)
 
 
 WEBHOOK = Example("vendor_rest_gzip", "vendor_rest_gzip")
@@ -119,9 +99,9 @@ def example_cases(label: str, example: Example, no_alert: str) -> tuple[Case, ..
         Case(
             f"{label}-{no_alert.replace(' ', '-')}",
             (REMOVED.name,),
-            example.headline(no_alert),
+            example.defect(no_alert).headline,
             example=example,
-            changes=example.defect(no_alert),
+            changes=example.defect(no_alert).changes,
             written=written,
         ),
         Case(
