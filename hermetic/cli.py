@@ -428,6 +428,11 @@ def init_extras(
             )
             return _fail(f"init --pytest: {message}")
         options = _pytest_options(root, plugin, profile)
+        labels = ", ".join(channel.label for channel in chosen.channels)
+        print(
+            f"profile: {chosen.path or 'none (every promise)'}; alerts read through the {labels} "
+            "channel(s)"
+        )
         written, starter = write_starter(root, chosen, options)
         _say_written(written)
         for line in starter.left_out:

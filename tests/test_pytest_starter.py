@@ -118,8 +118,12 @@ def test_init_pytest_names_the_plugin_and_says_what_it_left_out(tmp_path, capsys
     code = cli.main(["init", "--pytest", str(root), "--plugin", str(root / "failure_journal")])
     out = capsys.readouterr().out.splitlines()
     assert code == 0
-    assert out[0] == f"created {root / TEST_FILE}"
-    assert out[1].startswith(f"not written: {REPEAT.name}: a repeat counted on one alert")
+    assert out[0] == (
+        f"profile: {root / 'failure_journal' / 'hermetic.toml'}; alerts read through the file "
+        "failure-journal/failures.jsonl channel(s)"
+    )
+    assert out[1] == f"created {root / TEST_FILE}"
+    assert out[2].startswith(f"not written: {REPEAT.name}: a repeat counted on one alert")
     assert f"created {root / '.gitignore'}" in out
     assert (
         out[-1]
@@ -173,7 +177,10 @@ def test_the_promise_marker_skips_a_test_the_profile_does_not_claim(tmp_path: Pa
     assert reason == f"not claimed: {tmp_path / 'hermetic.toml'} keeps no removed-model promise"
     every = SimpleNamespace(profile=Profile.empty())
     assert promise_skip_reason(_item("alert-store"), every) is None  # type: ignore[arg-type]
-    with pytest.raises(pytest.UsageError, match=r"\('removed-modle'\): not a promise; did you mean 'removed-model'\? \(known: "):
+    with pytest.raises(
+        pytest.UsageError,
+        match=r"\('removed-modle'\): not a promise; did you mean 'removed-model'\? \(known: ",
+    ):
         promise_skip_reason(_item("removed-modle"), every)  # type: ignore[arg-type]
 
 
