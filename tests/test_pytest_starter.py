@@ -200,3 +200,27 @@ def test_the_checks_judge_the_profile_s_channel(tmp_path: Path) -> None:
             expect.alert_names(world, "gone-model", provider="custom", status=500)
         with pytest.raises(AssertionError, match=r"^expected no alert, found 1:\n  "):
             expect.no_alert(world)
+
+
+def test_every_defect_copy_of_the_pytest_check_applies_and_breaks_a_written_test() -> None:
+    # tools/check_pytest_plugin.py's cases: a change whose text is gone would stop CI late.
+    import sys
+
+    sys.path.insert(0, str(EXAMPLES.parents[2] / "tools"))
+    import check_pytest_plugin as check
+
+    examples = {case.example for case in check.CASES if case.example is not None}
+    assert {example.folder for example in examples if example} == {
+        "vendor_rest_gzip",
+        "failure_journal",
+    }
+    for case in check.CASES:
+        assert set(case.tests) <= set(case.written), case.name
+        if case.headline is None:
+            assert case.tests == case.written, f"{case.name}: run every written test"
+        for change in case.changes:
+            assert case.example is not None
+            text = (EXAMPLES / case.example.folder / change.file).read_text("utf-8")
+            assert text.count(change.old) == 1, f"{case.name}: {change.old!r} in {change.file}"
+    broken = {test for case in check.CASES if case.headline for test in case.tests}
+    assert broken >= {REMOVED.name, HEALTHY.name, REPEAT.name}
