@@ -128,7 +128,7 @@ CASES = (
     Case(
         "ours-skips-the-database-write",
         (REMOVED.name,),
-        "the alert contract's table channel holds no alert",
+        "the sqlite channel holds no alert",
         mutant="skips-the-database-write",
     ),
     Case(
