@@ -7,11 +7,14 @@ the alert contract's records (:mod:`.alert_records`), the profile's alert channe
 faults (:mod:`.store_faults`, with its lock holder :mod:`.lock_holder`), the spool's faults,
 appends and replay (:mod:`.spool_faults`, :mod:`.spool_appends`, :mod:`.spool_replay`) and what
 Hermes told the plugins about each failed request (:mod:`.hook_observer`).
+What the Then steps assert, as plain calls on a world (the steps and the tests ``hermetic init
+--pytest`` writes call them): :mod:`.expect`.
 """
 
 __all__ = [
     "alert_channel",
     "alert_records",
+    "expect",
     "hook_observer",
     "isolation",
     "login",
