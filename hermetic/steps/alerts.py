@@ -14,7 +14,6 @@ from hermetic.contract.shared_schema import schema_problems
 from hermetic.parts import expect
 from hermetic.parts.alert_channel import AlertChannels
 from hermetic.parts.alert_records import AlertRecords
-from hermetic.parts.hook_observer import HookObserver
 
 # A Python mapping printed whole (``{'type': ..., 'message': ...}``): Hermes passes the hook its
 # error as such a mapping, and the message is the mapping's "message", not the mapping.
@@ -60,42 +59,7 @@ def step_removed_by_provider_raises_one_alert(context, provider, code):
     """The model the provider removed in its own words is an alert with the status Hermes
     reported; on a store, seen once for the run, however many attempts Hermes made. A failure
     says what Hermes told the plugins (recorded by hermetic's hook observer)."""
-    world = context.world
-    spelled = world.providers.spelled(provider)
-    model = world.providers.removed_by.get(spelled)
-    if model is None:
-        raise ValueError(f"no step made the provider {provider!r} remove a model")
-    reported = world.use(HookObserver).reported(model)
-
-    def judge(channel):
-        alerts = channel.alerts_for(model)
-        if not alerts:
-            return (
-                f"a model removed by {spelled} raised no alert: {reported}\n"
-                + _headline(not channel.alerts() and channel.absence())
-                + f"alerts in the {channel.label} channel:\n"
-                + _describe(channel.alerts())
-            )
-        if channel.settings.waived("status") is None and not any(
-            alert.status == code for alert in alerts
-        ):
-            return (
-                f"a model removed by {spelled} raised an alert without the error code {code}: "
-                f"{reported}\n"
-                + _headline(*(alert.lacks("status") for alert in alerts))
-                + "alerts found:\n"
-                + _describe(alerts)
-            )
-        seen = [alert.occurrences for alert in alerts]
-        if channel.is_store and seen != [1]:
-            return (
-                f"a model removed by {spelled} raised one alert seen "
-                f"{sum(n or 0 for n in seen)} times in one run: each of Hermes' attempts was "
-                f"counted as a sighting; {reported}\nalerts found:\n" + _describe(alerts)
-            )
-        return None
-
-    world.use(AlertChannels).judge(judge)
+    expect.removed_model_alerted(context.world, provider, status=code)
 
 
 @then('the alert names the model "{model}" from provider "{provider}" with error code {code:d}')
