@@ -32,7 +32,7 @@ from hermetic.hermes.install_steps import (
 from hermetic.hermes.installs import HermesInstallError, ensure_hermes, install_for
 from hermetic.hermes.pip_config import PipSettings, parse_config_list, read_pip_settings
 from hermetic.hermes.uv_settings import uv_settings
-from hermetic.plan.settings import Settings
+from hermetic.plan.resolve import settings_from_userdata
 from hermetic.plugin_sources import load_plugin
 from tests.wheels import fake_hermes_wheel, make_wheel, plugin_wheel
 
@@ -129,6 +129,13 @@ def test_uv_gets_the_trust_store_and_pip_settings(tmp_path: Path) -> None:
     )
 
 
+def test_no_index_is_an_argument_since_uv_reads_no_variable_for_it(tmp_path: Path) -> None:
+    pip = PipSettings({"no-index": "1", "find-links": "/wheels"}, {"no-index": ":env:"})
+    settings = uv_settings(pip, _no_uv_configuration(tmp_path), tmp_path)
+    assert settings.arguments == ("--no-index",)
+    assert "--no-index (from PIP_NO_INDEX)" in settings.notes
+
+
 def test_an_older_uv_is_asked_for_the_trust_store_by_its_old_name(tmp_path: Path) -> None:
     env = _no_uv_configuration(tmp_path)
     old = uv_settings(PipSettings(), env, tmp_path, uv_version=(0, 9, 5))
@@ -180,6 +187,17 @@ def test_the_reason_is_the_installer_s_last_error_line() -> None:
     backend = '  File "setup.py", line 3\nValueError: version must be a string\n\n'
     assert last_error_line(backend) == "ValueError: version must be a string"
     assert last_error_line("something odd\n") == "something odd"
+    offline = (
+        "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) "
+        "after connection broken by 'NewConnectionError('<…HTTPSConnection object at 0x7f>: "
+        "Failed to establish a new connection: [Errno -3] Temporary failure in name "
+        "resolution')': /simple/demo/\n"
+        "ERROR: No matching distribution found for demo==2\n"
+    )
+    assert last_error_line(offline) == (
+        "No matching distribution found for demo==2 (pip could not reach the index: "
+        "Temporary failure in name resolution)"
+    )
 
 
 # -- uv first, pip when uv cannot, one line when nothing can ------------------------------------
@@ -246,7 +264,7 @@ def test_uv_installs_a_plugin_with_pip_s_settings(
     assert Path(env.code["demo"]).parent.is_relative_to(env.root)
     log = install_log(env.root).read_text()
     assert f"UV_FIND_LINKS={wheels} (from PIP_FIND_LINKS)" in log
-    assert "UV_NO_INDEX=1 (from PIP_NO_INDEX)" in log
+    assert "--no-index (from PIP_NO_INDEX)" in log and " demo-plugin==1.0 --no-index\n" in log
     assert any("installed beside Hermes with uv" in line for line in said)
 
 
@@ -393,7 +411,7 @@ def test_a_plugin_install_that_fails_is_one_line_for_every_runner(
         requires=("no-such-dependency-xyz>=1",),
     )
     with pytest.raises(ConfigError) as caught:
-        Settings.from_userdata({"plugin": str(broken), "hermes": str(fake_hermes)})
+        settings_from_userdata({"plugin": str(broken), "hermes": str(fake_hermes)})
     message = str(caught.value)
     assert "\n" not in message and "Traceback" not in message
     assert message.startswith(f"-D plugin={broken}: installing {broken} beside Hermes in ")
