@@ -412,12 +412,22 @@ def _option_error(exc: Exception) -> int:
 
 def matrix(args: argparse.Namespace, behave_args: list[str], own_options: list[str]) -> int:
     from hermetic.errors import ConfigError
+    from hermetic.hermes.releases import unsupported_reason
+    from hermetic.plan.hermes_choice import choose
+    from hermetic.plan.request import COMMAND_LINE
     from hermetic.plan.resolve import check
     from hermetic.reporting.closing import closing_line
     from hermetic.runs.child_steps import INTERRUPTS
     from hermetic.runs.exit_status import exit_status
     from hermetic.runs.matrix import matrix_totals, run_matrix
-    from hermetic.runs.matrix_releases import declared_rows, requires_hermes
+    from hermetic.runs.matrix_releases import (
+        declared_rows,
+        is_build,
+        release_of,
+        release_request,
+        requires_hermes,
+        version_of,
+    )
     from hermetic.runs.parallel import default_jobs
     from hermetic.runs.start import CannotStart, select
 
@@ -427,16 +437,27 @@ def matrix(args: argparse.Namespace, behave_args: list[str], own_options: list[s
             request, behave = _request(args, behave_args, own_options)
             # Checked once here, before any release installs anything: each release's run
             # then resolves its own Hermes (hermetic.runs.start).
-            check(request)
+            checked = check(request)
             try:
                 plugin_dir = Path(request.plugin or ".").resolve()
                 versions = args.versions or declared_rows(requires_hermes(plugin_dir))
             except ValueError as exc:
                 raise ConfigError(f"{plugin_dir / 'plugin.yaml'}: requires_hermes: {exc}") from None
+            for row in versions:
+                # A release or build that does not exist: one line, before any is installed.
+                if is_build(row) or not unsupported_reason(release_of(version_of(row))):
+                    asked = release_request(row)
+                    try:
+                        choose(
+                            "", asked["hermes_version"], checked.profile, asked["hermes_package"]
+                        )
+                    except ConfigError as exc:
+                        reason = str(exc).split(": ", 1)[-1]
+                        raise ConfigError(f"--versions {row}: {reason}") from None
             suite = choose_suite(args.features, behave, Path(scratch))
             select(Path(sys.executable), suite, os.environ)
         except (CannotStart, ConfigError) as exc:
-            return _fail(str(exc))
+            return _fail(COMMAND_LINE.show(str(exc)))
         runs = run_matrix(
             sys.executable,
             versions,
