@@ -14,7 +14,6 @@ import pytest
 from hermetic import __version__
 from hermetic.integrations.ci import KINDS, write_workflow
 from hermetic.integrations.pytest.plugin import release_skip_reason
-from hermetic.integrations.pytest.starter import TEST_FILE, write_starter
 from hermetic.reporting.result import RunResult, ScenarioResult
 from hermetic.reporting.step_summary import markdown
 
@@ -108,15 +107,6 @@ def test_a_wrong_release_marker_is_a_usage_error():
     item = _Item(pytest.mark.hermes_release("soon"))
     with pytest.raises(pytest.UsageError, match="not a release or a version specifier"):
         release_skip_reason(item, "0.19.0")  # type: ignore[arg-type]
-
-
-def test_init_pytest_writes_the_first_test_file_once(tmp_path):
-    first = write_starter(tmp_path)
-    assert first.created == [tmp_path / TEST_FILE]
-    (tmp_path / TEST_FILE).write_text("# mine\n")
-    again = write_starter(tmp_path)
-    assert again.kept == [tmp_path / TEST_FILE]
-    assert (tmp_path / TEST_FILE).read_text() == "# mine\n"
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
