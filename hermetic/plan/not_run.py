@@ -23,7 +23,7 @@ from hermetic.profile import Profile
 
 #: A scenario checking a promise is tagged ``@promise.<name>``.
 PROMISE_TAG = "promise."
-#: Tags for behaviour that differs between Hermes releases (see ONBOARDING, "Hermes releases").
+#: Tags for behaviour that differs between Hermes releases (docs/background/hermes-releases.md).
 SINCE_TAG = "since.hermes-"
 BEFORE_TAG = "before.hermes-"
 NOT_CLAIMED = "not claimed"
