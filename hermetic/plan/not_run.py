@@ -28,7 +28,7 @@ from hermetic.profile import Profile
 PROMISE_TAG = "promise."
 #: A block of the provider outline serving one provider's words (``@provider.<slug>``).
 PROVIDER_TAG = "provider."
-#: Tags for behaviour that differs between Hermes releases (see ONBOARDING, "Hermes releases").
+#: Tags for behaviour that differs between Hermes releases (docs/background/hermes-releases.md).
 SINCE_TAG = "since.hermes-"
 BEFORE_TAG = "before.hermes-"
 NOT_CLAIMED = "not claimed"

@@ -98,7 +98,7 @@ class Profile:
 
     @property
     def uses_sink(self) -> bool:
-        """Whether any value names ``{sink}``, i.e. whether a sandbox must start one."""
+        """Whether any value names ``{sink}`` (another name for the scenario's collector)."""
         return self.uses("sink")
 
     @property
@@ -106,6 +106,7 @@ class Profile:
         """Whether any value names ``{collector}``, or the alerts are read from a collector."""
         return (
             self.uses("collector")
+            or self.uses_sink
             or self.uses_grpc
             or any(channel.needs_collector for channel in self.channels)
         )
