@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from hermetic.channels import AlertChannel, channels
+from hermetic.channels import channels
 from hermetic.contract.schema import DDL, database_path
+from hermetic.parts.alert_channel import AlertChannel
 from hermetic.plan.settings import Settings
 from hermetic.profile.model import ALERT_CHANNELS
 from hermetic.world.world import build_world

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from test_alert_channels import HTTP_PROFILE, post, settings_with
 
-from hermetic.channels import AlertChannel
 from hermetic.channels.own_fields import id_findings, timestamp, timing_findings
 from hermetic.errors import HarnessError
 from hermetic.hermes.agent_log import lines_saying
 from hermetic.mock.collector import Collector
 from hermetic.mock.payloads import holding_problems
+from hermetic.parts.alert_channel import AlertChannel
 from hermetic.parts.isolation import Isolation
 from hermetic.world.world import build_world
 

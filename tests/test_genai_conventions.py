@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from hermetic.channels import AlertChannel
 from hermetic.channels.genai_conventions import Receipt, genai_findings
+from hermetic.parts.alert_channel import AlertChannel
 from hermetic.world.world import build_world
 from tests.test_alert_channels import SERVICE, post, settings_with, span, traces
 

@@ -10,11 +10,11 @@ is one new module here defining ``CHANNEL`` (and its name in
 ``hermetic.profile.model.ALERT_CHANNELS``).
 
 Steps read alerts through :class:`~hermetic.parts.alert_channel.AlertChannel`, the world's part for
-the profile's channel, so the same sentences hold for every channel.
+the profile's channel, so the same sentences hold for every channel. That part sits a floor
+above (the channels are read through a world); this face does not import it.
 """
 
 from hermetic.channels.alert import ChannelAlert
 from hermetic.channels.channel import Channel, channels
-from hermetic.parts.alert_channel import AlertChannel
 
-__all__ = ["AlertChannel", "Channel", "ChannelAlert", "channels"]
+__all__ = ["Channel", "ChannelAlert", "channels"]

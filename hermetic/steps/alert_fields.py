@@ -8,9 +8,9 @@ from datetime import datetime
 
 from behave import then
 
-from hermetic.channels import AlertChannel
 from hermetic.channels.own_fields import id_findings, timing_findings
 from hermetic.mock.payloads import holding_problems
+from hermetic.parts.alert_channel import AlertChannel
 
 
 def _alerts_for(world, model):

@@ -9,8 +9,8 @@ import re
 
 from behave import then
 
-from hermetic.channels import AlertChannel
 from hermetic.contract.shared_schema import schema_problems
+from hermetic.parts.alert_channel import AlertChannel
 from hermetic.parts.alert_records import AlertRecords
 
 # A Python mapping printed whole (``{'type': ..., 'message': ...}``): Hermes passes the hook its

@@ -4,9 +4,9 @@ does (down altogether, or refusing what it is sent)."""
 
 from behave import given, then
 
-from hermetic.channels import AlertChannel
 from hermetic.mock.collector import SENDING
 from hermetic.mock.payloads import holding_problems
+from hermetic.parts.alert_channel import AlertChannel
 
 
 @given("the plugin's backend is down")
