@@ -21,8 +21,9 @@ import pytest
 
 from hermetic.integrations.behave.listing_formatter import ArgumentsError, worker_arguments
 from hermetic.reporting import merge as report_merge
+from hermetic.reporting.report_options import report_arguments
 from hermetic.runs import durations, shards
-from hermetic.runs.acceptance import report_arguments, run_acceptance, scenario_counts
+from hermetic.runs.acceptance import run_acceptance, scenario_counts
 from hermetic.runs.listing import PlannedScenario, list_scenarios
 from hermetic.runs.parallel import (
     Options,

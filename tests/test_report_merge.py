@@ -21,8 +21,8 @@ import pytest
 
 from hermetic.reporting import html_model
 from hermetic.reporting import merge as report_merge
+from hermetic.reporting.report_options import report_arguments
 from hermetic.reporting.summary import scenario_status, write_summary
-from hermetic.runs.acceptance import report_arguments
 from hermetic.runs.listing import list_scenarios
 from hermetic.runs.parallel import Missing, Options, run_parallel
 

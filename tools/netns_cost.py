@@ -5,7 +5,7 @@ Prints one Markdown table and asserts nothing (speed is measured, not asserted):
 
 * per behave process: starting a command through ``python -m hermetic.isolation.netns.enter`` (a
   Python start, ``unshare(2)``, ``lo`` up, exec) against starting it directly;
-* per run: the preparation outside (``python -m hermetic.isolation.netns.prepare``: the settings
+* per run: the preparation outside (``python -m hermetic.plan.prepare``: the settings
   resolved, Hermes' environment found ready, the probe);
 * per ``hermes`` command: reading the kernel's counters twice, and ``hermes --version`` under the
   guard with and without its hand-off records (the audit hook);
@@ -117,7 +117,7 @@ def main() -> int:
     rows.append(("per behave process: `python -c pass` directly", direct))
     rows.append(("per behave process: the same through hermetic.isolation.netns.enter", wrapped))
     rows.append(("per behave process: the namespace's share", wrapped - direct))
-    prepare = [sys.executable, "-m", "hermetic.isolation.netns.prepare", "--tags=@smoke"]
+    prepare = [sys.executable, "-m", "hermetic.plan.prepare", "--tags=@smoke"]
     rows.append(("per run: the preparation outside", median_seconds(lambda: run(prepare), 3)))
     rows.append(("per hermes command: the counters read twice", counters_cost(args.runs)))
     without = hermes_version_cost(args.runs, handoffs=False)

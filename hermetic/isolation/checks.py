@@ -40,7 +40,7 @@ from hermetic.isolation.guard.handoffs import Handoff, read_handoffs
 from hermetic.isolation.guard.log import NetworkAttempt, handoff_log, non_loopback, read_attempts
 from hermetic.isolation.guard.process_log import outside_namespace, read_process_starts, unguarded
 from hermetic.isolation.netns.counters import in_loopback_namespace, own_namespace
-from hermetic.isolation.netns.refusals import unseen_refusal
+from hermetic.isolation.refusals import unseen_refusal
 from hermetic.isolation.stand_in import find_leaks
 
 PLUGIN_LOAD = "plugin load"
@@ -50,7 +50,7 @@ IDENTITY = "plugin identity"
 HOOK_TIME = "hook time"
 CREDENTIAL = "stand-in credential"
 # What the network namespace refused that the guard could not see
-# (hermetic.isolation.netns.refusals).
+# (hermetic.isolation.refusals).
 KERNEL = "kernel refusal"
 KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY, HOOK_TIME, CREDENTIAL, KERNEL)
 

@@ -13,8 +13,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from hermetic.channels.channel import Channel, channels
+from hermetic.diagnostics.artefact_names import ALERTS_SEEN
 from hermetic.diagnostics.evidence import Evidence
-from hermetic.reporting.layout import ALERTS_SEEN
 
 if TYPE_CHECKING:
     from hermetic.channels.alert import ChannelAlert

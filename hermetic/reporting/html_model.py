@@ -34,7 +34,7 @@ from behave.model_type import FileLocation, Status
 from behave_html_pretty_formatter import html_pretty
 from behave_html_pretty_formatter.html_pretty import PrettyHTMLFormatter
 
-from hermetic.runs.acceptance import HTML_SETTINGS
+from hermetic.reporting.report_options import HTML_SETTINGS
 
 FORMAT = "hermetic-html-model/1"
 _CLASSES = {

@@ -22,6 +22,7 @@ from pathlib import Path
 from hermetic.isolation.netns.confinement import prepare
 from hermetic.known.explained import CLOSING_NAMES, EXPLAINED, stale_entries
 from hermetic.reporting import layout, summary
+from hermetic.reporting.report_options import report_arguments
 from hermetic.runs import durations
 from hermetic.runs.child_steps import INTERRUPTS, run_step, say
 from hermetic.runs.shards import Shard
@@ -49,35 +50,6 @@ class Outcome:
             if self.explained.get(status):
                 line += f", {self.explained[status]} {CLOSING_NAMES[status]}"
         return line + (f", {self.skipped} skipped" if self.skipped else "")
-
-
-#: report.html's formatter, named by its class so no behave configuration has to register it.
-HTML_FORMATTER = "behave_html_pretty_formatter:PrettyHTMLFormatter"
-#: Its settings: open on the verdict and each feature's description (living documentation),
-#: with the run's totals even when only one feature ran (e.g. --tags=@smoke).
-HTML_SETTINGS = {
-    "title_string": "hermetic — Hermes plugin acceptance",
-    "show_summary": "true",
-    "global_summary": "true",
-}
-
-
-def report_arguments(reports: Path) -> list[str]:
-    """behave options writing every report in one run; each --format takes the next --outfile."""
-    return [
-        "--format=pretty",
-        "--outfile=-",  # the console, as a plain `behave` prints it
-        "--format=json",
-        f"--outfile={reports / layout.BEHAVE_JSON}",
-        f"--format={HTML_FORMATTER}",
-        f"--outfile={reports / layout.HTML_REPORT}",
-        *(
-            f"--define=behave.formatter.html-pretty.{key}={value}"
-            for key, value in HTML_SETTINGS.items()
-        ),
-        "--junit",
-        f"--junit-directory={reports / layout.JUNIT_DIR}",
-    ]
 
 
 def clear_reports(reports: Path) -> None:

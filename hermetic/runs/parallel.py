@@ -56,8 +56,8 @@ from hermetic.hermes.processes import stop_processes_under
 from hermetic.isolation.netns.confinement import Confinement, prepare
 from hermetic.known.explained import Explanation
 from hermetic.reporting import layout, summary
+from hermetic.reporting.report_options import HTML_FORMATTER, report_arguments
 from hermetic.runs import durations, shards
-from hermetic.runs.acceptance import HTML_FORMATTER, report_arguments
 from hermetic.runs.child_steps import INTERRUPTS
 from hermetic.runs.child_steps import say as run_say
 from hermetic.runs.listing import Listing, ListingError, PlannedScenario, list_scenarios

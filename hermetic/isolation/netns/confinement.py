@@ -1,7 +1,7 @@
 """The runner's side of the namespace: prepare outside it, say once what the run has, and start
 every behave process inside a namespace of its own.
 
-:func:`prepare` runs ``python -m hermetic.isolation.netns.prepare BEHAVE_ARGS`` in the suite's
+:func:`prepare` runs ``python -m hermetic.plan.prepare BEHAVE_ARGS`` in the suite's
 Python, outside any namespace: it resolves the run's settings exactly as behave's ``before_all``
 will (and so creates Hermes' environments, a profile's packages and whatever else needs the
 registry) and tries whether a namespace can be made here. The :class:`Confinement` it returns wraps
@@ -25,7 +25,7 @@ from hermetic.isolation.netns import GUARD_ONLY, ISOLATION_VARIABLE, NAMESPACE, 
 from hermetic.isolation.netns.enter import probe
 
 ENTER_MODULE = "hermetic.isolation.netns.enter"
-PREPARE_MODULE = "hermetic.isolation.netns.prepare"
+PREPARE_MODULE = "hermetic.plan.prepare"
 
 
 @dataclass(frozen=True)

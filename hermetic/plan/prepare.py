@@ -1,6 +1,6 @@
 """The run's preparation, outside any namespace: every install, and whether a namespace can be made.
 
-    python -m hermetic.isolation.netns.prepare [BEHAVE ARGS]
+    python -m hermetic.plan.prepare [BEHAVE ARGS]
     # its last line: {"reason": null | "why not"}
 
 It reads the ``-D`` options exactly as behave will (behave's own configuration, with the
