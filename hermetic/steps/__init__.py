@@ -19,6 +19,9 @@ plugin's hooks take), :mod:`~hermetic.steps.webhook` (what the plugin posted),
 :mod:`~hermetic.steps.hermes_log` ("Hermes' log says …"). Steps are
 thin: they call the world (:mod:`hermetic.world.world`) and its parts, and assert with
 ``world.check`` so every failure carries the full report.
+
+On the pipeline (runner -> plan -> world and parts -> result -> reports) the steps are what a
+scenario does with its world; they sit above the world and its parts, below the reports.
 """
 
 from hermetic.steps import (  # noqa: F401 - importing a step module registers its steps
@@ -40,3 +43,23 @@ from hermetic.steps import (  # noqa: F401 - importing a step module registers i
     telemetry_log,
     webhook,
 )
+
+__all__ = [
+    "alert_fields",
+    "alerts",
+    "backend",
+    "exporter",
+    "gateway",
+    "hermes_home",
+    "hermes_log",
+    "isolation",
+    "login",
+    "plugin_hooks",
+    "provider",
+    "sandboxes",
+    "scheduler",
+    "spool_replay",
+    "store_faults",
+    "telemetry_log",
+    "webhook",
+]
