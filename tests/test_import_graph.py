@@ -42,6 +42,9 @@ LAYERS: dict[str, int] = {
     "hermetic.isolation.netns": 2,
     "hermetic.isolation.stand_in": 2,
     "hermetic.corpus": 2,
+    # The adapter for behave's private parts lives with the integrations but imports nothing of
+    # hermetic beyond errors: every floor that touches behave (known, reporting) goes through it.
+    "hermetic.integrations.behave.internals": 2,
     "hermetic.hermes": 3,
     "hermetic.mock": 4,
     "hermetic.contract": 4,
@@ -262,9 +265,7 @@ def test_no_import_circle() -> None:
     problems = {}
     for circle in circles(graph(with_packages=True)):
         members = sorted({e.importer for e in circle})
-        text = "circle " + " <-> ".join(members) + ": " + "; ".join(
-            e.says() for e in circle
-        )
+        text = "circle " + " <-> ".join(members) + ": " + "; ".join(e.says() for e in circle)
         problems[(members[0], members[-1])] = text
     _check("no import circle", problems)
 

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from behave import fixture, use_fixture
-from behave.model import Scenario, Step
 
 from hermetic.errors import HarnessError
 from hermetic.hermes.releases import release_key
+from hermetic.integrations.behave import internals
+from hermetic.integrations.behave.internals import Scenario, Step
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER
 from hermetic.known import baseline
 from hermetic.known.settle import settle
@@ -82,8 +83,10 @@ def before_all(context: Any) -> None:
     interruption = _Interruption()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, interruption)
-    formatters = list(context._runner.formatters)
+    formatters = internals.runner_formatters(context)
     try:
+        # Before anything reaches into behave's private parts: one line if they may differ.
+        internals.check_versions()
         context.settings = Settings.from_userdata(context.config.userdata)
         profile = context.settings.profile
         if profile.baseline:
@@ -114,10 +117,10 @@ def world(context: Any, scenario: Scenario):
 
     def failed() -> bool:
         # An interrupt between two steps leaves the scenario "passed so far"; it did not pass.
-        return bool(scenario.status.has_failed() or context._runner.aborted)
+        return bool(scenario.status.has_failed() or internals.run_aborted(context))
 
     def kept(root: Path) -> None:
-        why = " (run interrupted)" if context._runner.aborted else ""
+        why = " (run interrupted)" if internals.run_aborted(context) else ""
         warn(f"sandbox of {scenario.name!r} kept at {root}{why}")
 
     with build_world(context.settings, keep=failed, on_kept=kept) as built:
