@@ -115,6 +115,62 @@ def test_a_wheel_without_the_entry_point_is_one_line(
     )
 
 
+def test_a_wheel_carrying_a_directory_plugin_says_how_to_run_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wheel = tmp_path / "acme_alerts-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("acme_alerts/__init__.py", "def register(ctx):\n    pass\n")
+        archive.writestr("acme_alerts/plugin.yaml", "name: acme-alerts\nversion: 1.0\n")
+        archive.writestr("acme_alerts-1.0.dist-info/RECORD", "")
+    assert _cli_error(capsys, str(wheel)) == (
+        f"hermetic: --plugin {wheel}: the wheel declares no entry point in the group "
+        "'hermes_agent.plugins'; it carries a directory plugin (acme_alerts/plugin.yaml), which "
+        "Hermes loads from its plugins folder, never from a pip install: run that folder "
+        "(--plugin path/to/acme_alerts), or declare the entry point: "
+        '[project.entry-points."hermes_agent.plugins"] acme-alerts = "acme_alerts"'
+    )
+
+
+def test_a_project_carrying_a_directory_plugin_in_src_says_how_to_run_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _project(tmp_path / "p", entry_points="")
+    package = folder / "src" / "acme" / "alerts"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("def register(ctx):\n    pass\n")
+    (package / "plugin.yaml").write_text("name: acme alerts\n")
+    # a manifest without code beside it is no plugin
+    (folder / "docs").mkdir()
+    (folder / "docs" / "plugin.yaml").write_text("name: example\n")
+    line = _cli_error(capsys, str(folder))
+    assert line.endswith(
+        "missing; it carries a directory plugin (src/acme/alerts/plugin.yaml), which Hermes "
+        "loads from its plugins folder, never from a pip install: run that folder (--plugin "
+        f"{package}), or declare the entry point: "
+        '[project.entry-points."hermes_agent.plugins"] "acme alerts" = "acme.alerts"'
+    )
+
+
+def test_an_sdist_carrying_a_directory_plugin_is_found_in_its_files(tmp_path: Path) -> None:
+    import io
+    import tarfile
+
+    from hermetic.plugin_sources.package import _sdist_carried
+
+    sdist = tmp_path / "acme-1.0.tar.gz"
+    with tarfile.open(sdist, "w:gz") as archive:
+        for name, text in (
+            ("acme-1.0/acme/__init__.py", b""),
+            ("acme-1.0/acme/plugin.yaml", b"name: acme\n"),
+        ):
+            member = tarfile.TarInfo(name)
+            member.size = len(text)
+            archive.addfile(member, io.BytesIO(text))
+    assert _sdist_carried(sdist).startswith("it carries a directory plugin (acme/plugin.yaml)")
+    assert _sdist_carried(tmp_path / "missing.tar.gz") == ""
+
+
 def test_an_unpinned_requirement_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert _cli_error(capsys, "demo-plugin>=1") == (
         "hermetic: --plugin demo-plugin>=1: a requirement from the registry needs one exact "

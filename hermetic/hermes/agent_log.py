@@ -5,12 +5,14 @@ the scenario or a mutant's operator, so it can hold any word a check looks for).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from hermetic.hermes.home_text import without_home
 
 # Hermes' line: "<date> <time> <LEVEL>[ [session]] <logger>: <message>" (hermes_logging.py).
 _LEVEL = re.compile(r"^\S+ \S+ (?P<level>[A-Z]+)\b")
+_LOGGED = re.compile(r"^\S+ \S+ [A-Z]+ (?:\[[^\]]*\] )?(?P<logger>[^\s:\[]+): ")
 
 
 def lines_saying(log: Path, hermes_home: Path, text: str, level: str | None = None) -> list[str]:
@@ -32,3 +34,14 @@ def tail(log: Path, hermes_home: Path, lines: int = 15) -> str:
         return f"(no {log.name})"
     kept = log.read_text("utf-8", errors="replace").splitlines()[-lines:]
     return "\n".join(f"  {without_home(line, hermes_home)}" for line in kept)
+
+
+def logged_by_others(text: str, own: Callable[[str], bool]) -> list[tuple[int, str, str]]:
+    """(line number, logger, line) of each line of Hermes' log that a logger ``own`` does not
+    claim wrote: with ``own`` true of Hermes' modules and its libraries, the plugin's lines."""
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _LOGGED.match(line)
+        if match and not own(match["logger"]):
+            found.append((number, match["logger"], line))
+    return found

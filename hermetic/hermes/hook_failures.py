@@ -12,10 +12,16 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 _RAISED = re.compile(r"(?:Hook|Event) '[^']+' callback \S+ raised: ")
+# Hermes' words from "Hook '" on: the line's time, level and logger are the log's, not Hermes'
+# report of the failure.
+_RAISED_WORDS = re.compile(r"(?:Hook|Event) '(?P<hook>[^']+)' callback \S+ raised: .*")
 _TRACEBACK = "Traceback (most recent call last):"
+# A log record's first line: "<date> <time> <LEVEL> …" (Hermes' format, and the plugin's own).
+_RECORD = re.compile(r"^\S+ \S+ [A-Z]+ ")
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line \d+')
 
 
@@ -26,9 +32,16 @@ def _in_plugin(path: str, roots: tuple[str, ...]) -> bool:
 def hook_failures(log_text: str, plugin: Path | None) -> list[str]:
     """Each failure the log records: Hermes' line that a callback raised, or a traceback through
     ``plugin``'s files (the line that logged it, then the exception's own line)."""
+    found = [line.strip() for line in log_text.splitlines() if _RAISED.search(line)]
+    return found + own_tracebacks(log_text, plugin)
+
+
+def own_tracebacks(log_text: str, plugin: Path | None) -> list[str]:
+    """Each traceback in the log that runs through ``plugin``'s files: the line that logged it,
+    then the exception's own line (``logged / raised``)."""
     roots = () if plugin is None else tuple({str(plugin), str(plugin.resolve())})
     lines = log_text.splitlines()
-    found = [line.strip() for line in lines if _RAISED.search(line)]
+    found = []
     for start, line in enumerate(lines):
         if line.strip() != _TRACEBACK:
             continue
@@ -37,7 +50,12 @@ def hook_failures(log_text: str, plugin: Path | None) -> list[str]:
             end += 1
         frames = [m["path"] for raw in lines[start + 1 : end] if (m := _FRAME.match(raw))]
         if any(_in_plugin(path, roots) for path in frames):
-            logged = lines[start - 1].strip() if start else ""
+            # The record that logged it: the nearest line above that starts a log record (a
+            # chained exception's "During handling …" lies between).
+            logged = next(
+                (lines[i].strip() for i in range(start - 1, -1, -1) if _RECORD.match(lines[i])),
+                "",
+            )
             raised = lines[end].strip() if end < len(lines) else ""
             found.append(" / ".join(part for part in (logged, raised) if part))
     return found
@@ -50,3 +68,22 @@ def plugin_failures(agent_log: Path, plugin: Path | None) -> list[str]:
     except FileNotFoundError:
         return []
     return hook_failures(text, plugin)
+
+
+@dataclass(frozen=True)
+class RaisedHook:
+    """Hermes' line that one of the plugin's hook callbacks raised."""
+
+    hook: str
+    words: str  # Hermes' own words, from "Hook '…'" to the end of the line
+    line: int  # where in the log (1-based)
+
+
+def raised_hooks(log_text: str, hook: str | None = None) -> list[RaisedHook]:
+    """Every line in which Hermes says a callback of ``hook`` (any hook: None) raised."""
+    found = []
+    for number, line in enumerate(log_text.splitlines(), start=1):
+        match = _RAISED_WORDS.search(line)
+        if match and hook in (None, match["hook"]):
+            found.append(RaisedHook(match["hook"], match[0].strip(), number))
+    return found

@@ -26,6 +26,25 @@ from hermetic.hermes.builds import interpreter
 
 
 @functools.cache
+def top_level_modules(hermes_executable: Path) -> frozenset[str]:
+    """The top-level modules installed where ``hermes`` runs: Hermes' own (``agent``,
+    ``hermes_cli`` …) and its libraries' (``httpx``, ``openai`` …), by their files."""
+    names = set()
+    for folder in site_packages(hermes_executable):
+        try:
+            entries = list(folder.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir() and not entry.name.endswith((".dist-info", ".egg-info", ".data")):
+                names.add(entry.name)
+            elif entry.suffix in (".py", ".so", ".pyd"):
+                names.add(entry.name.split(".", 1)[0])
+    names.discard("__pycache__")
+    return frozenset(names)
+
+
+@functools.cache
 def site_packages(hermes_executable: Path) -> tuple[Path, ...]:
     """The site-packages folders of the interpreter that runs ``hermes`` (from its shebang)."""
     python = interpreter(hermes_executable)

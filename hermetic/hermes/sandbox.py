@@ -50,7 +50,7 @@ _NOT_THE_PLUGIN = frozenset(
 
 # Appended to the installed plugin's __init__.py: its register(ctx) gets a ctx whose
 # register_hook wraps each callback in a sleep. Everything else of ctx is Hermes' own.
-_SLOW_HOOKS = '''
+_SLOW_HOOKS = """
 
 # added by hermetic: every hook of this plugin waits {seconds} s before doing its work
 import functools as _hermetic_functools
@@ -77,7 +77,7 @@ class _HermeticSlowContext:
 
 def register(ctx):
     return _hermetic_register(_HermeticSlowContext(ctx))
-'''
+"""
 
 
 def not_the_plugin(folder: str, names: list[str]) -> set[str]:

@@ -57,8 +57,12 @@ class AlertChannel:
         return [alert for alert in self.alerts() if alert.model == model]
 
     def absence(self) -> str:
-        """A headline for "no alert where one was expected": what the channel did receive."""
-        return self.channel.absence() or f"the {self.name} channel holds no alert"
+        """A headline for "no alert where one was expected": why, when the scenario's evidence
+        says (:mod:`hermetic.parts.why_no_alert`), else what the channel did receive."""
+        from hermetic.parts.why_no_alert import WhyNoAlert
+
+        own = self.channel.absence() or f"the {self.name} channel holds no alert"
+        return self.world.use(WhyNoAlert).headline(self.channel.settings, own) or own
 
     def batches(self) -> list[Any]:
         """Each body the plugin delivered to an http channel, once its processes have exited

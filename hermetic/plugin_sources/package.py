@@ -11,13 +11,17 @@ name, and the checks expect ``Loading plugin '<name>' (source=entrypoint, …)``
 from __future__ import annotations
 
 import hashlib
+import json
+import re
+import tarfile
 import tomllib
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+import yaml
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
@@ -35,6 +39,9 @@ if TYPE_CHECKING:
 KIND = "package"
 PROJECT, WHEEL, SDIST, REQUIREMENT = "project", "wheel", "sdist", "requirement"
 _SDIST_SUFFIXES = (".tar.gz", ".zip")
+_MANIFEST = "plugin.yaml"
+# A TOML bare key: an entry-point name outside it is written quoted.
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
 _ENTRY_POINT_HINT = (
     f'add [project.entry-points."{ENTRY_POINT_GROUP}"] <name> = "<your_module>"; Hermes finds '
     "a pip-installed plugin only through that group"
@@ -101,9 +108,10 @@ class PackagePlugin:
         except HarnessError as exc:
             raise ConfigError(f"{where}: {exc}") from None
         if not env.entry_points:
+            carried = _sdist_carried(self.source) if self.form == SDIST and self.source else ""
             raise ConfigError(
                 f"{where}: {env.distribution} {env.version} declares no entry point in the "
-                f"group {ENTRY_POINT_GROUP!r}; {_ENTRY_POINT_HINT}"
+                f"group {ENTRY_POINT_GROUP!r}; {carried or _ENTRY_POINT_HINT}"
             )
         if len(env.entry_points) > 1:
             raise ConfigError(
@@ -193,9 +201,12 @@ def _project(folder: Path) -> PackagePlugin:
     points = (project.get("entry-points") or {}).get(ENTRY_POINT_GROUP) or {}
     dynamic = "entry-points" in (project.get("dynamic") or [])
     if not points and not dynamic:
+        carried = carried_plugin(
+            _project_manifests(folder), lambda name: (folder / name).read_bytes(), folder
+        )
         raise ConfigError(
             f'{pyproject}: project.entry-points."{ENTRY_POINT_GROUP}": missing; '
-            + _ENTRY_POINT_HINT
+            + (carried or _ENTRY_POINT_HINT)
         )
     name = next(iter(points)) if len(points) == 1 else ""
     return PackagePlugin(form=PROJECT, source=folder, distribution=project["name"], name=name)
@@ -207,16 +218,81 @@ def _wheel(path: Path, where: str) -> PackagePlugin:
         with zipfile.ZipFile(path) as wheel:
             names = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
             text = wheel.read(names[0]).decode("utf-8") if names else ""
+            points = _entry_points(text).get(ENTRY_POINT_GROUP, {})
+            carried = "" if points else carried_plugin(wheel.namelist(), wheel.read)
     except (zipfile.BadZipFile, OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{where}: not a readable wheel ({exc})") from None
-    points = _entry_points(text).get(ENTRY_POINT_GROUP, {})
     if not points:
         raise ConfigError(
             f"{where}: the wheel declares no entry point in the group {ENTRY_POINT_GROUP!r}; "
-            + _ENTRY_POINT_HINT
+            + (carried or _ENTRY_POINT_HINT)
         )
     name = next(iter(points)) if len(points) == 1 else ""
     return PackagePlugin(form=WHEEL, source=path, distribution=distribution, name=name)
+
+
+def carried_plugin(
+    names: Iterable[str], read: Callable[[str], bytes], source: Path | None = None
+) -> str:
+    """How to run a package that carries a directory plugin (a ``plugin.yaml`` beside an
+    ``__init__.py``) but declares no entry point; "" when it carries none. ``names``: the
+    package's files (``/``-separated), ``read``: a file's content by its name, ``source``: the
+    project folder they are in, when there is one (a wheel does not say where it was built)."""
+    listed = set(names)
+    manifests = sorted(
+        (name for name in listed if PurePosixPath(name).name == _MANIFEST),
+        key=lambda name: (name.count("/"), name),
+    )
+    for manifest in manifests:
+        folder = PurePosixPath(manifest).parent
+        if str(folder / "__init__.py") not in listed or not folder.parts:
+            continue
+        module = ".".join(folder.parts[1:] if folder.parts[0] == "src" else folder.parts)
+        try:
+            declared = yaml.safe_load(read(manifest).decode("utf-8")) or {}
+        except (yaml.YAMLError, UnicodeDecodeError, OSError, KeyError):
+            declared = {}
+        name = declared.get("name") if isinstance(declared, dict) else None
+        name = name.strip() if isinstance(name, str) and name.strip() else "<name>"
+        where = source / folder if source is not None else f"path/to/{folder.name}"
+        return (
+            f"it carries a directory plugin ({manifest}), which Hermes loads from its plugins "
+            f"folder, never from a pip install: run that folder (--plugin {where}), "
+            f'or declare the entry point: [project.entry-points."{ENTRY_POINT_GROUP}"] '
+            f'{json.dumps(name) if not _BARE.fullmatch(name) else name} = "{module}"'
+        )
+    return ""
+
+
+def _sdist_carried(path: Path) -> str:
+    """:func:`carried_plugin` of an sdist (its files without the ``name-version/`` folder)."""
+    try:
+        if path.name.endswith(".zip"):
+            with zipfile.ZipFile(path) as archive:
+                files = {name.split("/", 1)[-1]: name for name in archive.namelist()}
+                return carried_plugin(files, lambda name: archive.read(files[name]))
+        with tarfile.open(path) as archive:
+            members = {m.name.split("/", 1)[-1]: m for m in archive.getmembers() if m.isfile()}
+
+            def read(name: str) -> bytes:
+                handle = archive.extractfile(members[name])
+                return handle.read() if handle else b""
+
+            return carried_plugin(members, read)
+    except (OSError, tarfile.TarError, zipfile.BadZipFile):
+        return ""
+
+
+def _project_manifests(folder: Path) -> list[str]:
+    """The files of a project folder that :func:`carried_plugin` looks at (build output, virtual
+    environments and caches left out)."""
+    from hermetic.hermes.sandbox import not_the_plugin
+
+    return [
+        str(path.relative_to(folder).as_posix())
+        for path in _project_files(folder, not_the_plugin)
+        if path.name in (_MANIFEST, "__init__.py")
+    ]
 
 
 def _entry_points(text: str) -> dict[str, dict[str, str]]:

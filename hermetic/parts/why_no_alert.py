@@ -1,0 +1,226 @@
+"""The world's part that says *why* a scenario found no alert where one was expected
+(``world.use(WhyNoAlert)``), before the channel says only that it holds none.
+
+Checked in this order, the first that finds something is the failure's headline:
+
+1. **The plugin registered no ``api_request_error`` hook** (Hermes' ``HERMES_PLUGINS_DEBUG``
+   output, :mod:`hermetic.hermes.registered_hooks`): Hermes never told it of the failure.
+2. **Its ``api_request_error`` hook raised**: Hermes' own log line, quoted
+   (:func:`hermetic.hermes.hook_failures.raised_hooks`); Hermes caught it and carried on.
+3. **Hermes stopped waiting for the hook** (0.22+, :mod:`hermetic.hermes.hook_timeouts`).
+4. **The plugin sent its backend no key**: the scenario's receiver answered deliveries without the
+   profile's ``{credential}`` with 401, as the real backend would (:mod:`hermetic.parts.keyless`).
+5. **The alerts went elsewhere**: files the plugin wrote under the sandbox's Hermes home, or
+   bodies it sent to the scenario's receiver, naming the failed model, in a place the profile's
+   channel does not read (:mod:`hermetic.parts.stray_alerts`); the headline names the
+   ``[alerts]`` keys that would read them.
+
+Each says what it found and where, so the author reads the cause in the first line instead of
+38 lines down the report.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hermetic.hermes.agent_log import logged_by_others
+from hermetic.hermes.home_files import written_by_others
+from hermetic.hermes.hook_failures import own_tracebacks, raised_hooks
+from hermetic.hermes.hook_timeouts import hook_timeouts
+from hermetic.hermes.packages import top_level_modules
+from hermetic.hermes.registered_hooks import API_REQUEST_ERROR, missing_hook, registrations
+from hermetic.parts.keyless import keyless_finding
+from hermetic.parts.stray_alerts import (
+    Reads,
+    Stray,
+    body_strays,
+    file_strays,
+    log_strays,
+    reads_place,
+)
+
+if TYPE_CHECKING:
+    from hermetic.world import World
+
+# A log record's time, level and session: the report names the line, the logger says whose.
+_RECORD_PREFIX = re.compile(r"^\S+ \S+ [A-Z]+ (?:\[[^\]]*\] )?")
+#: Hermes' own log, relative to its home.
+AGENT_LOG = "logs/agent.log"
+#: How much of a stray record the report shows.
+_SAMPLE = 300
+#: The receivers a plugin may send to: how a headline names each, and what else reading it
+#: takes (every channel that reads bodies reads the collector).
+_RECEIVERS = (
+    ("_collector", "the collector ({collector})", ""),
+    (
+        "_sink",
+        "the sink ({sink})",
+        ", and give the plugin {collector} where it has {sink}: the channels read the "
+        "collector, not the sink",
+    ),
+)
+
+
+class WhyNoAlert:
+    """What the scenario's own evidence says about a missing alert."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def headline(self, reads: Reads, absent: str) -> str | None:
+        """Why the channel ``reads`` describes holds no alert, as the failure's first line and
+        what follows it; None when the evidence says nothing more than ``absent`` (the
+        channel's own "holds no alert")."""
+        return (
+            self.hook_missing()
+            or self.hook_raised()
+            or self.hook_abandoned()
+            or self.key_missing()
+            or self.elsewhere(reads, absent)
+        )
+
+    # -- the hook --------------------------------------------------------------------------
+    def hook_missing(self) -> str | None:
+        """The plugin loaded but registered no ``api_request_error`` callback."""
+        box = self.world.sandbox
+        if box.plugin_name is None:
+            return None
+        outputs = {
+            path: path.read_text("utf-8", errors="replace")
+            for path in sorted(box.out_dir.glob("*.stderr"))
+        }
+        loaded = [path for path, text in outputs.items() if registrations(text, box.plugin_name)]
+        problem = missing_hook(list(outputs.values()), box.plugin_name)
+        if problem is None:
+            return None
+        return (
+            f"{problem}\n"
+            "Hermes tells a plugin about a failed provider call only through that hook: "
+            f'register(ctx) must call ctx.register_hook("{API_REQUEST_ERROR}", <callback>). '
+            "What Hermes registered is in its HERMES_PLUGINS_DEBUG output "
+            f"({', '.join(f'out/{path.name}' for path in loaded[-2:])})."
+        )
+
+    def hook_raised(self) -> str | None:
+        """Hermes' log says the plugin's ``api_request_error`` callback raised, or the plugin
+        logged a failure of its own there (a traceback through its files)."""
+        log = self._agent_log()
+        raised = raised_hooks(log, API_REQUEST_ERROR)
+        own = [_RECORD_PREFIX.sub("", found) for found in own_tracebacks(log, self._plugin_code())]
+        if raised:
+            first = raised[0]
+            lines = [
+                f"the plugin's {API_REQUEST_ERROR} hook raised; Hermes' log says: "
+                f'"{first.words}" (logs/agent.log, line {first.line})',
+                "Hermes catches what a hook raises and carries on: the job's failure is "
+                "recorded, the plugin's alert is not. Catch the failure inside the hook (and log "
+                "it), or fix it.",
+            ]
+            if len(raised) > 1:
+                lines.append(f"({len(raised) - 1} more such line(s) in logs/agent.log)")
+        elif own:
+            lines = [
+                f'the plugin logged a failure of its own in Hermes\' log: "{own[0]}" '
+                "(logs/agent.log)",
+                "Its traceback runs through the plugin's files; the alert it was recording is "
+                "lost.",
+            ]
+            own = own[1:]
+        else:
+            return None
+        lines += [f"  {found}" for found in own[:3]]
+        return "\n".join(lines)
+
+    def _plugin_code(self) -> Path | None:
+        """The plugin's code as Hermes runs it: its folder in the home, or its package."""
+        box = self.world.sandbox
+        return box.plugin_code if box.entry_point is not None else box.installed_plugin
+
+    def hook_abandoned(self) -> str | None:
+        """Hermes (0.22+) gave up waiting for the plugin's hook, or skipped it."""
+        late = [t for t in hook_timeouts(self._agent_log()) if t.hook == API_REQUEST_ERROR]
+        return late[0].describe() if late else None
+
+    def _agent_log(self) -> str:
+        try:
+            return self.world.sandbox.agent_log.read_text("utf-8", errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    # -- the backend's key -------------------------------------------------------------------
+    def key_missing(self) -> str | None:
+        """The receiver refused deliveries that carried no stand-in key (401)."""
+        return keyless_finding(self.world)
+
+    # -- somewhere else ----------------------------------------------------------------------
+    def elsewhere(self, reads: Reads, absent: str) -> str | None:
+        """The plugin recorded the failed model where the channel does not read."""
+        strays = [stray for stray in self.strays() if not reads_place(reads, stray)]
+        if not strays:
+            return None
+        first = strays[0]
+        lines = [f"{absent}, but the plugin {first.did}: to read it, {_advice(first)}"]
+        if first.sample:
+            lines.append(f"  {first.sample[:_SAMPLE]}{'…' if len(first.sample) > _SAMPLE else ''}")
+        lines += [f"it also {stray.did} ({_advice(stray)})" for stray in strays[1:]]
+        return "\n".join(lines)
+
+    def strays(self) -> list[Stray]:
+        """Every place outside the channels where the plugin named a model that failed."""
+        models = self.failed_models()
+        if not models:
+            return []
+        world = self.world
+        seeded = dict(world.profile.files) if world.profile is not None else {}
+        home = world.sandbox.hermes_home
+        found = file_strays(home, written_by_others(home, seeded), models)
+        found += self._logged(models)
+        for attribute, name, also in _RECEIVERS:
+            receiver = getattr(world, attribute, None)
+            if receiver is not None:
+                found += body_strays(receiver.requests(), models, name, also)
+        return found
+
+    def _logged(self, models: list[str]) -> list[Stray]:
+        """Lines naming a failed model that the plugin's own loggers put in Hermes' log."""
+        box = self.world.sandbox
+        ours = set(top_level_modules(box.hermes_executable)) | set(sys.stdlib_module_names)
+        if box.entry_point is not None and box.plugin_code is not None:
+            ours.discard(box.plugin_code.name.removesuffix(".py"))  # the plugin's package
+        ours |= {"root", "py"}  # the root logger, py.warnings
+
+        def hermes_or_library(logger: str) -> bool:
+            return logger.split(".", 1)[0] in ours
+
+        lines = [
+            (number, logger, line)
+            for number, logger, line in logged_by_others(self._agent_log(), hermes_or_library)
+            if any(model in line for model in models)
+        ]
+        return log_strays(AGENT_LOG, lines, models)
+
+    def failed_models(self) -> list[str]:
+        """The models the scenario's providers answered with an error, in order."""
+        providers = self.world.providers
+        models: list[str] = []
+        for provider in (providers.primary, *providers.named.values()):
+            for entry in provider.chat_requests():
+                failed = entry.status is None or entry.status >= 400
+                if failed and entry.model and entry.model not in models:
+                    models.append(entry.model)
+        return models
+
+
+def _advice(stray: Stray) -> str:
+    """The keys that read a stray place, or what to do while no channel reads such a place."""
+    from hermetic.channels.channel import channels
+
+    if stray.channel not in channels():
+        return (
+            f"set [alerts] {stray.keys} once this hermetic has a {stray.channel} channel (it has "
+            f"{', '.join(channels())}); until then record the alert where one of those reads it"
+        )
+    return f"set [alerts] {stray.keys}"
