@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.channels import AlertChannel
+from hermetic.parts.alert_channel import AlertChannel
 from hermetic.parts.why_no_alert import WhyNoAlert
 from hermetic.plan.settings import Settings
 from hermetic.world import World, build_world
