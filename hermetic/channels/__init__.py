@@ -12,6 +12,9 @@ is one new module here defining ``CHANNEL`` (and its name in
 Steps read alerts through :class:`~hermetic.parts.alert_channel.AlertChannel`, the world's part for
 the profile's channel, so the same sentences hold for every channel. That part sits a floor
 above (the channels are read through a world); this face does not import it.
+
+On the pipeline (runner -> plan -> world and parts -> result -> reports) a channel is what the
+world's parts read a plugin's alerts from; the profile names it, so it sits beside the profile.
 """
 
 from hermetic.channels.alert import ChannelAlert

@@ -12,6 +12,9 @@ Each kind has a name, decides whether ``--plugin`` / ``-D plugin=`` names one of
 (:meth:`PluginUnderTest.prepare`) and installs itself into a sandbox
 (:meth:`PluginUnderTest.install`) through the narrow :class:`PluginHome` a sandbox offers, so
 the sandbox knows nothing of the kinds. A new kind is a new module and one line in ``KINDS``.
+
+On the pipeline (runner -> plan -> world and parts -> result -> reports) the plan loads the
+plugin once; each world installs it into its sandbox.
 """
 
 from __future__ import annotations
