@@ -13,6 +13,7 @@ plugin repository.
     hermetic init [DIR] [--pytest] [--ci github|gitlab]
     hermetic summary [REPORTS]
     hermetic baseline [--write] [--plugin DIR] [--profile FILE] [--reports DIR]
+    hermetic clean [--yes] [--all] [--unused-for DAYS] [--sandbox-root DIR]
 
 Exit status: 0 all passed, 1 a scenario failed, 2 a usage or setup problem (one line saying what
 to do, never a traceback).
@@ -147,15 +148,15 @@ def build_parser() -> argparse.ArgumentParser:
     summary = commands.add_parser(
         "summary",
         help="the verdicts of a report folder as Markdown (for $GITHUB_STEP_SUMMARY)",
-        description="Print the verdicts in REPORTS/summary.json as Markdown: totals, what was "
-        "tested, each promise, every failed scenario.",
+        description="Print the verdicts of the run in REPORTS (its result.json) as Markdown: "
+        "the closing line, what was tested, each promise, every failed scenario.",
     )
     summary.add_argument("reports", nargs="?", type=Path, default=Path("reports"))
 
     record = commands.add_parser(
         "baseline",
         help="list a run's failures as [[baseline]] entries of the plugin's profile",
-        description="Read the failures of the last run (summary.json in --reports) and print "
+        description="Read the failures of the last run (result.json in --reports) and print "
         "them as [[baseline]] entries, each with a reason for you to edit; with --write, "
         "append them to the plugin's hermetic.toml (created if missing). Nothing already in "
         "the profile is changed, and a scenario it lists is not repeated.",
@@ -164,7 +165,44 @@ def build_parser() -> argparse.ArgumentParser:
     record.add_argument(
         "--write", action="store_true", help="append the entries to the profile (else: print)"
     )
+    _add_clean_command(commands)
     return parser
+
+
+def _add_clean_command(commands: argparse._SubParsersAction) -> None:
+    from hermetic.hermes.cleanup import UNUSED_DAYS
+
+    clean = commands.add_parser(
+        "clean",
+        help="list what hermetic left on disk (stale environments, kept sandboxes); --yes "
+        "removes it",
+        description="List, with their sizes, the Hermes environments unused for a while, what "
+        "failed or interrupted installs left, and the sandboxes kept for failed scenarios; "
+        "with --yes, remove them. Only hermetic's own folders are looked at, an install "
+        "running now is left alone, and nothing is ever asked.",
+    )
+    clean.add_argument("--yes", action="store_true", help="remove what is listed (else: list)")
+    clean.add_argument(
+        "--all",
+        action="store_true",
+        help="every environment hermetic made, however recently used (they are made again "
+        "when needed)",
+    )
+    clean.add_argument(
+        "--unused-for",
+        type=float,
+        default=UNUSED_DAYS,
+        metavar="DAYS",
+        help="list environments unused for this many days (default: %(default)s)",
+    )
+    clean.add_argument(
+        "--sandbox-root",
+        type=Path,
+        action="append",
+        metavar="DIR",
+        help="where sandboxes were kept, if a run said -D sandbox_root=DIR (default: the "
+        "temporary folder); repeatable",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -193,6 +231,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return baseline(args)
     if args.command == "mutate":
         return mutate(args, rest)
+    if args.command == "clean":
+        return clean(args)
     return run(args, rest)
 
 
@@ -316,13 +356,14 @@ def init_extras(root: Path, pytest: bool, ci: str | None) -> int:
 
 
 def summary(reports: Path) -> int:
-    from hermetic.reporting.step_summary import load_summary, markdown
+    from hermetic.reporting.result import ResultError, RunResult
+    from hermetic.reporting.step_summary import markdown
 
     try:
-        data = load_summary(reports)
-    except (OSError, ValueError) as exc:
-        return _fail(f"{reports}: no readable summary.json ({exc.__class__.__name__})")
-    print(markdown(data), end="", flush=True)
+        result = RunResult.read(reports)
+    except ResultError as exc:
+        return _fail(f"no run result to summarise: {exc}")
+    print(markdown(result), end="", flush=True)
     return EXIT_PASSED
 
 
@@ -359,7 +400,8 @@ def _suite_arguments(features: Path, defines: list[str], behave_args: list[str])
 def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
     from hermetic.errors import ConfigError
     from hermetic.integrations.suite import scratch_suite
-    from hermetic.runs.matrix import closing, run_matrix
+    from hermetic.reporting.closing import closing_line
+    from hermetic.runs.matrix import matrix_totals, run_matrix
     from hermetic.runs.matrix_releases import declared_rows, requires_hermes
     from hermetic.runs.parallel import default_jobs
 
@@ -384,15 +426,14 @@ def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
             args.jobs or default_jobs(),
         )
     print((reports / "matrix.md").read_text("utf-8"), flush=True)
-    passed, failed = closing(runs)
-    print(f"{passed} passed, {failed} failed", flush=True)
+    print(closing_line(matrix_totals(runs)), flush=True)
     return EXIT_PASSED if all(run.ok for run in runs) else EXIT_FAILED
 
 
 def baseline(args: argparse.Namespace) -> int:
     from hermetic.errors import ConfigError
     from hermetic.known.record import record
-    from hermetic.profile.model import PROFILE_FILENAME
+    from hermetic.profile import PROFILE_FILENAME
 
     try:
         profile = (args.profile or Path(args.plugin) / PROFILE_FILENAME).resolve()
@@ -415,7 +456,7 @@ def mutate(args: argparse.Namespace, behave_args: list[str]) -> int:
     from hermetic.errors import ConfigError
     from hermetic.integrations.suite import scratch_suite
     from hermetic.mutation.command import MutateOptions, run_mutate
-    from hermetic.profile.model import find_profile
+    from hermetic.profile import find_profile
     from hermetic.runs.parallel import default_jobs
 
     try:
@@ -454,6 +495,47 @@ def mutate(args: argparse.Namespace, behave_args: list[str]) -> int:
 
 def _say_mutate(line: str) -> None:
     print(f"[mutate] {line}", flush=True)
+
+
+def clean(args: argparse.Namespace) -> int:
+    """``hermetic clean``: list (or, with --yes, remove) what hermetic left on disk."""
+    from hermetic.hermes.cleanup import find_leftovers, human, remove
+    from hermetic.hermes.installs import default_envs_root
+
+    if args.unused_for < 0:
+        return _fail("--unused-for: a number of days, 0 or more")
+    envs = default_envs_root()
+    roots = [root.resolve() for root in args.sandbox_root or []] or None
+    for root in roots or []:
+        if not root.is_dir():
+            return _fail(f"--sandbox-root {root}: not an existing directory")
+    leftovers = find_leftovers(envs, roots, args.unused_for, args.all)
+    if not leftovers:
+        print(f"hermetic clean: nothing to remove (environments in {envs})")
+        return EXIT_PASSED
+    width = max(len(human(item.size)) for item in leftovers)
+    freed = 0
+    for item in leftovers:
+        shared = f"; {human(item.shared)} more hard-linked from what stays" if item.shared else ""
+        if args.yes:
+            try:
+                remove(item)
+            except OSError as exc:
+                print(f"not removed  {item.path}: {exc.strerror}", file=sys.stderr)
+                continue
+            freed += item.size
+            print(f"removed  {human(item.size):>{width}}  {item.path}  ({item.why}{shared})")
+        else:
+            freed += item.size
+            print(f"{human(item.size):>{width}}  {item.path}  ({item.why}{shared})")
+    if args.yes:
+        print(f"hermetic clean: removed {len(leftovers)}, {human(freed)} freed")
+    else:
+        print(
+            f"hermetic clean: {len(leftovers)} to remove, {human(freed)}; nothing removed: "
+            "`hermetic clean --yes` removes them"
+        )
+    return EXIT_PASSED
 
 
 def run(args: argparse.Namespace, behave_args: list[str]) -> int:

@@ -12,15 +12,14 @@ import re
 import sqlite3
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
 from hermetic.channels import channels
 from hermetic.contract.schema import DDL, database_path
-from hermetic.parts.alert_channel import AlertChannel
+from hermetic.parts.alert_channel import AlertChannels
 from hermetic.plan.settings import Settings
-from hermetic.profile.model import ALERT_CHANNELS
 from hermetic.world.world import build_world
 
 PLUGIN = Path(__file__).resolve().parent.parent / "alerts_plugin"
@@ -75,8 +74,13 @@ GENAI = {
 }
 
 
-def test_every_channel_module_is_found_and_named_in_the_profile() -> None:
-    assert set(channels()) == set(ALERT_CHANNELS) == {"sqlite", "otlp", "http"}
+def test_every_channel_names_itself_as_its_settings_do_and_the_default_comes_first() -> None:
+    found = channels()
+    assert next(iter(found)) == "sqlite"
+    for name, channel in found.items():
+        assert channel.name == channel.Settings.name == name
+        # The discriminator: channel = "<name>" and nothing else.
+        assert channel.Settings.model_fields["channel"].annotation == Literal[name]
 
 
 def test_the_sqlite_channel_reads_the_contract_table(tmp_path: Path) -> None:
@@ -89,7 +93,7 @@ def test_the_sqlite_channel_reads_the_contract_table(tmp_path: Path) -> None:
                 "INSERT INTO model_unavailable_alerts VALUES (?, ?, ?, ?, ?, ?, ?)",
                 ("gone-model", "custom", 404, "gone", *["2026-12-01T00:00:00+00:00"] * 2, 3),
             )
-        channel = world.use(AlertChannel)
+        channel = world.use(AlertChannels).first
         [alert] = channel.alerts()
         assert channel.is_store and world.settings.profile.keeps("alert-store")
         assert (alert.model, alert.provider, alert.status, alert.message) == (
@@ -105,7 +109,7 @@ def test_the_otlp_channel_reads_error_spans_by_the_genai_conventions(tmp_path: P
     with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
         ok = span({**GENAI, "gen_ai.request.model": "healthy"}, status={"code": 1})
         post(world.collector.url + "/v1/traces", traces(span(GENAI), ok))
-        channel = world.use(AlertChannel)
+        channel = world.use(AlertChannels).first
         [alert] = channel.alerts()
         assert (alert.model, alert.provider, alert.status, alert.reason, alert.message) == (
             "gone-model",
@@ -116,8 +120,8 @@ def test_the_otlp_channel_reads_error_spans_by_the_genai_conventions(tmp_path: P
         )
         assert alert.seen["span"]["attributes"]["gen_ai.request.model"] == "gone-model"
         assert not channel.is_store and not world.settings.profile.keeps("alert-store")
-        assert '"gen_ai.request.model": "gone-model"' in channel.seen()
-        assert "alerts as the otlp channel saw them" in [e.title for e in world.evidence()]
+        assert '"gen_ai.request.model": "gone-model"' in world.use(AlertChannels).seen()
+        assert "alerts as the otlp channel(s) saw them" in [e.title for e in world.evidence()]
 
 
 def exception_event(message: str) -> dict[str, Any]:
@@ -137,7 +141,7 @@ def test_the_otlp_message_is_the_status_and_what_the_span_says_elsewhere_must_ag
             events=[exception_event("gone")],
         )
         post(world.collector.url + "/v1/traces", traces(agreeing))
-        [alert] = world.use(AlertChannel).alerts()
+        [alert] = world.use(AlertChannels).first.alerts()
         assert alert.message == "NotFoundError: gone"
 
 
@@ -158,7 +162,7 @@ def test_an_error_said_elsewhere_but_not_in_the_status_fails_the_read(
         attributes = {**GENAI, "error.message": "gone"} if not extra else GENAI
         post(world.collector.url + "/v1/traces", traces(span(attributes, status, **extra)))
         with pytest.raises(AssertionError, match=f"span 'chat': its {where}.* says 'gone'"):
-            world.use(AlertChannel).alerts()
+            world.use(AlertChannels).first.alerts()
 
 
 @pytest.mark.parametrize(
@@ -193,14 +197,14 @@ def test_a_span_a_backend_would_drop_or_misplace_fails_the_read(
         post(world.collector.url + "/v1/traces", traces({**span(GENAI), **change}))
         named = change.get("name", "chat")
         with pytest.raises(AssertionError, match=re.escape(f"span {named!r}: {finding}")):
-            world.use(AlertChannel).alerts()
+            world.use(AlertChannels).first.alerts()
 
 
 def test_a_span_from_a_resource_naming_no_service_fails_the_read(tmp_path: Path) -> None:
     with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
         post(world.collector.url + "/v1/traces", traces(span(GENAI), resource={}))
         with pytest.raises(AssertionError, match="span 'chat': its resource has no service.name"):
-            world.use(AlertChannel).alerts()
+            world.use(AlertChannels).first.alerts()
 
 
 def test_a_profile_naming_the_message_attribute_reads_only_that(tmp_path: Path) -> None:
@@ -208,7 +212,7 @@ def test_a_profile_naming_the_message_attribute_reads_only_that(tmp_path: Path) 
     with build_world(settings_with(tmp_path, profile)) as world:
         sent = span({**GENAI, "vendor.message": "gone"}, {"code": 2}, events=[exception_event("x")])
         post(world.collector.url + "/v1/traces", traces(sent))
-        [alert] = world.use(AlertChannel).alerts()
+        [alert] = world.use(AlertChannels).first.alerts()
         assert alert.message == "gone"
 
 
@@ -221,7 +225,7 @@ def test_the_run_is_read_where_the_profile_says_and_must_be_the_failed_job_s(
             world.collector.url + "/v1/traces",
             traces(span({**GENAI, "session.id": "cron_abc123_20261201_120000"})),
         )
-        [alert] = world.use(AlertChannel).alerts()
+        [alert] = world.use(AlertChannels).first.alerts()
         assert alert.run == "cron_abc123_20261201_120000"
         assert "run='cron_abc123_20261201_120000'" in alert.describe()
         assert alert.misnames_run(["abc123"]) is None
@@ -231,7 +235,7 @@ def test_the_run_is_read_where_the_profile_says_and_must_be_the_failed_job_s(
         )
     with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
         post(world.collector.url + "/v1/traces", traces(span({**GENAI, "session.id": "x"})))
-        [alert] = world.use(AlertChannel).alerts()
+        [alert] = world.use(AlertChannels).first.alerts()
         assert alert.run is None and "run=" not in alert.describe()
 
 
@@ -242,7 +246,7 @@ def test_otlp_attributes_can_be_renamed(tmp_path: Path) -> None:
             world.collector.url + "/v1/traces",
             traces(span({"vendor.status": "410", "vendor.model": "m", **GENAI})),
         )
-        [alert] = world.use(AlertChannel).alerts()
+        [alert] = world.use(AlertChannels).first.alerts()
         assert (alert.model, alert.status) == ("m", 410)
 
 
@@ -250,7 +254,7 @@ def test_a_missing_status_is_a_finding_that_says_why_it_matters(tmp_path: Path) 
     with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
         lacking = {k: v for k, v in GENAI.items() if k != "http.response.status_code"}
         post(world.collector.url + "/v1/traces", traces(span(lacking)))
-        [alert] = world.use(AlertChannel).alerts()
+        [alert] = world.use(AlertChannels).first.alerts()
         assert alert.lacks("status") == (
             "the alert for 'gone-model' carries no HTTP status: a removed model cannot be told "
             "from a bad request"
@@ -262,7 +266,7 @@ def test_spans_without_error_status_are_no_alert_and_the_absence_says_so(
     tmp_path: Path,
 ) -> None:
     with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
-        channel = world.use(AlertChannel)
+        channel = world.use(AlertChannels).first
         assert channel.alerts() == []
         assert channel.absence() == "the collector received no span"
         post(world.collector.url + "/v1/traces", traces(span(GENAI, status={})))
@@ -277,10 +281,11 @@ def test_an_undecodable_body_fails_the_read_naming_it(tmp_path: Path) -> None:
             data=b"\xff",
             headers={"Content-Type": "application/x-protobuf"},
         )
-        with pytest.raises(urllib.error.HTTPError):
-            _OPENER.open(request, timeout=5)
-        with pytest.raises(AssertionError, match=r"POST /v1/traces \(application/x-protobuf\)"):
-            world.use(AlertChannel).alerts()
+        _OPENER.open(request, timeout=5).close()  # the collector decodes nothing; the channel does
+        with pytest.raises(
+            AssertionError, match=r"POST /v1/traces \(application/x-protobuf, 1 bytes\): not an"
+        ):
+            world.use(AlertChannels).first.alerts()
 
 
 HTTP_PROFILE = """
@@ -311,7 +316,7 @@ def test_the_http_channel_picks_items_and_reads_fields_with_jmespath(tmp_path: P
         }
         post(world.collector.url + "/api/spans", batch, encoding="gzip")
         post(world.collector.url + "/elsewhere", batch)
-        [alert] = world.use(AlertChannel).alerts()
+        [alert] = world.use(AlertChannels).first.alerts()
         assert (alert.model, alert.provider, alert.status, alert.message) == (
             "gone-model",
             "custom",
@@ -325,7 +330,7 @@ def test_the_http_channel_picks_items_and_reads_fields_with_jmespath(tmp_path: P
 def test_http_absence_names_what_did_arrive(tmp_path: Path) -> None:
     with build_world(settings_with(tmp_path, HTTP_PROFILE)) as world:
         _OPENER.open(world.collector.url + "/api/health", timeout=5).close()
-        assert world.use(AlertChannel).absence() == (
+        assert world.use(AlertChannels).first.absence() == (
             "nothing was posted to /api/spans (the collector received only GET /api/health)"
         )
 
@@ -348,9 +353,21 @@ def test_a_collector_channel_is_read_once_the_sandbox_s_processes_have_exited(
             return running
 
         monkeypatch.setattr(world, "leftover_processes", leftovers)
-        assert len(world.use(AlertChannel).alerts()) == 1 and len(calls) == 3
+        assert len(world.use(AlertChannels).first.alerts()) == 1 and len(calls) == 3
         calls.clear()
         monkeypatch.setattr(world, "leftover_processes", lambda: running)
         monkeypatch.setattr(part, "EXIT_WAIT", 0.2)
         with pytest.raises(AssertionError, match="still running after 0.2 s.*4242 hermes"):
-            world.use(AlertChannel).alerts()
+            world.use(AlertChannels).first.alerts()
+
+
+def test_spans_the_backend_refused_were_never_delivered(tmp_path: Path) -> None:
+    with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
+        world.collector.fail(sending_only=True)
+        with pytest.raises(urllib.error.HTTPError):
+            post(world.collector.url + "/v1/traces", traces(span(GENAI)))
+        channel = world.use(AlertChannels).first
+        assert channel.alerts() == []
+        assert channel.absence() == (
+            "the collector accepted none of the 1 trace export(s) it received (it answered 503)"
+        )

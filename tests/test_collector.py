@@ -1,4 +1,5 @@
-"""Unit tests for hermetic.mock.collector: real OTLP/HTTP over loopback, both encodings."""
+"""Unit tests for hermetic.mock.collector and the otlp channel's decoding of what it received
+(hermetic.channels.otlp_decode): real OTLP/HTTP and OTLP/gRPC over loopback, both encodings."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
+from hermetic.channels import otlp_decode
 from hermetic.mock import Collector
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -88,8 +90,12 @@ def collector() -> Iterator[Collector]:
         yield started
 
 
+def spans(collector: Collector) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    return [(r, s) for r, _, s in otlp_decode.scoped_spans(collector.requests())]
+
+
 def only_span(collector: Collector) -> dict[str, Any]:
-    [(resource, span)] = list(collector.spans())
+    [(resource, span)] = spans(collector)
     assert resource == {"service.name": "hermes"}
     return span
 
@@ -133,25 +139,83 @@ def test_logs_are_decoded_too(collector: Collector) -> None:
     assert send(collector.url + "/v1/logs", body, headers)[0] == 200
     [entry] = collector.requests("/v1/logs")
     assert entry.signal == "logs" and entry.problem is None
+    assert spans(collector) == []  # no trace export among them
+
+
+def test_traces_sent_to_a_base_url_with_a_prefix_are_read(collector: Collector) -> None:
+    body = json.dumps(otlp_json()).encode()
+    status, _ = send(collector.url + "/otlp/v1/traces", body, {"Content-Type": "application/json"})
+    assert status == 200
+    assert only_span(collector)["name"] == "chat gone-model"
+    [entry] = collector.requests()
+    assert entry.signal == "traces"
+
+
+def test_traces_over_grpc_are_journaled_as_received_and_read_the_same() -> None:
+    import grpc
+
+    with Collector(grpc=True) as collector:
+        target = collector.grpc_url.removeprefix("http://")
+        with grpc.insecure_channel(target) as channel:
+            export = channel.unary_unary(
+                otlp_decode.GRPC_TRACES,
+                request_serializer=ExportTraceServiceRequest.SerializeToString,
+                response_deserializer=ExportTraceServiceResponse.FromString,
+            )
+            export(
+                ExportTraceServiceRequest.FromString(protobuf_body()),
+                metadata=[("authorization", "Bearer stand-in-key-1234")],
+                timeout=10,
+            )
+            [entry] = collector.requests()
+            assert (entry.path, entry.content_type) == (otlp_decode.GRPC_TRACES, "application/grpc")
+            assert entry.headers["authorization"].endswith("(redacted)")
+            span = only_span(collector)
+            assert span["attributes"]["http.response.status_code"] == 404
+            assert (span["traceId"], span["spanId"]) == (TRACE_ID, SPAN_ID)
+            collector.fail()
+            with pytest.raises(grpc.RpcError) as refused:
+                export(ExportTraceServiceRequest(), timeout=10)
+            assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert [e.status for e in collector.requests()] == [200, 503]
+
+
+def test_a_collector_without_grpc_has_no_grpc_url(collector: Collector) -> None:
+    with pytest.raises(RuntimeError, match="without gRPC"):
+        _ = collector.grpc_url
 
 
 @pytest.mark.parametrize(
-    ("path", "body", "headers", "problem"),
+    ("path", "body", "headers", "problem", "status"),
     [
-        ("/v1/traces", b"\xff\x00garbage", {"Content-Type": "application/x-protobuf"}, "protobuf"),
-        ("/v1/traces", b"{not json", {"Content-Type": "application/json"}, "JSON"),
-        ("/v1/traces", b"x", {"Content-Type": "text/plain"}, "is not OTLP/HTTP"),
         (
-            "/v1/metrics",
+            "/v1/traces",
+            b"\xff\x00garbage",
+            {"Content-Type": "application/x-protobuf"},
+            "not an OTLP ExportTraceServiceRequest in protobuf",
+            200,
+        ),
+        (
+            "/otlp/v1/traces",
+            b"{not json",
+            {"Content-Type": "application/json"},
+            "in JSON",
+            200,
+        ),
+        ("/v1/traces", b"x", {"Content-Type": "text/plain"}, "is not OTLP/HTTP", 200),
+        (
+            "/v1/traces",
             b"not gzip",
             {"Content-Type": "application/json", "Content-Encoding": "gzip"},
             "not valid gzip",
+            400,
         ),
         (
             "/v1/traces",
             b"x",
             {"Content-Type": "application/json", "Content-Encoding": "br"},
             "unsupported Content-Encoding 'br'",
+            400,
         ),
         # A plugin whose export request is None sends `null`: a finding, not a 500.
         (
@@ -159,19 +223,26 @@ def test_logs_are_decoded_too(collector: Collector) -> None:
             b"null",
             {"Content-Type": "application/json"},
             "the body is null, not a JSON object",
+            200,
         ),
     ],
 )
-def test_a_body_it_cannot_decode_is_a_finding_naming_path_and_type(
-    collector: Collector, path: str, body: bytes, headers: dict[str, str], problem: str
+def test_a_body_the_channel_cannot_decode_is_one_line_naming_path_type_and_size(
+    collector: Collector,
+    path: str,
+    body: bytes,
+    headers: dict[str, str],
+    problem: str,
+    status: int,
 ) -> None:
-    status, _ = send(collector.url + path, body, headers)
-    assert status == 400
-    [finding] = collector.problems()
-    assert finding.startswith(f"POST {path} ({headers['Content-Type']}): ")
-    assert problem in finding
-    assert list(collector.spans()) == []
-    assert "!!" in collector.describe()
+    # The collector undoes only the transport's encoding (a broken one is a 400); what the
+    # body means is the channel's to judge.
+    assert send(collector.url + path, body, headers)[0] == status
+    [finding] = otlp_decode.problems(collector.requests())
+    assert finding.startswith(f"POST {path} ({headers['Content-Type']}, {len(body)} bytes): ")
+    assert problem in finding and "\n" not in finding
+    assert "garbage" not in finding  # named, never pasted
+    assert spans(collector) == []
     # ... and the collector keeps serving.
     assert (
         send(
@@ -181,6 +252,14 @@ def test_a_body_it_cannot_decode_is_a_finding_naming_path_and_type(
         )[0]
         == 200
     )
+
+
+def test_a_binary_body_is_sized_in_the_report_never_pasted(collector: Collector) -> None:
+    send(
+        collector.url + "/v1/traces", b"\xff\x00garbage", {"Content-Type": "application/x-protobuf"}
+    )
+    assert "garbage" not in collector.describe()
+    assert "(9 bytes application/x-protobuf)" in collector.describe()
 
 
 def test_any_other_path_is_journaled_and_answered_200_empty(collector: Collector) -> None:

@@ -1,6 +1,6 @@
 """The library under the exporter and Hermes-log steps: a setting left out or moved
-(hermetic.exporter_setup), a collector that refuses (Collector.refuse), the spans with their
-instrumentation scope, and Hermes' log lines read without the sandbox's path."""
+(hermetic.channels.otlp_exporter_env), a collector that refuses (Collector.refuse), the spans
+with their instrumentation scope, and Hermes' log lines read without the sandbox's path."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from hermetic.channels import otlp_decode
+from hermetic.channels.otlp_exporter_env import leave_out, traces_endpoint_only
 from hermetic.errors import HarnessError
-from hermetic.exporter_setup import leave_out, traces_endpoint_only
 from hermetic.hermes.agent_log import lines_saying, tail
 from hermetic.hermes.sandbox import Sandbox
 from hermetic.mock import Collector
@@ -48,7 +49,8 @@ def test_a_refusing_collector_answers_otlp_unavailable_and_still_journals_the_sp
         status, answer = send(collector.url + "/v1/traces", body, headers)
         assert (status, json.loads(answer)["code"]) == (503, 14)
         assert [entry.status for entry in collector.requests()] == [200, 503]
-        assert [scope for _, scope, _ in collector.scoped_spans()] == [{"name": "test"}] * 2
+        scoped = otlp_decode.scoped_spans(collector.requests())
+        assert [scope for _, scope, _ in scoped] == [{"name": "test"}] * 2
 
 
 def test_hermes_log_lines_are_matched_by_level_and_without_the_sandbox_s_path(

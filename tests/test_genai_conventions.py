@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from hermetic.channels.genai_conventions import Receipt, genai_findings
-from hermetic.parts.alert_channel import AlertChannel
+from hermetic.parts.alert_channel import AlertChannels
 from hermetic.world.world import build_world
 from tests.test_alert_channels import SERVICE, post, settings_with, span, traces
 
@@ -142,12 +142,12 @@ def test_a_profile_claiming_the_conventions_holds_every_error_span_to_them(
         scoped = traces(otlp_span(world.provider.port, **times))
         scoped["resourceSpans"][0]["scopeSpans"][0]["scope"] = SCOPE
         post(world.collector.url + "/v1/traces", scoped)
-        [alert] = world.use(AlertChannel).alerts()
+        [alert] = world.use(AlertChannels).first.alerts()
         assert alert.model == "gone-model"
         # span()'s own times (2026-12-01, 22:32) hold no receipt of this run.
         post(world.collector.url + "/v1/traces", traces(otlp_span(world.provider.port)))
         with pytest.raises(AssertionError) as failure:
-            world.use(AlertChannel).alerts()
+            world.use(AlertChannels).first.alerts()
         assert "the span must cover the call it stands for" in str(failure.value)
         assert "its instrumentation scope has no name" in str(failure.value)
 
@@ -155,5 +155,5 @@ def test_a_profile_claiming_the_conventions_holds_every_error_span_to_them(
 def test_a_plugin_that_claims_no_conventions_is_held_to_none(tmp_path: Path) -> None:
     with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:
         post(world.collector.url + "/v1/traces", traces(span(ATTRIBUTES), resource=SERVICE))
-        [alert] = world.use(AlertChannel).alerts()  # named "chat", no kind, no scope: fine
+        [alert] = world.use(AlertChannels).first.alerts()  # named "chat", no kind, no scope: fine
         assert alert.model == "gone-model"

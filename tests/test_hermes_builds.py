@@ -156,7 +156,7 @@ def test_a_hermes_reporting_another_version_than_asked_stops_the_run(tmp_path: P
 
 
 def test_the_html_report_names_the_build() -> None:
-    from hermetic.reporting.html import run_info_rows
+    from hermetic.reporting.html_page import settings_rows as run_info_rows
 
     about = {
         "plugin": {"name": "p", "path": "/p"},
@@ -234,12 +234,13 @@ def test_hermetic_run_passes_the_package_and_the_version_it_must_be(
 ) -> None:
     import hermetic.runs.acceptance as acceptance
     from hermetic.cli import main
+    from hermetic.reporting.result import passing
 
     seen: list[list[str]] = []
 
     def fake_run(python, reports, args=(), cwd=None, env=None, **kwargs):
         seen.append(list(args))
-        return acceptance.Outcome(code=0, passed=1)
+        return acceptance.Outcome(code=0, result=passing(1))
 
     monkeypatch.setattr(acceptance, "run_acceptance", fake_run)
     monkeypatch.chdir(tmp_path)

@@ -80,12 +80,10 @@ PENDING: dict[tuple[str, str, str], str] = {
         for rule in (_LAYERS, _REPORTING)
         for module in ("durations", "listing", "parallel", "shards")
     },
-    (_LAYERS, "hermetic.channels.sqlite", "hermetic.parts.alert_records"): (
-        "C1: the sqlite channel reads the table through hermetic.contract.table_reader (or "
-        "is handed the part), not by importing a part a floor above"
-    ),
-    ("no loose modules at the top", "hermetic.exporter_setup", ""): (
-        "C: exporter_setup.py -> channels/otlp_exporter_env.py (LAYOUT.md)"
+    ("no import circle", "hermetic.hermes.index_versions", "hermetic.hermes.installs"): (
+        "I: index_versions imports default_envs_root from installs inside a function, and "
+        "installs imports index_versions: default_envs_root (and user_cache_folder) in a "
+        "module below both"
     ),
 }
 

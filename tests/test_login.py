@@ -35,7 +35,7 @@ from hermetic.parts.login import (
     redacted,
 )
 from hermetic.plan.settings import Settings, load_plugin
-from hermetic.profile.model import Profile
+from hermetic.profile import Profile
 from hermetic.world.world import World, build_world
 
 REPO = Path(__file__).resolve().parent.parent

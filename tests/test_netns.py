@@ -25,8 +25,7 @@ from hermetic.isolation.netns.counters import describe, increase, parse_snmp, pa
 from hermetic.isolation.netns.offenders import c_level_connect, helper_program
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation, this_process
 from hermetic.isolation.refusals import unseen_refusal
-from hermetic.reporting.html import isolation_row
-from hermetic.reporting.summary import build_summary
+from hermetic.reporting.html_page import isolation_row
 
 Wrap = Callable[[Sequence[str]], list[str]]
 REPO = Path(__file__).resolve().parent.parent
@@ -196,30 +195,6 @@ def test_only_netns_scenarios_are_not_run_without_a_namespace() -> None:
         "run has the python guard only (switched off with HERMETIC_NETNS=off)"
     )
     assert NetworkIsolation(NAMESPACE).skip_reason(["netns"]) is None
-
-
-def test_summary_says_why_a_netns_scenario_was_not_run(tmp_path: Path) -> None:
-    (tmp_path / "run-info.json").write_text(
-        json.dumps({"isolation": GUARD_ONLY, "isolation_reason": "unshare(2) refused: EPERM"})
-    )
-    feature = {"name": "F", "location": "features/f.feature:1", "tags": [], "elements": []}
-    for name, tags in (("kernel", ["netns"]), ("other", [])):
-        feature["elements"].append(
-            {
-                "type": "scenario",
-                "name": name,
-                "location": "x",
-                "tags": tags,
-                "status": "skipped",
-                "steps": [],
-            }
-        )
-    rows = build_summary([feature], tmp_path)["scenarios"]
-    assert [row["message"] for row in rows] == [
-        "not run: it tries beyond loopback for real, so it needs a network namespace, and this "
-        "run has the python guard only (unshare(2) refused: EPERM)",
-        None,
-    ]
 
 
 # -- hand-offs and the finding -------------------------------------------------------------------

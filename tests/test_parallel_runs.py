@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,8 +23,9 @@ import pytest
 from hermetic.integrations.behave.listing_formatter import ArgumentsError, worker_arguments
 from hermetic.reporting import merge as report_merge
 from hermetic.reporting.report_options import report_arguments
+from hermetic.reporting.result import RunResult
 from hermetic.runs import durations, shards
-from hermetic.runs.acceptance import run_acceptance, scenario_counts
+from hermetic.runs.acceptance import run_acceptance
 from hermetic.runs.listing import PlannedScenario, list_scenarios
 from hermetic.runs.parallel import (
     Options,
@@ -123,7 +125,7 @@ def test_a_worker_gets_the_report_options_of_a_serial_run(tmp_path: Path) -> Non
     assert changed == {
         ("--outfile=-", f"--outfile={tmp_path / 'console.txt'}"),
         (
-            "--format=behave_html_pretty_formatter:PrettyHTMLFormatter",
+            "--format=hermetic.reporting.html_page:HtmlPageFormatter",
             "--format=hermetic.reporting.html_model:HtmlModelFormatter",
         ),
         (f"--outfile={tmp_path / 'report.html'}", f"--outfile={tmp_path / 'html-model.json'}"),
@@ -180,7 +182,7 @@ def test_a_worker_that_dies_costs_its_scenario_only_and_leaves_no_process(
     assert summary["totals"]["scenarios"] == 7
     assert _leftovers(project.parent / "sandboxes") == []
     junit = (project / "reports" / "junit" / "TESTS-workers.xml").read_text()
-    assert 'status="error"' in junit and "[[ATTACHMENT|" in junit
+    assert 'status="errored"' in junit and "[[ATTACHMENT|" in junit
     assert (
         "A worker dies and leaves a process behind"
         in (project / "reports" / "report.html").read_text()
@@ -218,12 +220,16 @@ def test_sigterm_stops_every_worker_cleans_up_and_reports_every_scenario(
     # The workers' own cleanups ran (the suite's hooks stop hermes the same way).
     assert len(list(sandboxes.glob("*/*/*/cleaned-up"))) == 2
     rows = _rows(json.loads((reports / "summary.json").read_text()))
+    # Interrupted, all three: the two cut short and the one never started; never failed or
+    # skipped, in summary.json and JUnit alike.
     statuses = sorted(row["status"] for row in rows.values())
-    assert statuses == ["errored", "errored", "skipped"]
-    interrupted = [row for row in rows.values() if row["status"] == "errored"]
-    assert all(row["message"].startswith("interrupted") for row in interrupted)
+    assert statuses == ["interrupted", "interrupted", "interrupted"]
+    messages = [row["message"] for row in rows.values()]
+    assert all(m.startswith(("interrupted (SIGTERM)", "not run", "not finished")) for m in messages)
+    summary = json.loads((reports / "summary.json").read_text())
+    assert summary["interrupted"] == "SIGTERM"
     junit = (reports / "junit" / "TESTS-workers.xml").read_text()
-    assert junit.count("<testcase") == 3 and 'status="untested"' in junit
+    assert junit.count("<testcase") == 3 and junit.count('status="interrupted"') == 3
 
 
 def test_shards_run_the_suite_once_and_merge_into_one_report(project: Path) -> None:
@@ -243,11 +249,14 @@ def test_shards_run_the_suite_once_and_merge_into_one_report(project: Path) -> N
     ran = [json.loads((p / "plan.json").read_text())["expected"] for p in parts]
     assert not set(ran[0]) & set(ran[1]) and len(ran[0]) + len(ran[1]) == 6
     assert sorted(len(r) for r in ran) == [1, 5]
-    # What the hooks write: what was tested. Shards on different CI machines differ in paths.
+    # What the hooks record: what was tested. Shards on different CI machines differ in paths.
     about = {"plugin": {"name": "p", "path": "/a", "revision": "1"}, "promises": "all"}
+
+    def tested(part: Path, settings: dict) -> None:
+        replace(RunResult.read(part), settings=settings).write(part)
+
     for n, part in enumerate(parts):
-        info = {**about, "hermes": {"version": "0.19.0", "path": f"/ci/{n}/hermes"}}
-        (part / "run-info.json").write_text(json.dumps(info))
+        tested(part, {**about, "hermes": {"version": "0.19.0", "path": f"/ci/{n}/hermes"}})
     merged = project / "merged"
     summary = report_merge.merge_shards(parts, merged)
     assert summary["totals"] == {**summary["totals"], "scenarios": 6, "passed": 4}
@@ -261,8 +270,7 @@ def test_shards_run_the_suite_once_and_merge_into_one_report(project: Path) -> N
     alone = report_merge.merge_shards(parts[:1], project / "half")
     missing = [row for row in alone["scenarios"] if row["status"] == "errored"]
     assert any("shard(s) 2/2 are missing" in (row["message"] or "") for row in missing)
-    other_hermes = {**about, "hermes": {"version": "0.20.0", "path": "/ci/1/hermes"}}
-    (parts[1] / "run-info.json").write_text(json.dumps(other_hermes))
+    tested(parts[1], {**about, "hermes": {"version": "0.20.0", "path": "/ci/1/hermes"}})
     with pytest.raises(report_merge.MergeError, match="tested different things"):
         report_merge.merge_shards(parts, project / "bad")
     other = json.loads((parts[1] / "plan.json").read_text())
@@ -282,7 +290,7 @@ def test_a_run_that_cannot_start_is_reported_once_with_exit_status_2(project: Pa
     reports = project / "reports"
     assert sorted(p.name for p in (reports / "junit").iterdir()) == ["TESTS-hermetic-setup.xml"]
     assert (reports / "setup-error.txt").read_text().strip() == "-D plugin=x: no such"
-    assert scenario_counts(reports / "junit") == (0, 1, 0)
+    assert RunResult.read(reports).setup_error == "-D plugin=x: no such"
 
 
 @pytest.mark.parametrize("jobs", [1, 2], ids=["serial", "parallel"])
@@ -298,7 +306,14 @@ def test_run_acceptance_reports_alike_serial_or_parallel_and_records_durations(
         cwd=project,
         jobs=jobs,
     )
-    assert (outcome.passed, outcome.failed, outcome.skipped) == (4, 2, 0)
+    totals = outcome.totals()
+    assert (totals["passed"], totals["failed"], totals["errored"], totals["skipped"]) == (
+        4,
+        1,
+        1,
+        0,
+    )
+    assert outcome.closing_line() == "4 passed, 1 failed, 1 errored"
     assert outcome.problems == ["behave (exit 1)"]
     assert not (reports / "artefacts" / "stale").exists()
     rows = json.loads((reports / "summary.json").read_text())["scenarios"]
@@ -311,8 +326,8 @@ def test_scenarios_the_hooks_skip_fail_nothing(project: Path) -> None:
     # A promise the plugin's profile does not claim is skipped, as serially: exit 0.
     code, summary = _run(project, 2, "--tags=@claims")
     assert code == 0
-    assert summary["totals"] == {**summary["totals"], "passed": 2, "skipped": 1}
-    assert scenario_counts(project / "reports" / "junit") == (2, 0, 0)
+    assert summary["totals"] == {**summary["totals"], "passed": 2, "not claimed": 1}
+    assert RunResult.read(project / "reports").totals()["passed"] == 2
 
 
 def test_batches_shrink_towards_the_end_and_never_exceed_their_share() -> None:

@@ -38,19 +38,8 @@ def test_processes_left_under_a_folder_are_found_and_stopped(tmp_path: Path) -> 
     # A behave worker's sandboxes all live under one folder; what a dead worker left behind
     # (here a detached sleeper, in a session of its own) is found by it and stopped.
     homes = [tmp_path / "worker" / name / "hermes" for name in ("a", "b")]
-    children = [
-        subprocess.Popen(
-            ["sleep", "60"],
-            env={"PATH": os.environ["PATH"], "HERMES_HOME": str(home)},
-            start_new_session=True,
-        )
-        for home in homes
-    ]
-    elsewhere = subprocess.Popen(
-        ["sleep", "60"],
-        env={"PATH": os.environ["PATH"], "HERMES_HOME": str(tmp_path / "w2")},
-        start_new_session=True,
-    )
+    children = [_sleeper(home) for home in homes]
+    elsewhere = _sleeper(tmp_path / "w2")
     try:
         found = processes_under("HERMES_HOME", tmp_path / "worker")
         assert sorted(info.pid for info in found) == sorted(child.pid for child in children)
@@ -83,3 +72,20 @@ def test_only_the_profiles_stand_in_variables_are_not_counted_as_keys() -> None:
     start = ProcessStart(1, ("hermes",), frozenset({"ACMEOBS_API_KEY", "OPENAI_API_KEY", "PATH"}))
     assert start.credential_names() == ["ACMEOBS_API_KEY", "OPENAI_API_KEY"]
     assert start.credential_names(frozenset({"ACMEOBS_API_KEY"})) == ["OPENAI_API_KEY"]
+
+
+def _sleeper(home: Path) -> subprocess.Popen[bytes]:
+    """A detached process carrying ``home`` as its HERMES_HOME, returned once it runs.
+
+    Popen returns as soon as the child's exec has begun: for a moment the kernel shows an empty
+    environment in /proc (seen on a loaded machine: one of two sleepers not found). The child
+    says "ready" from its own code, by which time its environment is in place.
+    """
+    child = subprocess.Popen(
+        [sys.executable, "-c", "print('ready', flush=True); import time; time.sleep(60)"],
+        env={"PATH": os.environ["PATH"], "HERMES_HOME": str(home)},
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert child.stdout is not None and child.stdout.readline() == b"ready\n"
+    return child

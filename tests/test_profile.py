@@ -11,7 +11,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from hermetic.errors import ConfigError
 from hermetic.hermes.hermes_variables import HERMES_VARIABLES
 from hermetic.hermes.hermes_variables import RELEASES as READ_RELEASES
-from hermetic.profile.model import (
+from hermetic.profile import (
     PROMISES,
     Profile,
     ProfileError,
@@ -26,7 +26,8 @@ CREDENTIAL = (
 )
 OWNED = "belongs to the sandbox (its isolation rests on it); a profile cannot override it"
 PLACEHOLDER_HINT = (
-    "known: {sink}, {now}, {collector}, {credential} (write {{ and }} for literal braces)"
+    "known: {sink}, {now}, {collector}, {collector_grpc}, {credential} (write {{ and }} for "
+    "literal braces)"
 )
 NOW = datetime(2026, 11, 30, 12, 0, 0, 250000, tzinfo=UTC)
 
@@ -269,7 +270,7 @@ def test_the_alert_contracts_files_are_refused(tmp_path: Path, path: str, why: s
 
 def test_a_file_in_place_of_the_contracts_folder_is_refused(tmp_path: Path) -> None:
     assert refusal(tmp_path, '[files]\n"telemetry" = "x"\n') == (
-        'files.telemetry: replaces the folder holding HERMES_HOME/telemetry/telemetry.db, which '
+        "files.telemetry: replaces the folder holding HERMES_HOME/telemetry/telemetry.db, which "
         "belongs to the sandbox; a profile cannot write it"
     )
 
@@ -459,20 +460,21 @@ def test_an_unknown_promise_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("toml", "key", "written"),
+    ("toml", "key", "written", "meant"),
     [
-        ('[env]\nMYPLUGIN_URL = "{sink_url}/x"', "env.MYPLUGIN_URL", "{sink_url}"),
-        ('[env]\nMYPLUGIN_AT = "{now:%Y}"', "env.MYPLUGIN_AT", "{now:%Y}"),
-        ('[files]\n"a/b.json" = "{sink!r}"', 'files."a/b.json"', "{sink!r}"),
-        ('[files]\n"a/b.json" = \'{"x": 1}\'', 'files."a/b.json"', '{"x": 1}'),
-        ('[config.myplugin]\nurls = ["{home}"]', "config.myplugin.urls[0]", "{home}"),
+        ('[env]\nMYPLUGIN_URL = "{sink_url}/x"', "env.MYPLUGIN_URL", "{sink_url}", "{sink}"),
+        ('[env]\nMYPLUGIN_AT = "{now:%Y}"', "env.MYPLUGIN_AT", "{now:%Y}", "{now}"),
+        ('[files]\n"a/b.json" = "{sink!r}"', 'files."a/b.json"', "{sink!r}", "{sink}"),
+        ('[files]\n"a/b.json" = \'{"x": 1}\'', 'files."a/b.json"', '{"x": 1}', None),
+        ('[config.myplugin]\nurls = ["{home}"]', "config.myplugin.urls[0]", "{home}", None),
     ],
 )
 def test_an_unknown_placeholder_is_refused(
-    tmp_path: Path, toml: str, key: str, written: str
+    tmp_path: Path, toml: str, key: str, written: str, meant: str | None
 ) -> None:
+    guess = f"; did you mean {meant}?" if meant else ""
     assert refusal(tmp_path, toml + "\n") == (
-        f"{key}: unknown placeholder {written}; {PLACEHOLDER_HINT}"
+        f"{key}: unknown placeholder {written}; {PLACEHOLDER_HINT}{guess}"
     )
 
 

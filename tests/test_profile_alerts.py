@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.profile.model import Profile, ProfileError, load_profile
+from hermetic.profile import Profile, ProfileError, load_profile
 
 
 def load(tmp_path: Path, text: str) -> Profile:
@@ -24,7 +24,7 @@ def refused(tmp_path: Path, text: str) -> str:
 def test_without_alerts_the_channel_is_sqlite_and_the_store_promise_is_kept(
     tmp_path: Path,
 ) -> None:
-    assert Profile.empty().alerts.channel == "sqlite"
+    assert [c.channel for c in Profile.empty().channels] == ["sqlite"]
     assert Profile.empty().keeps("alert-store")
     # A profile written before the store promise existed keeps what removed-model meant.
     assert load(tmp_path, '[promises]\nkeep = ["removed-model"]\n').keeps("alert-store")
@@ -33,14 +33,15 @@ def test_without_alerts_the_channel_is_sqlite_and_the_store_promise_is_kept(
 
 def test_a_channel_that_is_not_a_store_never_keeps_the_store_promise(tmp_path: Path) -> None:
     profile = load(tmp_path, '[alerts]\nchannel = "otlp"\nstatus = "vendor.status"\n')
-    assert profile.alerts.channel == "otlp" and profile.alerts.status == "vendor.status"
+    (alerts,) = profile.channels
+    assert alerts.channel == "otlp" and alerts.status == "vendor.status"
     assert profile.keeps("removed-model") and not profile.keeps("alert-store")
     assert profile.uses_collector
     assert refused(
         tmp_path, '[promises]\nkeep = ["alert-store"]\n[alerts]\nchannel = "http"\npath = "/x"\n'
     ) == (
-        "promises.keep: 'alert-store' is kept only by a store; channel 'http' is not one "
-        '(use channel = "sqlite")'
+        "promises.keep: 'alert-store' is kept only by a store; channel 'http /x' is not one "
+        '(the contract\'s table is: channel = "sqlite")'
     )
 
 
@@ -49,21 +50,21 @@ def test_a_channel_that_is_not_a_store_never_keeps_the_store_promise(tmp_path: P
     [
         (
             'channel = "kafka"',
-            'alerts.channel: "kafka" is not a channel; known channels: sqlite, otlp, http',
+            'alerts.channel: "kafka" is not a channel; known channels: sqlite, file, http, otlp',
         ),
         (
             'channel = "sqlite"\nstatus = "x"',
-            'alerts.status: channel "sqlite" reads the alert contract\'s own columns; only "otlp" '
-            'and "http" take field names',
+            "alerts.status: the contract's table has its own columns and file; name the "
+            'plugin\'s own table (table = "…") to read another',
         ),
         (
             'channel = "otlp"\npath = "/x"',
-            'alerts.path: only channel = "http" reads path',
+            "alerts.path: unknown key; known keys: channel, not_recorded, model",
         ),
         (
             'channel = "http"',
-            'alerts.path: missing; channel = "http" reads alerts from the bodies posted to this '
-            'path (e.g. path = "/api/spans")',
+            'alerts.path: missing; channel = "http" needs it: the path the plugin posts its '
+            'alerts to ("/api/spans").',
         ),
         (
             'channel = "http"\npath = "api"',
@@ -76,13 +77,16 @@ def test_a_channel_that_is_not_a_store_never_keeps_the_store_promise(tmp_path: P
         ),
         (
             'channel = "sqlite"\nrun = "session.id"',
-            'alerts.run: channel "sqlite" reads the alert contract\'s own columns',
+            "alerts.run: the contract's table has its own columns and file",
         ),
         (
             'channel = "http"\npath = "/x"\nrun = "meta[0"',
             'alerts.run: "meta[0" is not a JMESPath expression',
         ),
-        ("colour = 1", "alerts.colour: unknown key; known keys: channel, model, provider"),
+        (
+            "colour = 1",
+            "alerts.colour: unknown key; known keys: channel, not_recorded, model, provider",
+        ),
     ],
 )
 def test_a_wrong_alerts_table_is_one_line(tmp_path: Path, text: str, line: str) -> None:

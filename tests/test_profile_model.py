@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from hermetic.channels import channels
+from hermetic.channels.otlp import OtlpSettings
+from hermetic.channels.sqlite import SqliteSettings
 from hermetic.plan.settings import choose_profile
 from hermetic.plugin_sources.directory import DirectoryPlugin
-from hermetic.profile.model import Alerts, Profile, ProfileError, load_profile
+from hermetic.profile import Profile, ProfileError, load_profile
 from hermetic.profile.schema import SCHEMA_PATH, render, schema
 
 NOW = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
@@ -42,9 +45,14 @@ def refusal(tmp_path: Path, text: str) -> str:
 
 
 def test_without_alerts_the_channel_is_the_sqlite_contract(tmp_path: Path) -> None:
-    alerts = loaded(tmp_path, "").alerts
-    assert alerts == Alerts()
-    assert alerts.channel == "sqlite"
+    (alerts,) = loaded(tmp_path, "").channels
+    assert alerts == SqliteSettings(channel="sqlite")
+    assert (alerts.channel, alerts.table, alerts.is_store, alerts.needs_collector) == (
+        "sqlite",
+        None,
+        True,
+        False,
+    )
     assert (alerts.model, alerts.provider, alerts.status, alerts.reason, alerts.message) == (
         None,
         None,
@@ -52,25 +60,24 @@ def test_without_alerts_the_channel_is_the_sqlite_contract(tmp_path: Path) -> No
         None,
         None,
     )
-    assert (alerts.path, alerts.items) == (None, None)
-    assert Profile.empty().alerts.channel == "sqlite"
+    assert Profile.empty().channels == (alerts,)
 
 
 def test_an_otlp_channel_renames_attributes(tmp_path: Path) -> None:
-    alerts = loaded(
+    (alerts,) = loaded(
         tmp_path, '[alerts]\nchannel = "otlp"\nstatus = "vendor.error.status_code"\n'
-    ).alerts
-    assert alerts.channel == "otlp"
+    ).channels
+    assert isinstance(alerts, OtlpSettings)
     assert alerts.status == "vendor.error.status_code"
     assert alerts.model is None
 
 
 def test_an_http_channel_reads_a_path_with_jmespath(tmp_path: Path) -> None:
-    alerts = loaded(
+    (alerts,) = loaded(
         tmp_path,
         '[alerts]\nchannel = "http"\npath = "/api/spans"\nitems = "spans[?error]"\n'
         'model = "model"\nstatus = "metadata.status_code"\nmessage = "error.message"\n',
-    ).alerts
+    ).channels
     assert (alerts.channel, alerts.path, alerts.items) == ("http", "/api/spans", "spans[?error]")
     assert (alerts.status, alerts.message) == ("metadata.status_code", "error.message")
 
@@ -80,11 +87,11 @@ def test_an_http_channel_reads_a_path_with_jmespath(tmp_path: Path) -> None:
     [
         (
             'channel = "kafka"',
-            'alerts.channel: "kafka" is not a channel; known channels: sqlite, otlp, http',
+            'alerts.channel: "kafka" is not a channel; known channels: sqlite, file, http, otlp',
         ),
         (
             "channel = 1",
-            "alerts.channel: an integer is not a channel; known channels: sqlite, otlp, http",
+            "alerts.channel: an integer is not a channel; known channels: sqlite, file, http, otlp",
         ),
         (
             'channel = "otlp"\nstatus = 404',
@@ -92,14 +99,18 @@ def test_an_http_channel_reads_a_path_with_jmespath(tmp_path: Path) -> None:
         ),
         (
             'status = "http.status"',
-            'alerts.status: channel "sqlite" reads the alert contract\'s own columns; only '
-            '"otlp" and "http" take field names',
+            "alerts.status: the contract's table has its own columns and file; name the "
+            'plugin\'s own table (table = "…") to read another',
         ),
-        ('channel = "otlp"\npath = "/v1/traces"', 'alerts.path: only channel = "http" reads path'),
+        (
+            'channel = "otlp"\npath = "/v1/traces"',
+            "alerts.path: unknown key; known keys: channel, not_recorded, model, provider, "
+            "status, reason, message, run, conventions",
+        ),
         (
             'channel = "http"',
-            'alerts.path: missing; channel = "http" reads alerts from the bodies posted to this '
-            'path (e.g. path = "/api/spans")',
+            'alerts.path: missing; channel = "http" needs it: the path the plugin posts its '
+            'alerts to ("/api/spans").',
         ),
         (
             'channel = "http"\npath = "api/spans"',
@@ -107,8 +118,8 @@ def test_an_http_channel_reads_a_path_with_jmespath(tmp_path: Path) -> None:
         ),
         (
             'channel = "otlp"\ncolour = "red"',
-            "alerts.colour: unknown key; known keys: channel, model, provider, status, reason, "
-            "message, run, conventions, path, items",
+            "alerts.colour: unknown key; known keys: channel, not_recorded, model, provider, "
+            "status, reason, message, run, conventions",
         ),
         (
             'channel = "otlp"\nconventions = "genai"',
@@ -117,7 +128,8 @@ def test_an_http_channel_reads_a_path_with_jmespath(tmp_path: Path) -> None:
         ),
         (
             'conventions = "gen-ai"',
-            'alerts.conventions: only channel = "otlp" is held to span conventions',
+            "alerts.conventions: unknown key; known keys: channel, not_recorded, model, provider, "
+            "status, reason, message, run, table, database",
         ),
     ],
 )
@@ -157,12 +169,12 @@ def test_baseline_entries_name_a_scenario_or_a_promise(tmp_path: Path) -> None:
     [
         (
             '[[baseline]]\nreason = "flaky"',
-            'baseline[0]: names neither a scenario nor a promise; give exactly one '
+            "baseline[0]: names neither a scenario nor a promise; give exactly one "
             '(scenario = "…" or promise = "…")',
         ),
         (
             '[[baseline]]\nscenario = "x"\npromise = "gateway"\nreason = "flaky"',
-            'baseline[0]: names both a scenario and a promise; give exactly one '
+            "baseline[0]: names both a scenario and a promise; give exactly one "
             '(scenario = "…" or promise = "…")',
         ),
         (
@@ -274,9 +286,7 @@ def test_a_literal_credential_setting_is_refused(tmp_path: Path, toml: str, key:
 
 
 def test_a_plugins_own_entry_is_allowed(tmp_path: Path) -> None:
-    profile = loaded(
-        tmp_path, "[config.plugins.entries.vendor-alerts]\nendpoint = '{collector}'\n"
-    )
+    profile = loaded(tmp_path, "[config.plugins.entries.vendor-alerts]\nendpoint = '{collector}'\n")
     profile.check_plugin("vendor-alerts")
     entries = {"vendor-alerts": {"endpoint": "{collector}"}}
     assert profile.config == {"plugins": {"entries": entries}}
@@ -348,8 +358,16 @@ def test_the_schema_describes_every_section_and_refuses_unknown_ones() -> None:
     env = document["properties"]["env"]
     assert "HERMES_HOME" in env["propertyNames"]["not"]["enum"]
     assert list(env["patternProperties"].values()) == [{"const": "{credential}"}]
-    alerts = document["definitions"]["Alerts"]["properties"]
-    assert alerts["channel"]["enum"] == ["sqlite", "otlp", "http"]
+    # [alerts] is one table or an array of them, each the settings of a registered channel.
+    table, many = document["properties"]["alerts"]["anyOf"]
+    assert many["items"] == table and many["type"] == "array"
+    assert table["discriminator"]["propertyName"] == "channel"
+    names = {
+        name: document["definitions"][ref.rsplit("/", 1)[-1]]["properties"]["channel"]
+        for name, ref in table["discriminator"]["mapping"].items()
+    }
+    assert set(names) == set(channels())
+    assert all(shown["const"] == name for name, shown in names.items())
 
 
 def test_the_run_checks_plugins_entries_once_it_knows_the_plugin(tmp_path: Path) -> None:

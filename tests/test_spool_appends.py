@@ -37,7 +37,7 @@ from hermetic.parts.spool_appends import (
     unnamed_spools,
 )
 from hermetic.parts.store_faults import FaultUnavailable
-from hermetic.profile.model import Spool
+from hermetic.profile import Spool
 
 HOME = Path("/tmp/mutant-lost-1/hermes")
 LOST = (

@@ -29,7 +29,7 @@ from hermetic.parts.spool_faults import (
     undeletable,
 )
 from hermetic.parts.store_faults import FaultUnavailable
-from hermetic.profile.model import Spool, load_profile
+from hermetic.profile import Spool, load_profile
 
 # Another process trying the lock without waiting: prints "free" or "held".
 TRY_LOCK = """

@@ -36,7 +36,7 @@ from hermetic.parts.spool_replay import (
     stored_problems,
     unnamed_lines,
 )
-from hermetic.profile.model import Spool, SpoolLine, load_profile
+from hermetic.profile import Spool, SpoolLine, load_profile
 
 KEPT = KeptAlert("kept-model", "custom", 410, None, "2026-11-30T08:00:00+00:00")
 HOME = Path("/tmp/hermetic-sandbox-x/home")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.parts.alert_channel import AlertChannel
+from hermetic.parts.alert_channel import AlertChannels
 from hermetic.parts.why_no_alert import WhyNoAlert
 from hermetic.plan.settings import Settings
 from hermetic.world import World, build_world
@@ -76,14 +76,14 @@ def fail_a_call(world: World, model: str = "gone-model") -> None:
 
 
 def headline(world: World) -> str:
-    return world.use(AlertChannel).absence()
+    return world.use(AlertChannels).first.absence()
 
 
 def test_a_healthy_scenario_s_evidence_adds_nothing(world: World) -> None:
     tick_output(world, LOADED, REGISTERED)
     agent_log(world, "2026-12-02 INFO cron.scheduler: job ran\n")
     fail_a_call(world)
-    assert world.use(WhyNoAlert).headline(world.settings.profile.alerts, "none") is None
+    assert world.use(WhyNoAlert).headline(world.settings.profile.channels[0], "none") is None
     assert headline(world) == "the sqlite channel holds no alert"
 
 

@@ -4,8 +4,10 @@
 Prints figures (not a timed test): for each of ``--runs`` changed builds of an example (a new
 marker line in its code, so the build key changes every time), the wheel's build, the
 environment made from Hermes' own (hard-linked clone, then ``uv pip install`` of the wheel with
-its dependencies), and for comparison a full copy of Hermes' environment and ``pip install``
-instead of uv. The date, the machine and its load go with the figures (docs/pip-plugins.md).
+its dependencies), the same through the fallback (a uv that fails at once, as it does where it
+cannot reach the index, then ``pip install``), and for comparison a full copy of Hermes'
+environment and ``pip install`` into a bare clone. The date, the machine and its load go with
+the figures (docs/pip-plugins.md).
 
     .venv/bin/python tools/bench_plugin_env.py [--example otel_sdk_protobuf] [--runs 3]
 """
@@ -22,13 +24,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+from hermetic.hermes import install_steps  # noqa: E402
 from hermetic.hermes.installs import ensure_hermes  # noqa: E402
 from hermetic.hermes.packages import interpreter  # noqa: E402
 from hermetic.hermes.plugin_envs import build_wheel, clone_environment, ensure_plugin_env, uv  # noqa: E402
@@ -53,6 +58,24 @@ def changed_copy(example: Path, scratch: Path, run: int) -> Path:
     return copy
 
 
+@contextmanager
+def failing_uv(scratch: Path) -> Iterator[None]:
+    """uv failing at once as it does where it cannot reach the index (an unknown certificate
+    authority): what the fallback costs on top of pip is this failure's time."""
+    script = scratch / "failing-uv"
+    script.write_text(
+        "#!/bin/sh\necho 'error: Failed to fetch: https://pypi.org/simple/x/'\n"
+        "echo '  cause: invalid peer certificate: UnknownIssuer'\nexit 2\n"
+    )
+    script.chmod(0o755)
+    real = install_steps.uv_executable
+    install_steps.uv_executable = lambda: str(script)
+    try:
+        yield
+    finally:
+        install_steps.uv_executable = real
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--example", default="otel_sdk_protobuf")
@@ -64,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         "find Hermes' environment": [],
         "build the wheel (uv build)": [],
         "environment: clone + uv pip install": [],
+        "environment through the fallback: + pip install": [],
         "reuse, build unchanged": [],
         "the hard-linked clone alone": [],
         "compare: full copy of Hermes' environment": [],
@@ -77,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         root = scratch / "envs"
         for run in range(args.runs):
 
-            def measure(name: str, action: Callable[[], object]) -> object:
+            def measure(name: str, action: Callable[[], Any]) -> Any:
                 started, cpu = time.monotonic(), cpu_seconds()
                 result = action()
                 figures[name].append(time.monotonic() - started)
@@ -89,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             plugin = load_plugin(str(copy))
             out = scratch / f"wheel-{run}"
             out.mkdir()
-            wheel = measure(
+            wheel, _ = measure(
                 "build the wheel (uv build)", partial(build_wheel, copy, out, out / "build.log")
             )
             install = partial(
@@ -102,6 +126,18 @@ def main(argv: list[str] | None = None) -> int:
             )
             measure("environment: clone + uv pip install", install)
             measure("reuse, build unchanged", install)
+            through_pip = partial(
+                ensure_plugin_env,
+                hermes,
+                f"bench fallback {run} {time.time_ns()}",
+                str(wheel),
+                plugin.distribution,
+                root=root,
+            )
+            with failing_uv(scratch):
+                env = measure("environment through the fallback: + pip install", through_pip)
+            if env.installer != "pip":
+                raise SystemExit(f"bench: the fallback was not taken: {env}")
             clone = scratch / f"clone-{run}"
             measure("the hard-linked clone alone", partial(clone_environment, base, clone))
             pip = [str(clone / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)]

@@ -7,11 +7,12 @@
 3. pricewatch *without* its profile, ``--tags=@smoke``: fails, and every failure is the network
    finding (its start-up reaching beyond loopback, named as the plugin's file) given after the
    scenario's own steps all passed, so the alert verdict stays visible.
-4. Each pip example (:data:`PIP_EXAMPLES`): its own unit tests in an environment of their own,
+4. Each pip example (:data:`PIP_EXAMPLES`: a folder holding ``defects.toml``, which names its
+   profile and its defect copies): its own unit tests in an environment of their own,
    its own features where it has them (``behave`` in its folder, as pricewatch's);
    ``hermetic run --plugin <its folder>`` and ``--plugin <its built wheel>`` pass what it
-   declares, its alerts read through the channel its profile names (sqlite, otlp, http); each
-   defect copy fails the smoke scenarios (exit 1) with a headline naming what is missing.
+   declares, its alerts read through the channel(s) its profile names; each defect copy fails
+   the smoke scenarios (exit 1) with a headline naming what is missing.
 5. lostsession (a planted bug: its capture line says ``session=None``), ``--tags=@smoke``:
    fails in one scenario only, naming the session.
 
@@ -27,17 +28,22 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import tomllib
-from collections.abc import Callable
+import venv
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from hermetic.hermes.plugin_envs import uv  # noqa: E402
+from hermetic.hermes.install_steps import (  # noqa: E402
+    PIP,
+    HermesInstallError,
+    install_step,
+    pip_install_command,
+)
+from hermetic.hermes.plugin_envs import build_wheel as build_project_wheel  # noqa: E402
 from hermetic.isolation.netns.confinement import prepare, why_no_namespace  # noqa: E402
 from hermetic.reporting.layout import BEHAVE_JSON  # noqa: E402
 from hermetic.runs.child_steps import run_step, say  # noqa: E402
@@ -47,27 +53,20 @@ REPORTS = REPO / "reports" / "examples"
 BIN = Path(sys.executable).parent
 
 
-def _replace(relative: str, old: str, new: str) -> Callable[[Path], None]:
-    """A defect: ``old`` replaced by ``new`` in one file of the example's copy."""
+@dataclass(frozen=True)
+class Change:
+    """One text replaced in one file of an example's copy."""
 
-    def apply(folder: Path) -> None:
-        path = folder / relative
+    file: str
+    old: str
+    new: str
+
+    def apply(self, folder: Path) -> None:
+        path = folder / self.file
         text = path.read_text("utf-8")
-        if old not in text:
-            raise SystemExit(f"check_examples: defect no longer applies: {old!r} in {path}")
-        path.write_text(text.replace(old, new, 1), "utf-8")
-
-    return apply
-
-
-def _together(*defects: Callable[[Path], None]) -> Callable[[Path], None]:
-    """A defect made of several changes."""
-
-    def apply(folder: Path) -> None:
-        for defect in defects:
-            defect(folder)
-
-    return apply
+        if self.old not in text:
+            raise SystemExit(f"check_examples: defect no longer applies: {self.old!r} in {path}")
+        path.write_text(text.replace(self.old, self.new, 1), "utf-8")
 
 
 @dataclass(frozen=True)
@@ -75,8 +74,12 @@ class Defect:
     """A broken copy of an example, and the words its failure must start with."""
 
     name: str
-    apply: Callable[[Path], None]
+    changes: tuple[Change, ...]
     headline: str
+
+    def apply(self, folder: Path) -> None:
+        for change in self.changes:
+            change.apply(folder)
 
 
 @dataclass(frozen=True)
@@ -88,135 +91,26 @@ class PipExample:
     #: ``plugin.yaml`` that lets tools/check_mutants.py load that folder as a directory plugin.
     profile: str = "hermetic.toml"
 
+    @classmethod
+    def read(cls, declared: Path) -> PipExample:
+        """The example whose folder holds ``declared`` (its ``defects.toml``)."""
+        data = tomllib.loads(declared.read_text("utf-8"))
+        defects = tuple(
+            Defect(
+                defect["name"],
+                tuple(Change(**change) for change in defect["changes"]),
+                defect["headline"],
+            )
+            for defect in data.get("defects", [])
+        )
+        return cls(declared.parent.name, defects, data.get("profile", "hermetic.toml"))
 
-#: A removed model's failure, as the channels' findings name it (docs/alert-channels.md).
-NO_STATUS = (
-    "the alert for 'gone-model' carries no HTTP status: a removed model cannot be told from a "
-    "bad request"
-)
-NO_ERROR_SPAN = (
-    "the collector received 1 span(s), none with status ERROR: a failed provider call must be "
-    "a span with status ERROR"
-)
 
-PIP_EXAMPLES = (
-    PipExample(
-        "minimal404_pip",
-        (
-            # The trap of two published plugins: Hermes calls register() on what the entry
-            # point loads, and `module:register` loads the function.
-            Defect(
-                "entry point names the function",
-                _replace(
-                    "pyproject.toml",
-                    'minimal-404 = "hermes_minimal404"',
-                    'minimal-404 = "hermes_minimal404:register"',
-                ),
-                "Plugin 'minimal-404' has no register() function\nThe plugin's entry point "
-                "names an attribute",
-            ),
-        ),
-    ),
-    PipExample(
-        "otel_sdk_protobuf",
-        (
-            Defect(
-                "drops the error status",
-                _replace(
-                    "hermes_otel_sdk_protobuf/spans.py",
-                    "span.set_status(Status(StatusCode.ERROR, str(message)))",
-                    "span.set_attribute('error.message', str(message))",
-                ),
-                NO_ERROR_SPAN,
-            ),
-            Defect(
-                "omits the status code",
-                _replace(
-                    "hermes_otel_sdk_protobuf/spans.py",
-                    '"http.response.status_code": call.get("status_code"),',
-                    "",
-                ),
-                NO_STATUS,
-            ),
-            # No exit flush, and a batch the worker thread would send only after an hour: the
-            # spans of a short tick are lost however slowly it runs (the SDK's own schedule
-            # is 5 s, which a tick on a loaded machine can outlast).
-            Defect(
-                "never sends at exit",
-                _together(
-                    _replace(
-                        "hermes_otel_sdk_protobuf/export.py",
-                        "provider = TracerProvider(resource=",
-                        "provider = TracerProvider(shutdown_on_exit=False, resource=",
-                    ),
-                    _replace(
-                        "hermes_otel_sdk_protobuf/export.py",
-                        "processor(exporter or OTLPSpanExporter())",
-                        "BatchSpanProcessor(exporter or OTLPSpanExporter(), "
-                        "schedule_delay_millis=3_600_000)",
-                    ),
-                ),
-                "the collector received no span",
-            ),
-        ),
-    ),
-    PipExample(
-        "otlp_json_urllib",
-        (
-            Defect(
-                "drops the error status",
-                _replace(
-                    "otlp_json_urllib/__init__.py",
-                    '"status": {"code": STATUS_CODE_ERROR, "message": message}',
-                    '"status": {"message": message}',
-                ),
-                NO_ERROR_SPAN,
-            ),
-            Defect(
-                "omits the status code",
-                _replace(
-                    "otlp_json_urllib/__init__.py",
-                    'attributes.append(_attribute("http.response.status_code", '
-                    'call["status_code"]))',
-                    "pass",
-                ),
-                NO_STATUS,
-            ),
-        ),
-        profile="otlp_json_urllib/hermetic.toml",
-    ),
-    PipExample(
-        "vendor_rest_gzip",
-        (
-            Defect(
-                "never sends at exit",
-                _replace("vendor_rest_gzip/__init__.py", "atexit.register(client.flush)", "pass"),
-                "nothing was posted to /api/v1/spans (the collector received only GET "
-                "/api/v1/health)",
-            ),
-            Defect(
-                "omits the status code",
-                _replace(
-                    "vendor_rest_gzip/__init__.py", '"status_code": call.get("status_code"),', ""
-                ),
-                NO_STATUS,
-            ),
-            # Its {credential} may go to the collector only: logged, it fails naming the log.
-            Defect(
-                "writes its key to Hermes' log",
-                _replace(
-                    "vendor_rest_gzip/__init__.py",
-                    "    atexit.register(client.flush)\n",
-                    "    atexit.register(client.flush)\n"
-                    '    log.warning("vendor-rest-gzip: on with key %s", client.key)\n',
-                ),
-                "the stand-in credential the plugin is given (env.ACMEOBS_API_KEY) was written "
-                "where a real key would leak (it may only be sent to loopback peers):\n"
-                "  HERMES_HOME/logs/agent.log, line",
-            ),
-        ),
-        profile="vendor_rest_gzip/hermetic.toml",
-    ),
+#: Each pip project in the examples' folder that declares what it proves (``defects.toml``:
+#: its profile and its defect copies, each a list of changes and the headline its failure
+#: must start with), so a new example is its own folder and nothing else.
+PIP_EXAMPLES = tuple(
+    PipExample.read(declared) for declared in sorted(EXAMPLES.glob("*/defects.toml"))
 )
 
 
@@ -342,26 +236,28 @@ def names_its_plugin(folder: Path) -> bool:
     return "plugin" in settings.get("tool", {}).get("behave", {}).get("userdata", {})
 
 
-def own_unit_tests(folder: Path, scratch: Path) -> int:
-    """The example's own tests, in an environment holding it (built, with its test extra)."""
-    venv = scratch / "unit-venv"
-    python = venv / "bin" / "python"
-    code = run_step(
-        "venv for its own tests", [uv(), "venv", "-q", "--python", sys.executable, str(venv)]
+def own_unit_tests(folder: Path, scratch: Path, log: Path) -> int:
+    """The example's own tests, in an environment holding it (built, with its test extra),
+    installed with uv, or pip when uv cannot (said in one line, as is an install that fails)."""
+    venv_dir = scratch / "unit-venv"
+    python = venv_dir / "bin" / "python"
+    venv.EnvBuilder(with_pip=True).create(venv_dir)
+    source = source_copy(folder, scratch / "unit-source")
+    doing = f"installing {folder.name}[test] for its own tests into {venv_dir}"
+    done = install_step(
+        doing,
+        log,
+        ["pip", "install", "--python", str(python), f"{source}[test]"],
+        pip_install_command(python, f"{source}[test]"),
+        pip_python=python,
     )
-    if code == 0:
-        source = source_copy(folder, scratch / "unit-source")
-        code = run_step(
-            "install it for its own tests",
-            [uv(), "pip", "install", "-q", "--python", str(python), f"{source}[test]"],
-        )
-    if code == 0:
-        code = run_step(
-            f"{folder.name}'s own unit tests",
-            [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder / "tests")],
-            cwd=folder,
-        )
-    return code
+    if done.installer == PIP:
+        _said(done.fallback_line(doing, log))
+    return run_step(
+        f"{folder.name}'s own unit tests",
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder / "tests")],
+        cwd=folder,
+    )
 
 
 def source_copy(folder: Path, copy: Path) -> Path:
@@ -372,13 +268,15 @@ def source_copy(folder: Path, copy: Path) -> Path:
     return copy
 
 
-def build_wheel(folder: Path, out: Path) -> Path:
-    source = source_copy(folder, out / "source")
-    subprocess.run(
-        [uv(), "build", "-q", "--wheel", "--out-dir", str(out / "dist"), str(source)], check=True
-    )
-    (wheel,) = (out / "dist").glob("*.whl")
+def build_wheel(folder: Path, out: Path, log: Path) -> Path:
+    """The example's wheel, as hermetic builds a project (uv, or pip when uv cannot)."""
+    out.mkdir(parents=True, exist_ok=True)
+    wheel, _ = build_project_wheel(folder, out, log, say=_said)
     return wheel
+
+
+def _said(line: str) -> None:
+    say(f"check_examples: {line}")
 
 
 def headline_problem(reports: Path, headline: str) -> str | None:
@@ -410,12 +308,22 @@ def verdict(reports: Path) -> str:
 
 
 def pip_example(example: PipExample) -> list[str]:
+    """What failed for one pip example; an install that fails is one line, and the next
+    example goes on."""
+    try:
+        return _pip_example(example)
+    except HermesInstallError as exc:
+        return [f"{example.folder}: {exc}"]
+
+
+def _pip_example(example: PipExample) -> list[str]:
     """What failed for one pip example."""
     folder = EXAMPLES / example.folder
     failures: list[str] = []
     with tempfile.TemporaryDirectory(prefix=f"hermetic-{example.folder}-") as scratch_text:
         scratch = Path(scratch_text)
-        if (folder / "tests").is_dir() and own_unit_tests(folder, scratch) != 0:
+        log = REPORTS / f"{example.folder}-installs.log"
+        if (folder / "tests").is_dir() and own_unit_tests(folder, scratch, log) != 0:
             failures.append(f"{example.folder}: its own unit tests")
         if (folder / "features").is_dir() and own_features(folder, example.profile) != 0:
             failures.append(f"{example.folder}: its own features")
@@ -424,7 +332,7 @@ def pip_example(example: PipExample) -> list[str]:
         say(f"check_examples: {example.folder} through its folder: {verdict(reports)}")
         if code != 0:
             failures.append(f"{example.folder} through its folder (exit {code})")
-        wheel = build_wheel(folder, scratch / "wheel")
+        wheel = build_wheel(folder, scratch / "wheel", log)
         code, reports = hermetic_run(f"{example.folder}-wheel", wheel, *profile)
         say(f"check_examples: {example.folder} through its wheel: {verdict(reports)}")
         if code != 0:

@@ -386,9 +386,9 @@ MUTANTS = (
     ),
     Mutant(
         "http-channel-ignores-items",
-        "hermetic/channels/http.py",
-        "picked = jmespath.search(self.settings.items, body) if self.settings.items else body",
-        "picked = body",
+        "hermetic/channels/json_records.py",
+        "picked = jmespath.search(settings.items, document) if settings.items else document",
+        "picked = document",
         HTTP_SMOKE,
         "harness",
     ),

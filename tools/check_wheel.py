@@ -25,6 +25,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+from hermetic.hermes.install_steps import (  # noqa: E402
+    HermesInstallError,
+    install_step,
+    pip_install_command,
+)
 from hermetic.hermes.installs import default_envs_root  # noqa: E402
 from hermetic.runs.child_steps import run_step, say  # noqa: E402
 
@@ -33,6 +38,15 @@ def check(step: str, command: list[str], cwd: Path, env: dict[str, str]) -> None
     code = run_step(step, command, cwd=cwd, env=env)
     if code != 0:
         raise SystemExit(f"check_wheel: {step} failed (exit {code})")
+
+
+def install(doing: str, log: Path, command: list[str], env: dict[str, str]) -> None:
+    """A pip step whose failure is one line: what, where, pip's last error line, the log."""
+    say(f"{doing} (log: {log})")
+    try:
+        install_step(doing, log, None, command, env=env)
+    except HermesInstallError as exc:
+        raise SystemExit(f"check_wheel: {exc}") from None
 
 
 def main() -> int:
@@ -44,38 +58,23 @@ def main() -> int:
             if key not in ("VIRTUAL_ENV", "PYTHONPATH")
         }
         env["HERMETIC_ENVS"] = str(default_envs_root())
-        check(
-            "build the wheel",
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "wheel",
-                "--no-deps",
-                "-q",
-                str(REPO),
-                "-w",
-                str(root / "dist"),
-            ],
-            root,
+        log = REPO / "reports" / "check-wheel-installs.log"
+        log.unlink(missing_ok=True)
+        pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check"]
+        install(
+            f"building hermetic's wheel into {root / 'dist'}",
+            log,
+            [*pip, str(REPO), "-w", str(root / "dist")],
             env,
         )
         (wheel,) = (root / "dist").glob("hermetic-*.whl")
         say(f"creating a new environment {root / 'venv'}")
         venv.EnvBuilder(with_pip=True).create(root / "venv")
         bin_dir = root / "venv" / "bin"
-        check(
-            "install the wheel",
-            [
-                str(bin_dir / "python"),
-                "-m",
-                "pip",
-                "install",
-                "-q",
-                "--disable-pip-version-check",
-                str(wheel),
-            ],
-            root,
+        install(
+            f"installing {wheel.name} into {root / 'venv'}",
+            log,
+            pip_install_command(bin_dir / "python", str(wheel)),
             env,
         )
         env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"

@@ -8,8 +8,9 @@
     python3 tools/run.py all                           # lint + unit tests + acceptance suite
 
 It creates ``.venv`` beside the repo (once) and installs the project into it (again only when
-pyproject.toml changed); it creates Hermes' own environment, ``.hermetic-envs/hermes-0.19.0``,
-holding ``hermes-agent`` and nothing of the suite's, as users install it (once); then it runs the
+pyproject.toml changed); it creates Hermes' own environment, ``hermes-0.19.0`` in the user's
+cache folder (``~/.cache/hermetic/envs``, or ``$HERMETIC_ENVS``), holding ``hermes-agent`` and
+nothing of the suite's, as users install it (once, and shared by every clone); then it runs the
 tests, and ends with one plain line ``N passed, N failed`` counting the behave scenarios. Exit
 code 0 only if everything passed and at least one scenario ran.
 
@@ -41,15 +42,15 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from hermetic.hermes.releases import DEFAULT_RELEASE, MATRIX_RELEASES, NEWEST_CODE  # noqa: E402
 from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
+from hermetic.reporting.closing import closing_line  # noqa: E402
+from hermetic.reporting.result import BROKEN, INTERRUPTED  # noqa: E402
 from hermetic.runs.acceptance import (  # noqa: E402
-    Outcome,
     merge_reports,
     report_locations,
     run_acceptance,
 )
 from hermetic.runs.child_steps import INTERRUPTS, run_step, say, with_path  # noqa: E402
-from hermetic.runs.closing import closing_line  # noqa: E402
-from hermetic.runs.matrix import closing, parse_versions, run_matrix  # noqa: E402
+from hermetic.runs.matrix import matrix_totals, parse_versions, run_matrix  # noqa: E402
 from hermetic.runs.parallel import add_spread_options  # noqa: E402
 
 VENV = REPO / ".venv"
@@ -103,7 +104,7 @@ def ensure_hermes() -> None:
     """Create Hermes' own environment (once): the suite's default Hermes, as users install it.
 
     Asked through the suite's Python, so it lands where a plain ``.venv/bin/behave`` looks for
-    it (``.hermetic-envs/`` beside ``.venv``, or ``$HERMETIC_ENVS``).
+    it (the user's cache folder, or ``$HERMETIC_ENVS``).
     """
     result = subprocess.run(
         [str(BIN / "python"), "-m", "hermetic.hermes.installs"],
@@ -170,13 +171,14 @@ def main() -> int:
     env = with_path(os.environ, BIN)
     if args.what == "merge-reports":
         outcome = merge_reports(BIN / "python", [Path(f) for f in extra], REPORTS, REPO, env)
-        return close(outcome.problems, outcome)
+        return close(
+            outcome.problems, outcome.totals(), _counted(outcome.problems, outcome.totals())
+        )
     ensure_hermes()
     if args.what == "matrix":
         runs = run_matrix(BIN / "python", args.versions, REPORTS, extra, REPO, env, args.jobs)
         return close_matrix(runs, REPORTS)
     failures = []
-    counted: list[str] = []  # failures the closing line already counts as failed scenarios
     matrix_runs: list = []
     if args.what == "all":
         ensure_chromium()
@@ -224,7 +226,7 @@ def main() -> int:
             say(f"release matrix (@smoke): {folder / 'matrix.md'}")
             if not all(run.ok for run in matrix_runs):
                 failures.append("the release matrix")
-    outcome = None
+    totals: dict[str, int] | None = None
     if not INTERRUPTS:
         outcome = run_acceptance(
             BIN / "python",
@@ -237,16 +239,27 @@ def main() -> int:
             durations_file=args.durations,
         )
         failures += outcome.problems
-        if outcome.failed:
-            counted += [problem for problem in outcome.problems if problem.startswith("behave")]
-        if matrix_runs:
-            # The closing line counts every behave scenario this run ran.
-            passed, failed = closing(matrix_runs)
-            outcome.passed += passed
-            outcome.failed += failed
-            if failed:
-                counted.append("the release matrix")
-    return close(failures, outcome, counted)
+        totals = outcome.totals()
+    if matrix_runs:
+        # The closing line counts every behave scenario this run ran, the matrix's too.
+        matrix = matrix_totals(matrix_runs)
+        totals = {key: value + (totals or {}).get(key, 0) for key, value in matrix.items()}
+    return close(failures, totals, _counted(failures, totals))
+
+
+def _counted(failures: Sequence[str], totals: dict[str, int] | None = None) -> list[str]:
+    """The failures the closing line already counts as scenarios: a behave step or the
+    release matrix that failed on scenarios, and an interruption (counted apart)."""
+    scenarios = sum((totals or {}).get(status, 0) for status in (*BROKEN, INTERRUPTED))
+    return [
+        failure
+        for failure in failures
+        if failure == "interrupted"
+        or (
+            scenarios
+            and (failure.startswith(("behave", "merge-reports")) or failure == "the release matrix")
+        )
+    ]
 
 
 def unit_test_steps() -> list[tuple[str, list[str], str]]:
@@ -274,22 +287,22 @@ def close_matrix(runs: list, reports: Path) -> int:
     release passed."""
     say(f"release matrix: {reports / 'matrix.md'}, {reports / 'report.html'}")
     print((reports / "matrix.md").read_text(), flush=True)
-    passed, failed = closing(runs)
-    print(f"{passed} passed, {failed} failed", flush=True)
+    print(closing_line(matrix_totals(runs)), flush=True)
     return 0 if all(run.ok for run in runs) and not INTERRUPTS else 1
 
 
-def close(failures: list[str], outcome: Outcome | None, counted: Sequence[str] = ()) -> int:
-    """Where the reports are, what failed, the closing line (every step counted); the exit
-    code."""
-    if outcome is not None:
+def close(failures: list[str], totals: dict[str, int] | None, counted: Sequence[str] = ()) -> int:
+    """Where the reports are, what failed, the closing line (every step counted: each failed
+    step that ran no scenario of its own is one failure); the exit code."""
+    if totals is not None:
         for line in report_locations(REPORTS, REPO):
             say(line)
     if INTERRUPTS and "interrupted" not in failures:
         failures.append("interrupted")
     if failures:
         say("FAILED: " + ", ".join(failures))
-    print(closing_line(outcome, failures, counted), flush=True)
+    extra = sum(failure not in counted and failure != "interrupted" for failure in failures)
+    print(closing_line(totals, extra), flush=True)
     return 1 if failures else 0
 
 

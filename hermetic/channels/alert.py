@@ -74,3 +74,14 @@ class ChannelAlert:
             f"{whose} names the run {self.run!r}, not the failed job's (cron_<job>_<time>): "
             "nobody can tell which run of which job to look at"
         )
+
+
+def status_code(value: Any) -> int | None:
+    """An HTTP status sent as a number or as digits; anything else is no status at all."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None

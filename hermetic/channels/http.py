@@ -1,72 +1,83 @@
 """The ``http`` channel: JSON objects a plugin posts to a REST path of the collector.
 
 A vendor's REST API (``[alerts] path = "/api/spans"``): every JSON body posted there is one
-batch; ``items`` (a JMESPath expression, default: the body itself, or each element of a list)
-picks the alerts in it, and ``model``, ``provider``, ``status``, ``reason`` and ``message``
-(JMESPath expressions, default: the keys of those names) read each field; ``run`` (the Hermes
-session of the failed run) is read only when the profile names it. A body the collector did not
-accept (a backend that refused it, :meth:`~hermetic.mock.collector.Collector.fail`) was never
-delivered: it holds no alert.
+batch; ``items`` and the field keys read it (:mod:`~hermetic.channels.json_records`); ``run``
+(the Hermes session of the failed run) is read only when the profile names it. A body the
+collector did not accept (a backend that refused it,
+:meth:`~hermetic.mock.collector.Collector.fail`) was never delivered: it holds no alert.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal
 
-import jmespath
+from pydantic import Field, field_validator
 
+from hermetic.channels import json_records
 from hermetic.channels.alert import ChannelAlert
 from hermetic.channels.channel import Channel
-from hermetic.channels.otlp import status_code
-from hermetic.mock.collector import SENDING, CollectorEntry
-
-FIELDS = ("model", "provider", "status", "reason", "message")
+from hermetic.channels.settings import Text, refuse, show
 
 
-class HttpChannel(Channel):
+class HttpSettings(json_records.JsonRecordFields):
+    """``channel = "http"``: JSON bodies posted to ``path`` of the scenario's collector; each
+    field key is a JMESPath expression on one alert object."""
+
+    name: ClassVar[str] = "http"
+    summary: ClassVar[str] = "JSON bodies a plugin posts to a REST path"
+
+    channel: Literal["http"]
+    path: Annotated[
+        Text,
+        Field(description='The path the plugin posts its alerts to ("/api/spans").'),
+    ]
+
+    @field_validator("path")
+    @classmethod
+    def _a_path(cls, path: str) -> str:
+        if not path.startswith("/"):
+            raise refuse(f'{show(path)} is not a path; start it with "/" (e.g. "/api/spans")')
+        return path
+
+    @property
+    def needs_collector(self) -> bool:
+        return True
+
+    @property
+    def label(self) -> str:
+        return f"http {self.path}"
+
+
+class HttpChannel(Channel[HttpSettings]):
     """Alerts are the JSON objects picked from the bodies posted to ``path``."""
 
-    name = "http"
+    Settings = HttpSettings
 
     def alerts(self) -> list[ChannelAlert]:
-        return [self._alert(item) for batch in self.batches() for item in self._items(batch)]
+        return [
+            json_records.alert(self.settings, self.name, item)
+            for batch in self.batches()
+            for item in json_records.items(self.settings, batch)
+        ]
 
     def batches(self) -> list[Any]:
         """Each JSON body delivered to ``path`` (sent and accepted), oldest first."""
         return [entry.decoded for entry in self._delivered() if entry.decoded is not None]
 
-    def _delivered(self) -> list[CollectorEntry]:
+    def _posted(self) -> list[Any]:
+        from hermetic.mock.collector import SENDING  # the collector's modules: only to read
+
         return [
             entry
-            for entry in self.world.collector.requests(self.settings.path)
-            if entry.method in SENDING and entry.status is not None and entry.status < 300
+            for entry in self.sources.received()
+            if entry.path == self.settings.path and entry.method in SENDING
         ]
 
-    def _items(self, body: Any) -> list[Any]:
-        picked = jmespath.search(self.settings.items, body) if self.settings.items else body
-        if picked is None:
-            return []
-        items = picked if isinstance(picked, list) else [picked]
-        return [item for item in items if isinstance(item, dict)]
-
-    def _alert(self, item: dict[str, Any]) -> ChannelAlert:
-        values = {
-            field: jmespath.search(getattr(self.settings, field) or field, item) for field in FIELDS
-        }
-        return ChannelAlert(
-            channel=self.name,
-            model=_text(values["model"]),
-            provider=_text(values["provider"]),
-            status=status_code(values["status"]),
-            reason=_text(values["reason"]),
-            message=_text(values["message"]),
-            run=_text(jmespath.search(self.settings.run, item)) if self.settings.run else None,
-            seen=item,
-        )
+    def _delivered(self) -> list[Any]:
+        return [e for e in self._posted() if e.status is not None and e.status < 300]
 
     def absence(self) -> str | None:
-        posted = self.world.collector.requests(self.settings.path)
-        sent = [entry for entry in posted if entry.method in SENDING]
+        sent = self._posted()
         if sent and not self._delivered():
             answers = ", ".join(sorted({str(entry.status) for entry in sent}))
             return (
@@ -75,24 +86,26 @@ class HttpChannel(Channel):
             )
         if sent:
             return None
-        paths = sorted({f"{e.method} {e.path}" for e in self.world.collector.requests()})
+        paths = sorted({f"{e.method} {e.path}" for e in self.sources.received()})
         return f"nothing was posted to {self.settings.path}" + (
             f" (the collector received only {', '.join(paths)})" if paths else ""
         )
 
     def problems(self) -> list[str]:
-        problems = self.world.collector.problems()
-        for entry in self.world.collector.requests(self.settings.path):
-            if entry.method in SENDING and entry.decoded is None and entry.problem is None:
+        problems = []
+        for entry in self._posted():
+            kind = entry.content_type or "no content type"
+            if entry.problem is not None:
                 problems.append(
-                    f"{entry.method} {entry.path} ({entry.content_type or 'no content type'}): "
+                    f"{entry.method} {entry.path} ({kind}, {len(entry.body)} bytes): "
+                    f"{entry.problem}"
+                )
+            elif entry.decoded is None:
+                problems.append(
+                    f"{entry.method} {entry.path} ({kind}, {len(entry.body)} bytes): "
                     "the body is not JSON"
                 )
         return problems
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None or isinstance(value, (dict, list)) else str(value)
 
 
 CHANNEL = HttpChannel

@@ -1,4 +1,6 @@
-"""The ``otlp`` channel: spans the scenario's collector received over OTLP/HTTP.
+"""The ``otlp`` channel: spans the scenario's collector received over OTLP, over HTTP (at any
+path ending in ``/v1/traces``: a base URL may carry a prefix) or gRPC, protobuf or JSON
+(:mod:`~hermetic.channels.otlp_decode`).
 
 An alert is a span whose status is ERROR: the plugin's record of one failed provider call. Its
 fields come from span attributes (then the resource's), by default those of the OpenTelemetry
@@ -14,12 +16,14 @@ run (Hermes' session id) is read only from the attribute a profile names
 
 from __future__ import annotations
 
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Annotated, Any, ClassVar, Literal
 
-from hermetic.channels.alert import ChannelAlert
+from pydantic import BeforeValidator, Field
+
+from hermetic.channels.alert import ChannelAlert, status_code
 from hermetic.channels.channel import Channel
 from hermetic.channels.genai_conventions import GEN_AI, Receipt, genai_findings
+from hermetic.channels.settings import MappedFields, refuse, show
 from hermetic.channels.span_checks import span_findings
 
 #: The GenAI semantic conventions' attributes for each field (the first one present wins;
@@ -36,17 +40,62 @@ DEFAULT_ATTRIBUTES: dict[str, tuple[str, ...]] = {
 _ERROR = ("STATUS_CODE_ERROR", 2)
 
 
-class OtlpChannel(Channel):
-    """Alerts are the ERROR spans of the OTLP traces posted to the collector."""
+def _check_conventions(name: Any) -> Any:
+    if name != GEN_AI:
+        raise refuse(f'{show(name)} is not a span convention the otlp channel knows ("{GEN_AI}")')
+    return name
 
-    name = "otlp"
+
+class OtlpSettings(MappedFields):
+    """``channel = "otlp"``: spans sent over OTLP (HTTP at any path ending in ``/v1/traces``,
+    or gRPC); each field key names a span attribute (then the resource's), by default the
+    OpenTelemetry GenAI conventions' (the message: the span status' message)."""
+
+    name: ClassVar[str] = "otlp"
+    summary: ClassVar[str] = "OTLP spans with status ERROR (HTTP or gRPC, protobuf or JSON)"
+
+    field_keys: ClassVar[str] = (
+        "a span attribute, looked up on the span, then on its resource; default: the GenAI "
+        "conventions' (gen_ai.request.model, gen_ai.provider.name, http.response.status_code, "
+        "error.type; the message: the span status' message)"
+    )
+
+    channel: Literal["otlp"]
+    conventions: Annotated[
+        Literal["gen-ai"] | None,
+        BeforeValidator(_check_conventions),
+        Field(
+            description='"gen-ai" holds every ERROR span to the OpenTelemetry GenAI semantic '
+            "conventions (name, kind, server, times, scope, service)."
+        ),
+    ] = None
+
+    @property
+    def needs_collector(self) -> bool:
+        return True
+
+
+class OtlpChannel(Channel[OtlpSettings]):
+    """Alerts are the ERROR spans of the OTLP trace exports the collector received."""
+
+    Settings = OtlpSettings
 
     def alerts(self) -> list[ChannelAlert]:
         return [
             self._alert(resource, span)
-            for resource, span in self.world.collector.spans()
+            for resource, _, span in self._spans()
             if span.get("status", {}).get("code") in _ERROR
         ]
+
+    def _spans(self) -> list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
+        """The spans of every trace export the collector accepted: one it refused (a backend
+        made to fail) was never delivered, so it holds no alert."""
+        from hermetic.channels import otlp_decode  # protobuf: only to read
+
+        return list(otlp_decode.scoped_spans(self._accepted()))
+
+    def _accepted(self) -> list[Any]:
+        return [e for e in self.sources.received() if e.status is not None and e.status < 300]
 
     def _attribute(self, field: str, resource: dict[str, Any], span: dict[str, Any]) -> Any:
         chosen = getattr(self.settings, field)
@@ -73,9 +122,19 @@ class OtlpChannel(Channel):
         )
 
     def absence(self) -> str | None:
-        spans = [span for _, span in self.world.collector.spans()]
+        from hermetic.channels import otlp_decode
+
+        spans = [span for _, _, span in self._spans()]
+        exports = [e for e in self.sources.received() if otlp_decode.carries_traces(e)]
+        refused = [e for e in exports if e not in self._accepted()]
+        if not spans and exports and len(refused) == len(exports):
+            answers = ", ".join(sorted({str(entry.status) for entry in refused}))
+            return (
+                f"the collector accepted none of the {len(refused)} trace export(s) it received "
+                f"(it answered {answers})"
+            )
         if not spans:
-            paths = sorted({f"{e.method} {e.path}" for e in self.world.collector.requests()})
+            paths = sorted({f"{e.method} {e.path}" for e in self.sources.received()})
             return "the collector received no span" + (
                 f" (only {', '.join(paths)})" if paths else ""
             )
@@ -87,8 +146,10 @@ class OtlpChannel(Channel):
         return None
 
     def problems(self) -> list[str]:
-        problems = self.world.collector.problems()
-        for resource, scope, span in self.world.collector.scoped_spans():
+        from hermetic.channels import otlp_decode
+
+        problems = otlp_decode.problems(self.sources.received())
+        for resource, scope, span in self._spans():
             if span.get("status", {}).get("code") in _ERROR:
                 problems += span_findings(
                     resource, span, message_from_status=self.settings.message is None
@@ -100,27 +161,12 @@ class OtlpChannel(Channel):
 
     def _receipts(self, model: Any) -> list[Receipt]:
         """The requests for ``model`` every provider of the scenario received."""
-        providers = [self.world.providers.primary, *self.world.providers.named.values()]
-        return [
-            Receipt(urlsplit(provider.base_url).hostname or "", provider.port, entry.time)
-            for provider in providers
-            for entry in provider.chat_requests(None if model is None else str(model))
-        ]
+        asked = None if model is None else str(model)
+        return [Receipt(*received) for received in self.sources.provider_requests(asked)]
 
 
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
-
-
-def status_code(value: Any) -> int | None:
-    """An HTTP status sent as a number or as digits; anything else is no status at all."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    return None
 
 
 CHANNEL = OtlpChannel

@@ -58,7 +58,7 @@ class HermesConfig:
     tuning: HermesTuning = field(default_factory=HermesTuning)
     # (base_url, model) pairs Hermes switches to when the primary fails.
     fallbacks: list[tuple[str, str]] = field(default_factory=list)
-    # The profile's [config], merged last (see hermetic.profile.model.merge_config).
+    # The profile's [config], merged last (see hermetic.profile.rendering.merge_config).
     overlay: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     def tune(self, **changes: Any) -> None:

@@ -13,34 +13,36 @@ Standard library only: ``tools/run.py`` imports this before the suite's own venv
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
 import venv
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermetic.errors import HarnessError
 from hermetic.hermes.builds import HermesBuild, HermesBuildError, find_build, version_line
+from hermetic.hermes.env_folders import building, install_log, lock_path, locked, touch_used
+from hermetic.hermes.install_steps import (
+    HermesInstallError,
+    install_step,
+    pip_install_command,
+)
 from hermetic.hermes.releases import DEFAULT_RELEASE
+
+if TYPE_CHECKING:
+    from hermetic.hermes.index_versions import ReleaseAnswer
 
 #: Where environments go when nothing else says: ``$HERMETIC_ENVS``.
 ENVS_VARIABLE = "HERMETIC_ENVS"
 _STAMP = ".hermetic-install.json"
-_LOG = "install.log"
 _INSTALL_TIMEOUT = 900
-
-
-class HermesInstallError(HarnessError):
-    """An environment for Hermes could not be created; the message says why and where to look."""
 
 
 @dataclass(frozen=True)
@@ -166,15 +168,23 @@ def source_fingerprint(package: str) -> str | None:
 
 
 def default_envs_root() -> Path:
-    """Where environments live: ``$HERMETIC_ENVS``, else ``.hermetic-envs`` beside the venv the
-    suite runs in (for this repo: beside ``.venv``), else the user's cache folder."""
+    """Where environments live: ``$HERMETIC_ENVS``, else the user's cache folder
+    (platformdirs: ``~/.cache/hermetic/envs`` on Linux, ``~/Library/Caches/hermetic/envs`` on
+    macOS), shared by every checkout and virtual environment of the user's."""
     configured = os.environ.get(ENVS_VARIABLE, "").strip()
     if configured:
         return Path(configured).expanduser().resolve()
-    if sys.prefix != sys.base_prefix:
-        return Path(sys.prefix).resolve().parent / ".hermetic-envs"
-    cache = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(cache) / "hermetic" / "envs"
+    return user_cache_folder() / "envs"
+
+
+def user_cache_folder() -> Path:
+    """hermetic's folder in the user's cache (platformdirs' ``user_cache_dir``)."""
+    try:
+        from platformdirs import user_cache_dir
+    except ImportError:  # standard library only: what platformdirs answers on Linux
+        cache = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+        return Path(cache) / "hermetic"
+    return Path(user_cache_dir("hermetic", appauthor=False))
 
 
 def install_for(
@@ -203,13 +213,12 @@ def ensure_hermes(
     package: str | None = None,
 ) -> HermesInstall:
     """Return a ready environment for ``package`` (default ``hermes-agent==version``) +
-    ``requires``, creating it on first use."""
+    ``requires``, creating it on first use (complete, or not at all: :mod:`env_folders`)."""
     install = install_for(version, requires, root, package)
     what = f"Hermes {version}" if package is None else package
     if _ready(install):
         return install
-    install.root.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(install.root.with_name(install.root.name + ".lock")):
+    with locked(lock_path(install.root)):
         if _ready(install):  # another worker made it while we waited
             return install
         if say is not None:
@@ -226,74 +235,74 @@ def _ready(install: HermesInstall) -> bool:
         stamp = json.loads((install.root / _STAMP).read_text("utf-8"))
     except (OSError, ValueError):
         return False
-    return (
+    ready = (
         stamp.get("requirements") == install.requirements
         and stamp.get("source") == source_fingerprint(install.package)
         and install.hermes.is_file()
     )
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    if ready:
+        touch_used(install.root / _STAMP)
+    return ready
 
 
 def _create(install: HermesInstall) -> None:
-    # A half-made environment (an interrupted install) is never reused: start from nothing.
-    shutil.rmtree(install.root, ignore_errors=True)
-    try:
-        venv.EnvBuilder(with_pip=True, clear=True).create(install.root)
-    except (OSError, subprocess.CalledProcessError) as exc:
-        raise HermesInstallError(
-            f"cannot create a virtual environment for Hermes in {install.root}: {exc}"
-        ) from None
-    log = install.root / _LOG
-    command = [
-        str(install.python),
-        "-m",
-        "pip",
-        "install",
-        "--disable-pip-version-check",
-        "--no-input",
-        *install.requirements,
-    ]
-    with log.open("w") as handle:
+    """Make the environment beside its place and rename it there once complete."""
+    log = install_log(install.root)
+    with building(install.root) as partial:
         try:
-            result = subprocess.run(
-                command,
-                stdout=handle,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                timeout=_INSTALL_TIMEOUT,
-                check=False,
-            )
-            code: int | str = result.returncode
-        except subprocess.TimeoutExpired:
-            code = f"timeout after {_INSTALL_TIMEOUT}s"
-    if code != 0:
-        tail = "\n".join(log.read_text("utf-8", errors="replace").splitlines()[-15:])
-        raise HermesInstallError(
-            f"installing {' '.join(install.requirements)} into {install.root} failed "
-            f"(pip: {code}); full log: {log}\n{tail}"
+            venv.EnvBuilder(with_pip=True, clear=True).create(partial)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            raise HermesInstallError(
+                f"cannot create a virtual environment for Hermes in {install.root}: {exc}"
+            ) from None
+        python = partial / "bin" / "python"
+        install_step(
+            f"installing {' '.join(install.requirements)} into {install.root}",
+            log,
+            None,
+            pip_install_command(python, *install.requirements),
+            timeout=_INSTALL_TIMEOUT,
         )
-    try:
-        distribution, version, command = find_build(install.python)
-    except HermesBuildError as exc:
-        raise HermesInstallError(f"{install.package} installed, but not as Hermes: {exc}") from None
-    stamp = {
-        "requirements": install.requirements,
-        "source": source_fingerprint(install.package),
-        "distribution": distribution,
-        "version": version,
-        "command": command.name,
-        "version_line": version_line(command, version),
-    }
-    (install.root / _STAMP).write_text(json.dumps(stamp, indent=2), "utf-8")
+        try:
+            distribution, version, command = find_build(python)
+        except HermesBuildError as exc:
+            raise HermesInstallError(
+                f"{install.package} installed, but not as Hermes: {exc}; full log: {log}"
+            ) from None
+        stamp = {
+            "requirements": install.requirements,
+            "source": source_fingerprint(install.package),
+            "distribution": distribution,
+            "version": version,
+            "command": command.name,
+            "version_line": version_line(command, version),
+        }
+        (partial / _STAMP).write_text(json.dumps(stamp, indent=2), "utf-8")
+
+
+class ReleaseMissing(HermesInstallError):
+    """The release asked for is on no index pip installs from (nothing was created)."""
+
+
+def check_exists(version: str | None = None, package: str | None = None) -> ReleaseAnswer | None:
+    """Before anything is created: does Hermes ``version`` (``hermes-agent==version``), or the
+    pinned requirement ``package``, exist where pip would install it from? Raises
+    :class:`ReleaseMissing` (one line) when every index answered and none has it; returns the
+    answer otherwise (``FOUND``, or ``UNKNOWN`` with why it could not be told: the install then
+    speaks for itself), or None when there is nothing to look up (a file, a folder, a range)."""
+    from hermetic.hermes.index_versions import MISSING, check_release
+
+    if package is not None:
+        spec = package_spec(package)
+        if pinned_version(spec) is None:
+            return None
+        requirement = spec
+    else:
+        requirement = f"hermes-agent=={version or DEFAULT_RELEASE}"
+    answer = check_release(requirement)
+    if answer.state == MISSING:
+        raise ReleaseMissing(answer.message)
+    return answer
 
 
 def main(argv: Sequence[str] | None = None) -> int:

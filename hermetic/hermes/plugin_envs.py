@@ -21,18 +21,38 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.installs import _LOG, _STAMP, HermesInstallError, _locked, default_envs_root
+from hermetic.hermes.env_folders import (
+    building,
+    install_log,
+    lock_path,
+    locked,
+    rewrite_paths,
+    touch_used,
+)
+from hermetic.hermes.install_steps import (
+    PIP,
+    UV,
+    HermesInstallError,
+    Installed,
+    install_step,
+    pip_install_command,
+    uv_executable,
+)
+from hermetic.hermes.installs import _STAMP, default_envs_root
 from hermetic.hermes.packages import installed, interpreter
 
 #: The entry-point group Hermes scans for pip-installed plugins (hermes_cli/plugins.py).
 ENTRY_POINT_GROUP = "hermes_agent.plugins"
 _PLUGIN_STAMP = ".hermetic-plugin.json"
+#: Where environments made before the install log moved beside them kept it.
+_OLD_LOG = "install.log"
 _TIMEOUT = 900
 
 
@@ -49,6 +69,10 @@ class PluginEnv:
     code: dict[str, str]
     #: Hermes' own pins the install changed: ``name old -> new`` (or ``name old -> removed``).
     pins_changed: tuple[str, ...]
+    #: What installed the plugin: ``uv``, or ``pip`` when uv could not.
+    installer: str = UV
+    #: Why uv could not (its last error line), when pip did it.
+    uv_failure: str | None = None
 
     @property
     def hermes(self) -> Path:
@@ -68,31 +92,31 @@ def ensure_plugin_env(
     requirement: str,
     distribution: str,
     *,
-    build: Callable[[Path, Path], str] | None = None,
+    build: Callable[[Path, Path, Path], tuple[str, Installed]] | None = None,
     root: Path | None = None,
     say: Callable[[str], None] | None = None,
 ) -> PluginEnv:
     """The environment of ``base_hermes`` plus ``requirement`` (a wheel, an sdist or
-    ``name==version``), created on first use; ``build(scratch, log)`` makes the wheel first
-    when the plugin is a project folder and returns its path."""
+    ``name==version``), created on first use; ``build(scratch, log, python)`` makes the wheel
+    first when the plugin is a project folder and returns its path and how it was built
+    (``python``: the new environment's, whose pip builds it when uv cannot)."""
     target = env_root(base_hermes, key, root)
     found = _ready(target, key)
     if found is not None:
         return found
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(target.with_name(target.name + ".lock")):
+    with locked(lock_path(target)):
         found = _ready(target, key)
         if found is not None:  # another worker made it while we waited
             return found
         if say is not None:
             say(f"installing {requirement} beside Hermes in {target} (once per build)")
         started = time.monotonic()
-        env = _create(base_hermes, target, key, requirement, distribution, build)
+        env = _create(base_hermes, target, key, requirement, distribution, build, say)
         if say is not None:
             say(
-                f"{env.distribution} {env.version} installed beside Hermes in "
-                f"{time.monotonic() - started:.1f}s; later runs reuse it while the build is "
-                "unchanged"
+                f"{env.distribution} {env.version} installed beside Hermes with "
+                f"{env.installer} in {time.monotonic() - started:.1f}s; later runs reuse it "
+                "while the build is unchanged"
             )
     return env
 
@@ -104,6 +128,7 @@ def _ready(target: Path, key: str) -> PluginEnv | None:
         return None
     if stamp.get("key") != key or not (target / "bin" / "hermes").is_file():
         return None
+    touch_used(target / _PLUGIN_STAMP)
     return PluginEnv(
         root=target,
         distribution=stamp["distribution"],
@@ -111,6 +136,8 @@ def _ready(target: Path, key: str) -> PluginEnv | None:
         entry_points=stamp["entry_points"],
         code=stamp["code"],
         pins_changed=tuple(stamp["pins_changed"]),
+        installer=stamp.get("installer", UV),
+        uv_failure=stamp.get("uv_failure"),
     )
 
 
@@ -120,49 +147,71 @@ def _create(
     key: str,
     requirement: str,
     distribution: str,
-    build: Callable[[Path, Path], str] | None,
+    build: Callable[[Path, Path, Path], tuple[str, Installed]] | None,
+    say: Callable[[str], None] | None = None,
 ) -> PluginEnv:
+    """Clone Hermes' environment beside ``target``, install the plugin there (uv, else pip),
+    stamp it and rename it into place; nothing is left at ``target`` if any step fails."""
     base = interpreter(base_hermes).parent.parent
     if not (base / "pyvenv.cfg").is_file():
         raise HermesInstallError(
             f"{base_hermes} is not in a virtual environment, so a pip plugin cannot be "
             "installed into a copy of it; leave out -D hermes= to use Hermes' own environment"
         )
-    # A half-made environment (an interrupted install) is never reused: start from nothing.
-    shutil.rmtree(target, ignore_errors=True)
-    clone_environment(base, target)
-    log = target / _LOG
-    scratch = target.with_name(target.name + ".build")
-    shutil.rmtree(scratch, ignore_errors=True)
-    scratch.mkdir()
-    try:
-        if build is not None:
-            requirement = build(scratch, log)
-        _run(
-            [uv(), "pip", "install", "--python", str(target / "bin" / "python"), requirement],
-            log,
-            f"installing {requirement} beside Hermes in {target}",
+    log = install_log(target)
+    what = requirement if distribution in requirement else f"{distribution} ({requirement})"
+    doing = f"installing {what} beside Hermes in {target}"
+    with building(target) as partial:
+        clone_environment(base, partial)
+        python = partial / "bin" / "python"
+        scratch = partial.with_name(partial.name + ".build")
+        scratch.mkdir()
+        try:
+            built = build(scratch, log, python) if build is not None else None
+            wheel = built[0] if built is not None else requirement
+            done = install_step(
+                doing,
+                log,
+                ["pip", "install", "--python", str(python), wheel],
+                pip_install_command(python, wheel),
+                pip_python=python,
+            )
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        # pip stood in for uv if it did either step (the build or the install).
+        steps = [step for step in (built[1] if built else None, done) if step is not None]
+        fallback = next((step for step in steps if step.installer == PIP), None)
+        found = read_entry_points(partial / "bin" / "hermes", distribution)
+        code = {
+            name: path.replace(str(partial), str(target)) for name, path in found["code"].items()
+        }
+        env = PluginEnv(
+            root=target,
+            distribution=found["name"],
+            version=found["version"],
+            entry_points=found["entry_points"],
+            code=code,
+            pins_changed=pins_changed(
+                installed(base_hermes), installed(partial / "bin" / "hermes")
+            ),
+            installer=PIP if fallback else UV,
+            uv_failure=fallback.uv_failure if fallback else None,
         )
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    found = read_entry_points(target / "bin" / "hermes", distribution)
-    env = PluginEnv(
-        root=target,
-        distribution=found["name"],
-        version=found["version"],
-        entry_points=found["entry_points"],
-        code=found["code"],
-        pins_changed=pins_changed(installed(base_hermes), installed(target / "bin" / "hermes")),
-    )
-    stamp = {
-        "key": key,
-        "distribution": env.distribution,
-        "version": env.version,
-        "entry_points": env.entry_points,
-        "code": env.code,
-        "pins_changed": list(env.pins_changed),
-    }
-    (target / _PLUGIN_STAMP).write_text(json.dumps(stamp, indent=2), "utf-8")
+        stamp = {
+            "key": key,
+            # the Hermes environment it was cloned from (hermetic clean: gone, then so is this)
+            "base": str(base),
+            "distribution": env.distribution,
+            "version": env.version,
+            "entry_points": env.entry_points,
+            "code": env.code,
+            "pins_changed": list(env.pins_changed),
+            "installer": env.installer,
+            "uv_failure": env.uv_failure,
+        }
+        (partial / _PLUGIN_STAMP).write_text(json.dumps(stamp, indent=2), "utf-8")
+    if done.installer == PIP and say is not None:
+        say(done.fallback_line(doing, log))
     return env
 
 
@@ -174,19 +223,10 @@ def clone_environment(base: Path, target: Path) -> None:
         target,
         symlinks=True,
         copy_function=_link_or_copy,
-        ignore=lambda folder, names: {_STAMP, _LOG, _PLUGIN_STAMP} & set(names),
+        ignore=lambda folder, names: {_STAMP, _OLD_LOG, _PLUGIN_STAMP} & set(names),
+        dirs_exist_ok=True,
     )
-    old, new = str(base).encode(), str(target).encode()
-    for path in [target / "pyvenv.cfg", *(target / "bin").iterdir()]:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > 1_000_000:
-            continue
-        content = path.read_bytes()
-        if old in content:
-            # A new file, not an edit: the old one is a link into Hermes' own environment.
-            fresh = path.with_name(path.name + ".hermetic-new")
-            fresh.write_bytes(content.replace(old, new))
-            shutil.copymode(path, fresh)
-            os.replace(fresh, path)
+    rewrite_paths(target, base, target)
 
 
 def _link_or_copy(source: str, destination: str) -> None:
@@ -198,57 +238,55 @@ def _link_or_copy(source: str, destination: str) -> None:
 
 def uv() -> str:
     """The ``uv`` executable hermetic installs with (the ``uv`` package ships it)."""
-    try:
-        from uv import find_uv_bin
-    except ImportError:
-        found = shutil.which("uv")
-        if found is None:
-            raise HermesInstallError(
-                "uv is not installed beside hermetic (pip install uv); it installs pip plugins"
-            ) from None
-        return found
-    return find_uv_bin()
+    found = uv_executable()
+    if found is None:
+        raise HermesInstallError(
+            "uv is not installed beside hermetic (pip install uv); it installs pip plugins"
+        )
+    return found
 
 
-def _run(command: Sequence[str], log: Path, what: str) -> None:
-    with log.open("a") as handle:
-        handle.write(f"$ {' '.join(command)}\n")
-        handle.flush()
-        try:
-            result = subprocess.run(
-                list(command),
-                stdout=handle,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                timeout=_TIMEOUT,
-                check=False,
-                env={**os.environ, "NO_COLOR": "1"},
-            )
-            code: int | str = result.returncode
-        except subprocess.TimeoutExpired:
-            code = f"timeout after {_TIMEOUT}s"
-    if code != 0:
-        tail = "\n".join(log.read_text("utf-8", errors="replace").splitlines()[-15:])
-        raise HermesInstallError(f"{what} failed ({code}); full log: {log}\n{tail}")
-
-
-def build_wheel(project: Path, scratch: Path, log: Path) -> Path:
+def build_wheel(
+    project: Path,
+    scratch: Path,
+    log: Path,
+    python: Path | None = None,
+    say: Callable[[str], None] | None = None,
+) -> tuple[Path, Installed]:
     """Build ``project``'s wheel (as ``pip install <folder>`` would, in an isolated build
-    environment) from a copy, so that no build output lands in the author's folder."""
+    environment) from a copy, so that no build output lands in the author's folder: with
+    ``uv build``, or ``pip wheel`` (``python``'s, default this one's) when uv cannot. The
+    wheel, and which installer built it."""
     from hermetic.hermes.sandbox import not_the_plugin
 
     source = scratch / "source"
     shutil.copytree(project, source, ignore=not_the_plugin)
     out = scratch / "dist"
-    _run(
-        [uv(), "build", "--wheel", "--out-dir", str(out), str(source)],
+    doing = f"building the wheel of {project}"
+    done = install_step(
+        doing,
         log,
-        f"building the wheel of {project}",
+        ["build", "--wheel", "--out-dir", str(out), str(source)],
+        [
+            str(python or sys.executable),
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-input",
+            "--disable-pip-version-check",
+            "--wheel-dir",
+            str(out),
+            str(source),
+        ],
+        pip_python=python,
     )
+    if done.installer == PIP and say is not None:
+        say(done.fallback_line(doing, log))
     wheels = sorted(out.glob("*.whl"))
     if len(wheels) != 1:
         raise HermesInstallError(f"building {project} gave {len(wheels)} wheels; see {log}")
-    return wheels[0]
+    return wheels[0], done
 
 
 _PROBE = """

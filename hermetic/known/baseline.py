@@ -3,7 +3,7 @@
 An entry names a scenario (``scenario = "..."``, an outline row by its substituted name) or a
 whole promise (``promise = "gateway"``: every scenario tagged ``@promise.gateway``), with a
 reason, and optionally the Hermes releases it applies to (``hermes = ">=0.19.0"``). Entries are
-the profile's (:class:`hermetic.profile.model.BaselineEntry`); this module only matches them.
+the profile's (:class:`hermetic.profile.checked.BaselineEntry`); this module only matches them.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from hermetic.known.explained import entry_label, names_scenario, plain_name
-from hermetic.profile.model import ProfileError
+from hermetic.profile import ProfileError
 from hermetic.reporting.summary import PROMISE_TAG
 
 

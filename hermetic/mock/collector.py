@@ -1,58 +1,47 @@
-"""A loopback OpenTelemetry collector for plugins that report to a backend of their own.
+"""A loopback collector for plugins that report to a backend of their own.
 
-Started per scenario when a profile names ``{collector}``; the plugin's exporter is pointed at
-:attr:`Collector.url`. OTLP/HTTP requests to ``/v1/traces``, ``/v1/metrics`` and ``/v1/logs``
-are decoded with the OpenTelemetry project's own definitions (``opentelemetry-proto``), from
-protobuf or from the proto's JSON mapping, gzip- or deflate-encoded or not, and journaled as the
-JSON mapping (one shape for both encodings). Any other path (a vendor's REST API, a health ping)
-is journaled with its body (JSON when it parses) and answered ``200 {}``. A body that cannot be
-decoded is journaled with the problem, named by path and content type, and answered 400: a
-finding of the plugin, never a crash of the collector. A scenario can make the backend fail
-(:meth:`Collector.fail`): every request, or only those delivering a body, answered 503 and
-journaled all the same, so what the plugin tried is still on record.
+Started per scenario when a profile names ``{collector}`` (or a channel reads from it); the
+plugin's exporter is pointed at :attr:`Collector.url`. Every request, whatever its path, is
+journaled with its body (gzip- or deflate-encoding undone, JSON parsed when it is JSON) and
+answered as the backend would: OTLP/HTTP exports (any path ending in ``/v1/traces``,
+``/v1/metrics`` or ``/v1/logs``) with an empty success response in their own encoding, anything
+else (a vendor's REST API, a health ping) ``200 {}``. With ``grpc=True`` it also listens for
+OTLP/gRPC on a port of its own (:attr:`Collector.grpc_url`), journaling each call's message as
+received (protobuf). What the bodies mean is the channels' business (``hermetic.channels``): the
+collector decodes nothing but the transport. A body whose encoding cannot be undone is
+journaled with the problem and answered 400. A scenario can make the backend fail
+(:meth:`Collector.fail`): every request, or only those delivering a body, answered 503 (gRPC:
+UNAVAILABLE) and journaled all the same, so what the plugin tried is still on record.
 
     with Collector() as collector:
         ...  # OTEL_EXPORTER_OTLP_ENDPOINT=collector.url, run Hermes
-        spans = collector.spans()
+        received = collector.requests()
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import gzip
 import json
 import logging
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from aiohttp import web
-from google.protobuf import json_format
-from google.protobuf.message import DecodeError, Message
-from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
-from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
-    ExportMetricsServiceRequest,
-)
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-    ExportTraceServiceRequest,
-    ExportTraceServiceResponse,
-)
 
 from hermetic.mock.journal import Journal, JournalEntry
 from hermetic.mock.server import LoopbackServer
 
-__all__ = ["BODY_LIMIT", "SENDING", "SIGNALS", "Collector", "CollectorEntry"]
+__all__ = ["BODY_LIMIT", "GRPC", "SENDING", "SIGNALS", "Collector", "CollectorEntry"]
 
 LOG = logging.getLogger(__name__)
 
-#: OTLP/HTTP paths and the request each carries (the OTLP specification's defaults).
-SIGNALS: dict[str, type[Message]] = {
-    "/v1/traces": ExportTraceServiceRequest,
-    "/v1/metrics": ExportMetricsServiceRequest,
-    "/v1/logs": ExportLogsServiceRequest,
-}
+#: The OTLP/HTTP paths (the OTLP specification's defaults), also after a base URL's prefix.
+SIGNALS = ("/v1/traces", "/v1/metrics", "/v1/logs")
+#: The content type a gRPC call is journaled with (its method is the entry's path).
+GRPC = "application/grpc"
 # Bytes of a (decompressed) body the collector keeps: a batch of spans is a few kilobytes; a
 # runaway exporter must not fill the test's memory.
 BODY_LIMIT = 1024 * 1024
@@ -76,13 +65,13 @@ class CollectorEntry(JournalEntry):
     content_type: str
     encoding: str  # Content-Encoding as sent ("" for none)
     body: bytes  # decompressed, at most BODY_LIMIT bytes
-    decoded: Any = None  # OTLP: the proto's JSON mapping; other paths: parsed JSON, if any
-    problem: str | None = None  # why the body could not be decoded
+    decoded: Any = None  # the body parsed as JSON, if it is JSON
+    problem: str | None = None  # why the body's encoding could not be undone
 
     @property
     def signal(self) -> str | None:
-        """``traces``, ``metrics`` or ``logs`` for an OTLP path, else None."""
-        return self.path.rsplit("/", 1)[-1] if self.path in SIGNALS else None
+        """``traces``, ``metrics`` or ``logs`` for an OTLP/HTTP path, else None."""
+        return next((s.rsplit("/", 1)[-1] for s in SIGNALS if self.path.endswith(s)), None)
 
     def summary(self) -> str:
         """One human-readable line, for failure reports."""
@@ -97,9 +86,14 @@ class Collector(LoopbackServer):
 
     label = "collector"
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, grpc: bool = False) -> None:
         super().__init__(host, port)
         self._journal: Journal[CollectorEntry] = Journal(CollectorEntry, self.label)
+        self._grpc = None
+        if grpc:  # grpcio is imported only by a collector that listens for gRPC
+            from hermetic.mock.grpc_receiver import GrpcReceiver
+
+            self._grpc = GrpcReceiver(self._host, self._call)
         # Set by fail(): the backend is down, or refuses what it is sent.
         self._down = self._refusing = False
         # Set by stall_first_batch(), taken (once) by the server thread.
@@ -134,6 +128,25 @@ class Collector(LoopbackServer):
         """The base URL an exporter is given (it appends ``/v1/traces`` itself)."""
         return self.base_url
 
+    @property
+    def grpc_url(self) -> str:
+        """The OTLP/gRPC endpoint (``http://127.0.0.1:PORT``: plain text, as the exporters'
+        ``insecure`` mode or an ``http`` scheme asks); RuntimeError without ``grpc=True``."""
+        if self._grpc is None:
+            raise RuntimeError("this collector was started without gRPC (grpc=True)")
+        return self._grpc.url
+
+    def start(self) -> Self:
+        super().start()
+        if self._grpc is not None:
+            self._grpc.start()
+        return self
+
+    def stop(self) -> None:
+        if self._grpc is not None:
+            self._grpc.stop()
+        super().stop()
+
     # -- what arrived ----------------------------------------------------------
 
     def requests(self, path: str | None = None) -> list[CollectorEntry]:
@@ -143,36 +156,16 @@ class Collector(LoopbackServer):
         )
         return self._journal.entries(where)
 
-    def spans(self) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-        """(resource attributes, span) of every span received, in arrival order.
-
-        Attributes are flattened to plain values (``{"gen_ai.request.model": "gone-model"}``);
-        the span is the proto's JSON mapping with its ``attributes`` flattened the same way.
-        """
-        for resource, _, span in self.scoped_spans():
-            yield resource, span
-
-    def scoped_spans(self) -> Iterator[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
-        """(resource attributes, instrumentation scope, span), as :meth:`spans`; the scope is
-        the proto's JSON mapping (``{"name": ..., "version": ...}``, ``{}`` for none)."""
-        for entry in self.requests("/v1/traces"):
-            if entry.problem is not None:
-                continue
-            for resource_spans in entry.decoded.get("resourceSpans", []):
-                resource = attributes(resource_spans.get("resource", {}).get("attributes", []))
-                for scope_spans in resource_spans.get("scopeSpans", []):
-                    scope = scope_spans.get("scope", {})
-                    for span in scope_spans.get("spans", []):
-                        yield resource, scope, _flattened(span)
-
     def json_bodies(self, path: str) -> list[Any]:
         """The JSON bodies posted to ``path``, oldest first."""
         return [e.decoded for e in self.requests(path) if e.decoded is not None]
 
     def problems(self) -> list[str]:
-        """One line per body that could not be decoded (path, content type, why)."""
+        """One line per body whose encoding could not be undone (path, content type, size,
+        why)."""
         return [
-            f"{e.method} {e.path} ({e.content_type or 'no content type'}): {e.problem}"
+            f"{e.method} {e.path} ({e.content_type or 'no content type'}, {len(e.body)} bytes): "
+            f"{e.problem}"
             for e in self.requests()
             if e.problem
         ]
@@ -185,7 +178,7 @@ class Collector(LoopbackServer):
         for entry in entries:
             lines.append(f"  {entry.summary()}")
             shown = json.dumps(entry.decoded) if entry.decoded is not None else None
-            if shown is None and entry.body:
+            if shown is None and entry.body and _is_text(entry):
                 shown = entry.body[:_EXCERPT].decode("utf-8", errors="replace")
             if shown:
                 lines.append(f"    {shown[:_EXCERPT]}{'…' if len(shown) > _EXCERPT else ''}")
@@ -203,11 +196,7 @@ class Collector(LoopbackServer):
         except ValueError as exc:
             body, problem = raw[:BODY_LIMIT], str(exc)
         if problem is None:
-            request_type = SIGNALS.get(request.path)
-            if request_type is not None and request.method == "POST":
-                decoded, problem = _decode_otlp(body, content_type, request_type)
-            else:
-                decoded = _json_or_none(body)
+            decoded = _json_or_none(body)
         status = 400 if problem else _UNAVAILABLE if self._fails(request.method) else 200
         entry = self._journal.append(
             method=request.method,
@@ -227,16 +216,33 @@ class Collector(LoopbackServer):
             return await _stalled(request, until)
         if problem:
             return web.json_response({"code": 3, "message": problem}, status=status)
+        otlp = any(request.path.endswith(signal) for signal in SIGNALS)
         if status == _UNAVAILABLE:
-            if request.path.startswith("/v1/"):
+            if otlp:
                 # OTLP's UNAVAILABLE (gRPC status 14): the backend cannot take it now.
                 return web.json_response({"code": 14, "message": "unavailable"}, status=status)
             return web.json_response({"error": "unavailable"}, status=status)
-        if request.path == "/v1/traces" and content_type == _PROTOBUF:
-            # The OTLP answer in the request's own encoding: an empty (full-success) response.
-            answer = ExportTraceServiceResponse().SerializeToString()
-            return web.Response(body=answer, content_type=_PROTOBUF)
+        if otlp and content_type == _PROTOBUF:
+            # The OTLP answer in the request's own encoding: an empty (full-success) response
+            # message, which serializes to no bytes at all.
+            return web.Response(body=b"", content_type=_PROTOBUF)
         return web.json_response({})
+
+    def _call(self, method: str, metadata: Mapping[str, str], body: bytes) -> bool:
+        """Journal one gRPC call (its message as received); False when the backend fails."""
+        fails = self._fails("POST")
+        entry = self._journal.append(
+            method="POST",
+            path=method,
+            headers={"content-type": GRPC, **metadata},
+            matched=True,
+            status=_UNAVAILABLE if fails else 200,
+            content_type=GRPC,
+            encoding=metadata.get("grpc-encoding", ""),
+            body=body[:BODY_LIMIT],
+        )
+        LOG.info("%s", entry.summary())
+        return not fails
 
     def _fails(self, method: str) -> bool:
         return self._down or (self._refusing and method in SENDING)
@@ -266,35 +272,6 @@ def _over(until: Callable[[], bool]) -> bool:
         return True
 
 
-def attributes(items: list[dict[str, Any]]) -> dict[str, Any]:
-    """OTLP ``KeyValue`` list (JSON mapping) as a plain dict of values."""
-    return {item.get("key", ""): _any_value(item.get("value", {})) for item in items}
-
-
-def _any_value(value: dict[str, Any]) -> Any:
-    # The proto3 JSON mapping writes int64 as a string: give a status code back as an int.
-    if "intValue" in value:
-        return int(value["intValue"])
-    if "arrayValue" in value:
-        return [_any_value(v) for v in value["arrayValue"].get("values", [])]
-    if "kvlistValue" in value:
-        return attributes(value["kvlistValue"].get("values", []))
-    for kind in ("stringValue", "boolValue", "doubleValue", "bytesValue"):
-        if kind in value:
-            return value[kind]
-    return None
-
-
-def _flattened(span: dict[str, Any]) -> dict[str, Any]:
-    flat = dict(span)
-    flat["attributes"] = attributes(span.get("attributes", []))
-    flat["events"] = [
-        {**event, "attributes": attributes(event.get("attributes", []))}
-        for event in span.get("events", [])
-    ]
-    return flat
-
-
 def _decompress(body: bytes, encoding: str) -> bytes:
     """The body with its Content-Encoding undone; ValueError naming the encoding if it fails."""
     try:
@@ -317,64 +294,10 @@ def _bounded(decompressor: Any, body: bytes) -> bytes:
     return decompressor.decompress(body, BODY_LIMIT)
 
 
-def _decode_otlp(
-    body: bytes, content_type: str, request_type: type[Message]
-) -> tuple[Any, str | None]:
-    """(the JSON mapping, None), or (None, why) when the body is not an OTLP request."""
-    message = request_type()
-    try:
-        if content_type == _PROTOBUF:
-            message.ParseFromString(body)
-        elif content_type == "application/json":
-            data = _convert_ids(json.loads(body.decode("utf-8")), _hex_to_base64)
-            if not isinstance(data, dict):
-                # ParseDict raises TypeError on anything else: the handler would answer 500.
-                raise ValueError(f"the body is {_json_kind(data)}, not a JSON object")
-            json_format.ParseDict(data, message, ignore_unknown_fields=True)
-        else:
-            return None, (
-                f"content type {content_type or '(none)'!r} is not OTLP/HTTP "
-                f"({_PROTOBUF} or application/json)"
-            )
-    except (DecodeError, json_format.ParseError, ValueError, RecursionError) as exc:
-        kind = "protobuf" if content_type == _PROTOBUF else "JSON"
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return None, f"not an OTLP {request_type.__name__} in {kind}: {reason}"
-    return _convert_ids(json_format.MessageToDict(message), _base64_to_hex), None
-
-
-def _json_kind(value: Any) -> str:
-    kinds = {type(None): "null", list: "an array", str: "a string", bool: "a boolean"}
-    return kinds.get(type(value), "a number")
-
-
-_ID_FIELDS = ("traceId", "spanId", "parentSpanId")
-
-
-def _convert_ids(value: Any, convert: Callable[[str], str]) -> Any:
-    """OTLP/JSON writes trace and span ids in hex, the specification's one exception to the
-    proto's JSON mapping (base64 for bytes): ``convert`` each id between the two."""
-    if isinstance(value, list):
-        return [_convert_ids(item, convert) for item in value]
-    if not isinstance(value, dict):
-        return value
-    return {
-        key: convert(item)
-        if key in _ID_FIELDS and isinstance(item, str)
-        else _convert_ids(item, convert)
-        for key, item in value.items()
-    }
-
-
-def _hex_to_base64(text: str) -> str:
-    try:
-        return base64.b64encode(bytes.fromhex(text)).decode("ascii")
-    except ValueError:
-        return text  # not hex: the parser judges it
-
-
-def _base64_to_hex(text: str) -> str:
-    return base64.b64decode(text).hex()
+def _is_text(entry: CollectorEntry) -> bool:
+    """Whether a body may be shown as text (protobuf and other binaries are only sized)."""
+    kind = entry.content_type
+    return kind.startswith("text/") or kind.endswith(("json", "xml", "x-www-form-urlencoded"))
 
 
 def _json_or_none(body: bytes) -> Any:

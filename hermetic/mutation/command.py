@@ -160,7 +160,7 @@ def mutate(
     # Which scenario killed how many mutants so far, in this run and the ones before it with
     # this suite and plugin: the next trials try those first.
     kills = cache.kill_counts(verdict_cache.kills_key(suite, options.plugin.resolve().name))
-    # JUnit names an outline's row without its " -- @1.1 Examples" (trials.junit_cases).
+    # A trial names an outline's row without its " -- @1.1 Examples" (trials.result_cases).
     by_name = {
         name.split(" -- @")[0]: location
         for location, name in (reached.names if reached else {}).items()

@@ -31,7 +31,7 @@ from hermetic.parts.store_faults import FaultUnavailable, InjectedFault
 
 if TYPE_CHECKING:
     from hermetic.hermes.commands import HermesCommands
-    from hermetic.profile.model import Spool
+    from hermetic.profile import Spool
     from hermetic.world.world import World
 
 #: What a crashed append leaves: the start of a record and no line break (a JSON-lines spool's

@@ -24,7 +24,7 @@ from hermetic.hermes.home_text import without_home
 from hermetic.parts.store_faults import FaultUnavailable, InjectedFault, chattr_fault
 
 if TYPE_CHECKING:
-    from hermetic.profile.model import Spool
+    from hermetic.profile import Spool
     from hermetic.world.world import World
 
 

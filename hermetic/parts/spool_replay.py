@@ -34,7 +34,7 @@ from hermetic.parts.store_faults import FaultUnavailable
 
 if TYPE_CHECKING:
     from hermetic.contract.table_reader import Alert
-    from hermetic.profile.model import SpoolLine
+    from hermetic.profile import SpoolLine
     from hermetic.world.world import World
 
 #: The provider of every alert the scenarios keep in a spool (Hermes' name for the mock's).

@@ -22,7 +22,7 @@ from hermetic.hermes.tempdirs import make_temp_dir
 from hermetic.isolation.netns import GUARD_ONLY
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation, this_process
 from hermetic.plugin_sources import PluginUnderTest, load_plugin
-from hermetic.profile.model import PROMISES, STORE_PROMISE, Profile, find_profile, load_profile
+from hermetic.profile import PROMISES, STORE_PROMISE, Profile, find_profile, load_profile
 
 KEEP_CHOICES = ("on-failure", "always", "never")
 KNOWN_KEYS = (
@@ -106,7 +106,13 @@ class Settings:
             "plugin": self.plugin.describe(),
             "profile": str(self.profile.path) if self.profile.path else None,
             "promises": sorted(promises) if promises is not None else "all",
-            "alerts": self.profile.alerts.channel,
+            "alerts": ", ".join(channel.label for channel in self.profile.channels),
+            # Fields the plugin does not record, by channel: each a known gap, with why.
+            "known_gaps": [
+                f"{channel.label}: {field} not recorded ({reason})"
+                for channel in self.profile.channels
+                for field, reason in channel.not_recorded.items()
+            ],
             "hermes": {
                 "version": self.hermes_version,
                 "path": str(self.hermes),

@@ -26,6 +26,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from hermetic.errors import ConfigError, HarnessError
+from hermetic.hermes.install_steps import Installed
 from hermetic.hermes.plugin_envs import (
     ENTRY_POINT_GROUP,
     build_wheel,
@@ -65,6 +66,9 @@ class PackagePlugin:
     code: Path | None = None
     environment: Path | None = None
     pins_changed: tuple[str, ...] = field(default=())
+    #: What installed it beside Hermes: ``uv``, or ``pip`` when uv could not (and why not).
+    installer: str | None = None
+    uv_failure: str | None = None
     kind: str = KIND
 
     @property
@@ -97,8 +101,9 @@ class PackagePlugin:
             assert self.source is not None
             project = self.source
 
-            def build(scratch: Path, log: Path) -> str:
-                return str(build_wheel(project, scratch, log))
+            def build(scratch: Path, log: Path, python: Path) -> tuple[str, Installed]:
+                wheel, done = build_wheel(project, scratch, log, python, say)
+                return str(wheel), done
 
         requirement = self.requirement if self.form == REQUIREMENT else str(self.source)
         try:
@@ -133,6 +138,8 @@ class PackagePlugin:
             code=Path(code) if code else None,
             environment=env.root,
             pins_changed=env.pins_changed,
+            installer=env.installer,
+            uv_failure=env.uv_failure,
         )
         return prepared, env.hermes
 
@@ -155,6 +162,9 @@ class PackagePlugin:
             "source": where,
             "environment": str(self.environment) if self.environment else None,
             "pins_changed": list(self.pins_changed),
+            # uv, or pip when uv could not install it (uv_failure: uv's last error line).
+            "installer": self.installer,
+            "uv_failure": self.uv_failure,
         }
 
 

@@ -1,9 +1,12 @@
 """A plugin's profile (``hermetic.toml``): what it needs in the sandbox and what it promises.
 
-One declared model (:mod:`.model`) reads and checks a profile; :mod:`.schema` writes its JSON
-Schema (``hermetic/profile.schema.json``, for editors). On the pipeline (runner -> plan -> world
-and parts -> result -> reports) the plan loads the profile once. The names below are
-:mod:`.model`'s, imported on first use.
+:mod:`.model` declares the file's shape and rules (one pydantic model; ``[alerts]`` is built from
+the registered channels), :mod:`.loading` reads a file and turns a refusal into one line,
+:mod:`.checked` is the checked profile a run uses, :mod:`.placeholders` the ``{name}`` values
+may hold, :mod:`.rendering` a profile filled in for one scenario, :mod:`.schema` and
+:mod:`.reference` the JSON Schema and the key reference written from the model. On the pipeline
+(runner -> plan -> world and parts -> result -> reports) the plan loads the profile once. The
+names below are imported on first use.
 """
 
 from __future__ import annotations
@@ -12,13 +15,11 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    "PROFILE_FILENAME": "hermetic.profile.model",
+    "PROFILE_FILENAME": "hermetic.profile.loading",
+    "find_profile": "hermetic.profile.loading",
+    "load_profile": "hermetic.profile.loading",
     "PROMISES": "hermetic.profile.model",
     "STORE_PROMISE": "hermetic.profile.model",
-    "ALERT_CHANNELS": "hermetic.profile.model",
-    "PLACEHOLDERS": "hermetic.profile.model",
-    "CREDENTIAL": "hermetic.profile.model",
-    "CHANNELS": "hermetic.profile.model",
     "PROTECTED_CONFIG": "hermetic.profile.model",
     "KNOWN_CREDENTIAL_VARIABLES": "hermetic.profile.model",
     "SANDBOX_VARIABLES": "hermetic.profile.model",
@@ -29,20 +30,19 @@ _EXPORTS = {
     "Promises": "hermetic.profile.model",
     "Network": "hermetic.profile.model",
     "Requires": "hermetic.profile.model",
-    "Alerts": "hermetic.profile.model",
     "MAX_SPOOL_BYTES": "hermetic.profile.model",
     "SpoolLine": "hermetic.profile.model",
     "Spool": "hermetic.profile.model",
     "BaselineTable": "hermetic.profile.model",
     "ProfileFile": "hermetic.profile.model",
     "SECTIONS": "hermetic.profile.model",
-    "RenderedProfile": "hermetic.profile.model",
-    "BaselineEntry": "hermetic.profile.model",
-    "Profile": "hermetic.profile.model",
-    "find_profile": "hermetic.profile.model",
-    "load_profile": "hermetic.profile.model",
-    "merge_config": "hermetic.profile.model",
-    "write_files": "hermetic.profile.model",
+    "PLACEHOLDERS": "hermetic.profile.placeholders",
+    "CREDENTIAL": "hermetic.profile.placeholders",
+    "Profile": "hermetic.profile.checked",
+    "BaselineEntry": "hermetic.profile.checked",
+    "RenderedProfile": "hermetic.profile.rendering",
+    "merge_config": "hermetic.profile.rendering",
+    "write_files": "hermetic.profile.rendering",
 }
 
 __all__ = list(_EXPORTS)

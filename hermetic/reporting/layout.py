@@ -14,6 +14,8 @@ from hermetic.diagnostics.artefact_names import ALERTS_SEEN as ALERTS_SEEN
 from hermetic.diagnostics.artefact_names import slug
 
 BEHAVE_JSON = "behave.json"
+#: The run's result, every other report's source (hermetic.reporting.result).
+RESULT_JSON = "result.json"
 SUMMARY_JSON = "summary.json"
 HTML_REPORT = "report.html"
 JUNIT_DIR = "junit"
@@ -46,3 +48,14 @@ HTML_MODEL = "html-model.json"
 DURATIONS_JSON = "durations.json"
 #: The workers' own report sets while a parallel run lasts (removed once merged).
 PARALLEL_DIR = ".parallel"
+
+#: report.html's formatter: behave-html-pretty-formatter showing the run's result
+#: (hermetic.reporting.html_page), named by its class so no behave configuration must register it.
+HTML_FORMATTER = "hermetic.reporting.html_page:HtmlPageFormatter"
+#: Its settings: open on the verdict and each feature's description (living documentation),
+#: with the run's totals even when only one feature ran (e.g. --tags=@smoke).
+HTML_SETTINGS = {
+    "title_string": "hermetic — Hermes plugin acceptance",
+    "show_summary": "true",
+    "global_summary": "true",
+}

@@ -10,7 +10,6 @@ starts the behave processes and ends with the closing line; the reports themselv
 __all__ = [
     "acceptance",
     "child_steps",
-    "closing",
     "compatibility",
     "durations",
     "listing",

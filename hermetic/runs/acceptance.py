@@ -3,26 +3,28 @@
 Every run writes, in its reports folder: ``junit/*.xml``, ``behave.json``, ``report.html``,
 ``summary.json``, ``run-info.json``, ``durations.json`` and, per failed scenario,
 ``artefacts/<feature>/<scenario>/``; a parallel run (``jobs`` > 1) or a CI shard also
-``plan.json`` and ``html-model.json``, which ``merge-reports`` needs. The closing line is
-``N passed, N failed`` (CI reads it as pytest's), and a run passes only if behave passed and at
-least one scenario ran. A failure explained by hermetic.known (Hermes' own defect, the plugin's
-baseline) is counted apart (``, 1 known``) and does not fail the run; a stale baseline entry does.
+``plan.json`` and ``html-model.json``, which ``merge-reports`` needs. Every report is a view of
+the run's result (``result.json``, :mod:`hermetic.reporting.result`), written at the end of the
+behave process (or by the merge of a parallel run). The closing line is ``N passed, N failed``
+(CI reads it as pytest's; :mod:`hermetic.reporting.closing`), and a run passes only if behave
+passed and at least one scenario ran. A failure explained by hermetic.known (Hermes' own
+defect, the plugin's baseline) is counted apart (``, 1 known``) and does not fail the run; a
+stale baseline entry does.
 """
 
 from __future__ import annotations
 
-import json
 import shutil
-import time
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermetic.isolation.netns.confinement import prepare
-from hermetic.known.explained import CLOSING_NAMES, EXPLAINED, stale_entries
-from hermetic.reporting import layout, summary
+from hermetic.known.explained import stale_entries
+from hermetic.reporting import layout
+from hermetic.reporting.closing import closing_line
 from hermetic.reporting.report_options import report_arguments
+from hermetic.reporting.result import EXPLAINED, ResultError, RunResult
 from hermetic.runs import durations
 from hermetic.runs.child_steps import INTERRUPTS, run_step, say
 from hermetic.runs.shards import Shard
@@ -30,26 +32,26 @@ from hermetic.runs.shards import Shard
 
 @dataclass
 class Outcome:
-    """How a run ended: behave's exit code, the scenario counts, and what went wrong."""
+    """How a run ended: behave's exit code, the run's result, and what went wrong."""
 
     code: int = 0
-    passed: int = 0
-    failed: int = 0
-    skipped: int = 0
+    result: RunResult | None = None
     problems: list[str] = field(default_factory=list)
-    #: Explained failures by status (hermetic.known): neither passed nor failed.
-    explained: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
-    def closing_line(self) -> str:
-        line = f"{self.passed} passed, {self.failed} failed"
-        for status in EXPLAINED:
-            if self.explained.get(status):
-                line += f", {self.explained[status]} {CLOSING_NAMES[status]}"
-        return line + (f", {self.skipped} skipped" if self.skipped else "")
+    def totals(self) -> dict[str, int]:
+        """Scenarios per status (empty when the run left no result)."""
+        return self.result.totals() if self.result is not None else {}
+
+    @property
+    def passed(self) -> int:
+        return self.totals().get("passed", 0)
+
+    def closing_line(self, extra_failures: int = 0) -> str:
+        return closing_line(self.totals(), extra_failures)
 
 
 def clear_reports(reports: Path) -> None:
@@ -62,6 +64,7 @@ def clear_reports(reports: Path) -> None:
     for name in (
         layout.BEHAVE_JSON,
         layout.HTML_REPORT,
+        layout.RESULT_JSON,
         layout.SUMMARY_JSON,
         layout.RUN_INFO,
         layout.SETUP_ERROR,
@@ -73,56 +76,28 @@ def clear_reports(reports: Path) -> None:
         shutil.rmtree(reports / folder, ignore_errors=True)
 
 
-def scenario_counts(junit_dir: Path) -> tuple[int, int, int]:
-    """(passed, failed, skipped) scenarios from behave's JUnit files.
-
-    A scenario an interrupted run never reached is written as a bare test case with
-    ``status="untested"``: it counts as skipped, not passed. A run that could not start has one
-    errored case (``TESTS-hermetic-setup.xml``): it counts as failed. An explained failure
-    (``status="known"``, ``"hermes-defect"``) is none of the three (:func:`explained_counts`).
-    """
-    passed = failed = skipped = 0
-    for report in sorted(junit_dir.glob("*.xml")):
-        for case in ElementTree.parse(report).getroot().iter("testcase"):
-            if case.get("status") in EXPLAINED:
-                continue
-            if case.find("failure") is not None or case.find("error") is not None:
-                failed += 1
-            elif case.find("skipped") is not None or case.get("status", "passed") != "passed":
-                skipped += 1
-            else:
-                passed += 1
-    return passed, failed, skipped
-
-
-def explained_counts(junit_dir: Path) -> dict[str, int]:
-    """Explained failures (hermetic.known) by status, from the rewritten JUnit cases."""
-    counts: dict[str, int] = {}
-    for report in sorted(junit_dir.glob("*.xml")):
-        for case in ElementTree.parse(report).getroot().iter("testcase"):
-            status = case.get("status")
-            if status in EXPLAINED:
-                counts[status] = counts.get(status, 0) + 1
-    return counts
-
-
 def _count(outcome: Outcome, reports: Path, step: str = "behave") -> None:
-    """Fill in the counts from the run's reports; judge behave's exit status and the baseline.
+    """Read the run's result; judge behave's exit status and the baseline.
 
     behave exits 1 when a scenario failed, explained or not: a run whose every failure is
     explained passes, unless a baseline entry is stale (named, one line each).
     """
-    junit = reports / layout.JUNIT_DIR
-    outcome.passed, outcome.failed, outcome.skipped = scenario_counts(junit)
-    outcome.explained = explained_counts(junit)
-    explained_only = outcome.code == 1 and outcome.failed == 0 and any(outcome.explained.values())
+    try:
+        outcome.result = RunResult.read(reports)
+    except ResultError as exc:
+        say(f"no result of the run: {exc}")
+        # A green run must come with its reports.
+        outcome.problems.append(f"{step} (exit {outcome.code}), no result.json")
+        return
+    result = outcome.result
+    explained_only = (
+        outcome.code == 1
+        and not result.failed
+        and any(s.status in EXPLAINED for s in result.scenarios)
+    )
     if outcome.code != 0 and not explained_only:
         outcome.problems.append(f"{step} (exit {outcome.code})")
-    try:
-        written = json.loads((reports / layout.SUMMARY_JSON).read_text("utf-8"))
-    except (OSError, ValueError):
-        return
-    outcome.problems += stale_entries(written.get("baseline", []))
+    outcome.problems += stale_entries(result.baseline())
 
 
 def run_acceptance(
@@ -148,7 +123,6 @@ def run_acceptance(
     """
     reports.mkdir(parents=True, exist_ok=True)
     clear_reports(reports)
-    started = time.monotonic()
     serial = jobs <= 1 and shard is None
     if serial:
         # Every install first, outside; then behave in a network namespace of its own.
@@ -176,19 +150,10 @@ def run_acceptance(
             )
         )
     outcome = Outcome(code)
-    try:
-        if serial:
-            written = summary.write_summary(reports, wall_seconds=time.monotonic() - started)
-            # Step time, not the whole scenario's as a parallel run records; enough to order.
-            durations.record(
-                reports / layout.DURATIONS_JSON, durations.measured_in_summary(written)
-            )
-        else:
-            json.loads((reports / layout.SUMMARY_JSON).read_text("utf-8"))  # the merge's
-    except (OSError, ValueError) as exc:
-        say(f"summary not written: cannot read {reports / layout.BEHAVE_JSON}: {exc}")
-        outcome.problems.append("no summary.json")  # a green run must come with its reports
     _count(outcome, reports)
+    if serial and outcome.result is not None:
+        # Step time, not the whole scenario's as a parallel run records; enough to order.
+        durations.record(reports / layout.DURATIONS_JSON, durations.measured_in(outcome.result))
     _check_ran(outcome)
     return outcome
 
@@ -220,7 +185,7 @@ def merge_reports(
 
 
 def _check_ran(outcome: Outcome) -> None:
-    if outcome.passed + outcome.failed + sum(outcome.explained.values()) == 0:
+    if outcome.result is not None and not outcome.result.ran_any:
         outcome.problems.append("behave ran no scenario")
     if INTERRUPTS:
         outcome.problems.append("interrupted")

@@ -54,9 +54,18 @@ from typing import IO, Any
 
 from hermetic.hermes.processes import stop_processes_under
 from hermetic.isolation.netns.confinement import Confinement, prepare
-from hermetic.known.explained import Explanation
-from hermetic.reporting import layout, summary
+from hermetic.reporting import layout
+from hermetic.reporting.closing import closing_line
 from hermetic.reporting.report_options import HTML_FORMATTER, report_arguments
+from hermetic.reporting.result import (
+    BROKEN,
+    ERRORED,
+    INTERRUPTED,
+    Missing,
+    ResultError,
+    RunResult,
+    interrupted_message,
+)
 from hermetic.runs import durations, shards
 from hermetic.runs.child_steps import INTERRUPTS
 from hermetic.runs.child_steps import say as run_say
@@ -73,14 +82,6 @@ EXIT_SETUP = 2
 
 
 @dataclass(frozen=True)
-class Missing:
-    """Why a planned scenario has no result: a behave status and one line for the reader."""
-
-    status: str  # "error" (it should have run) or "untested" (the run was stopped first)
-    message: str
-
-
-@dataclass(frozen=True)
 class MergeRequest:
     """What the coordinator asks ``python -m hermetic.reporting.merge --request FILE`` to do:
     merge these worker folders (each standing for its scenarios) into ``dest``."""
@@ -91,6 +92,7 @@ class MergeRequest:
     missing: dict[str, Missing]
     dest: Path
     wall_seconds: float
+    interrupted: str | None = None  # the signal that cancelled the run
 
     def write(self, path: Path) -> None:
         data = {
@@ -100,6 +102,7 @@ class MergeRequest:
             "missing": {loc: [why.status, why.message] for loc, why in self.missing.items()},
             "dest": str(self.dest),
             "wall_seconds": self.wall_seconds,
+            "interrupted": self.interrupted,
         }
         path.write_text(json.dumps(data), "utf-8")
 
@@ -113,6 +116,7 @@ class MergeRequest:
             missing={loc: Missing(*why) for loc, why in data["missing"].items()},
             dest=Path(data["dest"]),
             wall_seconds=float(data["wall_seconds"]),
+            interrupted=data.get("interrupted"),
         )
 
 
@@ -145,7 +149,7 @@ class _Unit:
     seconds: float = 0.0
     # What its worker reported, by location; a scenario missing here has no report.
     statuses: dict[str, str] = field(default_factory=dict)
-    # Step time per scenario (as a serial run measures it), from the worker's behave.json.
+    # Step time per scenario (as a serial run measures it), from the worker's result.
     measured: dict[str, float] = field(default_factory=dict)
     setup_error: str | None = None  # first line of setup-error.txt: the worker never started
 
@@ -349,6 +353,7 @@ def run_parallel(
                 missing=missing,
                 dest=reports,
                 wall_seconds=time.monotonic() - started,
+                interrupted=cancel.reason() or None,
             ),
             work,
             options,
@@ -375,17 +380,22 @@ def run_parallel(
     _remove_if_empty(sandboxes)
     if code != 0:
         return code
-    totals = json.loads((reports / layout.SUMMARY_JSON).read_text("utf-8"))["totals"]
+    try:
+        result = RunResult.read(reports)
+    except ResultError as exc:
+        say(f"the merged reports have no result: {exc}")
+        return 1
+    totals = result.totals()
     say(
         f"{totals['scenarios']} scenarios in {time.monotonic() - started:.1f} s on {jobs} "
-        "workers: " + ", ".join(f"{totals[name]} {name}" for name in summary.VERDICTS)
+        f"workers: {closing_line(totals)}"
     )
     if cancel.signals:
         return 128 + cancel.signals[0]
     if setup_errors:
         return EXIT_SETUP
-    # As behave's own exit code: skipped scenarios (a promise not claimed) fail nothing.
-    return 1 if totals["failed"] or totals["errored"] else 0
+    # As behave's own exit code: scenarios not run (a promise not claimed) fail nothing.
+    return 1 if result.failed else 0
 
 
 def _merge(request: MergeRequest, work: Path, options: Options, say: Callable[[str], None]) -> int:
@@ -452,9 +462,9 @@ def _dispatch(
                 say(f"the run could not start: {setup_error}")
     for scenario in [*queue.retry, *queue.pending]:
         if setup_error is not None:
-            why = Missing("error", f"not run: the run could not start ({setup_error})")
+            why = Missing(ERRORED, f"not run: the run could not start ({setup_error})")
         else:
-            why = Missing("untested", f"not run: the run was interrupted ({cancel.reason()}) first")
+            why = Missing(INTERRUPTED, interrupted_message(cancel.reason() or None))
         missing[scenario.location] = why
     return missing
 
@@ -524,7 +534,7 @@ def _finish(
         unit.setup_error = (text.splitlines() or ["setup error"])[0]
         for location in unit.locations:
             missing[location] = Missing(
-                "error", f"not run: the run could not start ({unit.setup_error})"
+                ERRORED, f"not run: the run could not start ({unit.setup_error})"
             )
         _remove_if_empty(unit.sandbox_root)
         return
@@ -549,24 +559,20 @@ def _finish(
                 continue  # it runs again
             if cancel.signals:
                 why = Missing(
-                    "untested", f"not finished: the run was interrupted ({cancel.reason()})"
+                    INTERRUPTED,
+                    f"not finished: the run was interrupted ({cancel.reason()})",
                 )
             else:
                 exit_text = _describe_exit(unit.process.returncode)
                 why = Missing(
-                    "error", f"worker died: its behave process {exit_text} before reporting"
+                    ERRORED, f"worker died: its behave process {exit_text} before reporting"
                 )
             _save_death_artefacts(unit, scenario, why.message)
             missing[scenario.location] = why
-            verdict = "errored" if why.status == "error" else "skipped"
+            verdict = why.status
         else:
-            verdict = summary.verdict(status)
-            if verdict in ("failed", "errored"):
-                # Hermes' defect or the plugin's baseline may explain it (hermetic.known).
-                folder = layout.artefact_dir(unit.folder, scenario.feature_file, scenario.name)
-                explanation = Explanation.read(folder)
-                verdict = explanation.status if explanation is not None else verdict
-        failed = failed or verdict in ("failed", "errored")
+            verdict = status  # the model's: explained failures are already known / defects
+        failed = failed or verdict in BROKEN
         seconds = unit.measured.get(scenario.key, unit.seconds)
         queue.finished += 1
         progress = f"{queue.finished}/{queue.total}"
@@ -583,25 +589,19 @@ def _finish(
 
 
 def _read_results(unit: _Unit) -> None:
-    """Each scenario's status and step time in the worker's behave.json (none if it left no
-    report: killed before behave wrote it, or mid-write)."""
+    """Each scenario's status and step time in the worker's result (none if it left no
+    result: killed before behave ended, or mid-write)."""
     try:
-        features = json.loads((unit.folder / layout.BEHAVE_JSON).read_text("utf-8"))
-    except (OSError, ValueError):
+        result = RunResult.read(unit.folder)
+    except ResultError:
         return
-    results = summary.scenario_results(features)
+    found = {scenario.location: scenario for scenario in result.scenarios}
     for scenario in unit.scenarios:
-        element = results.get(scenario.location)
-        if element is None:
+        recorded = found.get(scenario.location)
+        if recorded is None:
             continue
-        unit.statuses[scenario.location] = element["status"]
-        unit.measured[scenario.key] = round(
-            sum(
-                float(step.get("result", {}).get("duration") or 0)
-                for step in element.get("steps", [])
-            ),
-            3,
-        )
+        unit.statuses[scenario.location] = recorded.status
+        unit.measured[scenario.key] = round(recorded.duration_seconds, 3)
 
 
 def _owners(units: Sequence[_Unit]) -> list[tuple[str, list[str]]]:

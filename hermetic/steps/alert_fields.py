@@ -10,32 +10,32 @@ from behave import then
 
 from hermetic.channels.own_fields import id_findings, timing_findings
 from hermetic.mock.payloads import holding_problems
-from hermetic.parts.alert_channel import AlertChannel
-
-
-def _alerts_for(world, model):
-    channel = world.use(AlertChannel)
-    alerts = channel.alerts_for(model)
-    world.check(alerts, f"{channel.absence()}\nexpected an alert for {model!r}")
-    return alerts
+from hermetic.parts.alert_channel import AlertChannels
 
 
 @then('the plugin\'s alert for "{model}" holds')
 def step_alert_holds(context, model):
-    """An alert for the model whose fields hold the texts of the table (field, holds)."""
-    world = context.world
+    """Each channel has an alert for the model whose fields hold the texts of the table
+    (field, holds)."""
     expected = {row["field"]: row["holds"] for row in context.table}
-    alerts = _alerts_for(world, model)
-    problems = [holding_problems(alert.seen, expected) for alert in alerts]
-    world.check(
-        any(not found for found in problems),
-        f"expected an alert for {model!r} whose fields hold "
-        + ", ".join(f"{name}={text!r}" for name, text in expected.items())
-        + "; "
-        + "; ".join(", ".join(found) for found in problems)
-        + ":\n"
-        + "\n".join(alert.seen_as() for alert in alerts),
-    )
+
+    def judge(channel):
+        alerts = channel.alerts_for(model)
+        if not alerts:
+            return f"{channel.absence()}\nexpected an alert for {model!r}"
+        problems = [holding_problems(alert.seen, expected) for alert in alerts]
+        if any(not found for found in problems):
+            return None
+        return (
+            f"expected an alert for {model!r} whose fields hold "
+            + ", ".join(f"{name}={text!r}" for name, text in expected.items())
+            + "; "
+            + "; ".join(", ".join(found) for found in problems)
+            + ":\n"
+            + "\n".join(alert.seen_as() for alert in alerts)
+        )
+
+    context.world.use(AlertChannels).judge(judge)
 
 
 @then('the plugin\'s alert for "{model}" times the failed call from "{starts}" to "{ends}"')
@@ -43,33 +43,44 @@ def step_alert_times(context, model, starts, ends):
     """Every alert for the model starts and ends (ISO 8601, with offset) around a request the
     provider received for it: the failed call's own times, in order."""
     world = context.world
-    alerts = _alerts_for(world, model)
     received = [datetime.fromisoformat(entry.time) for entry in world.provider.chat_requests(model)]
-    found = [
-        finding
-        for alert in alerts
-        for finding in timing_findings(alert.seen, starts, ends, received)
-    ]
-    world.check(
-        not found,
-        f"the alert for {model!r} does not time the failed call: "
-        + "; ".join(found)
-        + ":\n"
-        + "\n".join(alert.seen_as() for alert in alerts),
-    )
+
+    def judge(channel):
+        alerts = channel.alerts_for(model)
+        if not alerts:
+            return f"{channel.absence()}\nexpected an alert for {model!r}"
+        found = [
+            finding
+            for alert in alerts
+            for finding in timing_findings(alert.seen, starts, ends, received)
+        ]
+        if not found:
+            return None
+        return (
+            f"the alert for {model!r} does not time the failed call: "
+            + "; ".join(found)
+            + ":\n"
+            + "\n".join(alert.seen_as() for alert in alerts)
+        )
+
+    world.use(AlertChannels).judge(judge)
 
 
 @then('every alert of the plugin carries an id of its own in "{field}"')
 def step_alert_ids(context, field):
-    """Each alert the channel holds has an id in the field, and no id repeats."""
-    world = context.world
-    channel = world.use(AlertChannel)
-    alerts = channel.alerts()
-    world.check(alerts, f"{channel.absence()}\nexpected alerts carrying ids in {field!r}")
-    found = id_findings(field, [alert.seen for alert in alerts])
-    world.check(
-        not found,
-        "; ".join(found)
-        + ": a backend keeps an alert under its id\n"
-        + "\n".join(alert.seen_as() for alert in alerts),
-    )
+    """Each alert every channel holds has an id in the field, and no id repeats."""
+
+    def judge(channel):
+        alerts = channel.alerts()
+        if not alerts:
+            return f"{channel.absence()}\nexpected alerts carrying ids in {field!r}"
+        found = id_findings(field, [alert.seen for alert in alerts])
+        if not found:
+            return None
+        return (
+            "; ".join(found)
+            + ": a backend keeps an alert under its id\n"
+            + "\n".join(alert.seen_as() for alert in alerts)
+        )
+
+    context.world.use(AlertChannels).judge(judge)

@@ -10,12 +10,19 @@ import re
 from behave import then
 
 from hermetic.contract.shared_schema import schema_problems
-from hermetic.parts.alert_channel import AlertChannel
+from hermetic.parts.alert_channel import AlertChannels
 from hermetic.parts.alert_records import AlertRecords
 
 # A Python mapping printed whole (``{'type': ..., 'message': ...}``): Hermes passes the hook its
 # error as such a mapping, and the message is the mapping's "message", not the mapping.
 _PRINTED_MAPPING = re.compile(r"\s*\{\s*'[^']*'\s*:")
+# How a finding names each field an alert may not record.
+_FIELD_WORDS = {
+    "provider": "provider",
+    "status": "HTTP status",
+    "message": "message",
+    "reason": "reason",
+}
 
 
 def _describe(alerts):
@@ -28,95 +35,137 @@ def _headline(*findings):
     return f"{found}\n" if found else ""
 
 
+def _stale(view, alerts, field):
+    """The finding when the profile waives ``field`` but an alert records it (else None)."""
+    reason = view.settings.waived(field)
+    recorded = [alert for alert in alerts if getattr(alert, field) not in (None, "")]
+    if reason is None or not recorded:
+        return None
+    value = getattr(recorded[0], field)
+    return (
+        f"the alert for {recorded[0].model!r} records the {_FIELD_WORDS[field]} ({value!r}), "
+        f"which the profile says the plugin does not (alerts.not_recorded.{field}: {reason!r}): "
+        "the waiver is stale; remove it\nfound:\n" + _describe(alerts)
+    )
+
+
 @then("exactly one model-unavailable alert is recorded")
 def step_exactly_one_alert(context):
-    """The channel holds exactly one alert."""
-    world = context.world
-    channel = world.use(AlertChannel)
-    alerts = channel.alerts()
-    world.check(
-        len(alerts) == 1,
-        _headline(not alerts and channel.absence())
-        + f"expected exactly 1 alert in the {channel.name} channel, found {len(alerts)}:\n"
-        + _describe(alerts),
-    )
+    """Each channel holds exactly one alert."""
+
+    def judge(channel):
+        alerts = channel.alerts()
+        if len(alerts) == 1:
+            return None
+        return (
+            _headline(not alerts and channel.absence())
+            + f"expected exactly 1 alert in the {channel.label} channel, found {len(alerts)}:\n"
+            + _describe(alerts)
+        )
+
+    context.world.use(AlertChannels).judge(judge)
 
 
 @then("no model-unavailable alert is recorded")
 def step_no_alert(context):
-    """The channel holds no alert (an absent table or no span at all counts as none)."""
-    world = context.world
-    alerts = world.use(AlertChannel).alerts()
-    world.check(not alerts, f"expected no alert, found {len(alerts)}:\n" + _describe(alerts))
+    """No channel holds an alert (an absent table or no span at all counts as none)."""
+
+    def judge(channel):
+        alerts = channel.alerts()
+        return f"expected no alert, found {len(alerts)}:\n" + _describe(alerts) if alerts else None
+
+    context.world.use(AlertChannels).judge(judge)
 
 
 @then("{count:d} model-unavailable alerts are recorded, each seen once")
 def step_many_alerts(context, count):
-    """That many alerts, one per model and provider (on a store: each with occurrences 1)."""
-    world = context.world
-    alerts = world.use(AlertChannel).alerts()
-    world.check(
-        len(alerts) == count
-        and len({(alert.model, alert.provider) for alert in alerts}) == count
-        and all(alert.occurrences in (None, 1) for alert in alerts),
-        f"expected {count} alerts seen once each, found:\n" + _describe(alerts),
-    )
+    """That many alerts in each channel, one per model and provider (on a store: each with
+    occurrences 1)."""
+
+    def judge(channel):
+        alerts = channel.alerts()
+        if (
+            len(alerts) == count
+            and len({(alert.model, alert.provider) for alert in alerts}) == count
+            and all(alert.occurrences in (None, 1) for alert in alerts)
+        ):
+            return None
+        return f"expected {count} alerts seen once each, found:\n" + _describe(alerts)
+
+    context.world.use(AlertChannels).judge(judge)
 
 
 @then('the alert names the model "{model}" from provider "{provider}" with error code {code:d}')
 def step_alert_fields(context, model, provider, code):
-    """The alert for the model names the provider and the HTTP status Hermes reported (and the
-    failed job's run, where the profile says where its alerts name it: ``[alerts] run``)."""
+    """Each channel's alert for the model names the provider and the HTTP status Hermes
+    reported (and the failed job's run, where the profile says where its alerts name it:
+    ``[alerts] run``); a field the profile says the plugin does not record is not checked,
+    and fails as stale once the plugin records it."""
     world = context.world
-    channel = world.use(AlertChannel)
-    alerts = channel.alerts_for(model)
-    world.check(
-        alerts,
-        _headline(not channel.alerts() and channel.absence())
-        + f"expected an alert for {model!r}, found:\n"
-        + _describe(channel.alerts()),
-    )
-    if not any(alert.provider == provider and alert.status == code for alert in alerts):
-        lacking = [alert.lacks(field) for alert in alerts for field in ("provider", "status")]
-        world.check(
-            False,
-            _headline(*lacking)
-            + f"expected provider={provider!r} status={code}, found:\n"
-            + _describe(alerts),
-        )
-    if world.settings.profile.alerts.run is not None:
-        jobs = world.scheduler.job_ids.values()
-        misnamed = [found for alert in alerts if (found := alert.misnames_run(jobs))]
-        world.check(not misnamed, _headline(*misnamed) + "found:\n" + _describe(alerts))
+
+    def judge(channel):
+        alerts = channel.alerts_for(model)
+        if not alerts:
+            return (
+                _headline(not channel.alerts() and channel.absence())
+                + f"expected an alert for {model!r}, found:\n"
+                + _describe(channel.alerts())
+            )
+        checked = [f for f in ("provider", "status") if channel.settings.waived(f) is None]
+        wanted = {"provider": provider, "status": code}
+        if not any(all(getattr(alert, f) == wanted[f] for f in checked) for alert in alerts):
+            lacking = [alert.lacks(field) for alert in alerts for field in checked]
+            shown = " ".join(f"{f}={wanted[f]!r}" for f in checked)
+            return _headline(*lacking) + f"expected {shown}, found:\n" + _describe(alerts)
+        stale = [_stale(channel, alerts, field) for field in ("provider", "status")]
+        if any(stale):
+            return next(finding for finding in stale if finding)
+        if channel.settings.reads_run:
+            jobs = world.scheduler.job_ids.values()
+            misnamed = [found for alert in alerts if (found := alert.misnames_run(jobs))]
+            if misnamed:
+                return _headline(*misnamed) + "found:\n" + _describe(alerts)
+        return None
+
+    world.use(AlertChannels).judge(judge)
 
 
 @then('the alert recorded for "{model}" is "{recorded}" with error code "{code}"')
 def step_alert_decision(context, model, recorded, code):
-    """yes: one alert for the model with the code; no: none at all. On a store, the capture
-    line in the telemetry log too (the alert-store promise)."""
+    """yes: one alert for the model with the code in each channel; no: none at all. On a
+    store, the capture line in the telemetry log too (the alert-store promise)."""
     world = context.world
-    alerts = world.use(AlertChannel).alerts()
-    store = world.settings.profile.keeps("alert-store")
-    lines = world.use(AlertRecords).captures() if store else []
+    if recorded not in ("yes", "no") or (recorded == "yes" and not code.isdigit()):
+        raise ValueError(
+            f"alert recorded must be yes/no and error code a number: {recorded!r}, {code!r}"
+        )
+
+    def judge(channel):
+        alerts = channel.alerts()
+        if recorded == "no":
+            return "expected no alert, found:\n" + _describe(alerts) if alerts else None
+        mine = [alert for alert in alerts if alert.model == model]
+        if channel.settings.waived("status") is not None:
+            if len(mine) == 1:
+                return _stale(channel, mine, "status")
+            return f"expected one alert for {model!r}, found:\n" + _describe(alerts)
+        if len(mine) == 1 and mine[0].status == int(code):
+            return None
+        return (
+            _headline(*(alert.lacks("status") for alert in mine))
+            + f"expected one alert for {model!r} with error code {code}, found:\n"
+            + _describe(alerts)
+        )
+
+    world.use(AlertChannels).judge(judge)
+    if not world.settings.profile.keeps("alert-store"):
+        return
+    lines = world.use(AlertRecords).captures()
     if recorded == "no":
-        world.check(not alerts, "expected no alert, found:\n" + _describe(alerts))
         world.check(
             not lines,
             "expected no capture line, found:\n" + "\n".join(f"  {c.line}" for c in lines),
         )
-        return
-    if recorded != "yes" or not code.isdigit():
-        raise ValueError(
-            f"alert recorded must be yes/no and error code a number: {recorded!r}, {code!r}"
-        )
-    mine = [alert for alert in alerts if alert.model == model]
-    world.check(
-        len(mine) == 1 and mine[0].status == int(code),
-        _headline(*(alert.lacks("status") for alert in mine))
-        + f"expected one alert for {model!r} with error code {code}, found:\n"
-        + _describe(alerts),
-    )
-    if not store:
         return
     world.check(
         any(line.model == model and line.code == int(code) for line in lines),
@@ -127,40 +176,55 @@ def step_alert_decision(context, model, recorded, code):
 
 @then('the alert for "{model}" carries the provider\'s message')
 def step_alert_message(context, model):
-    """The alert's message contains what the provider said about the model, as text (not the
-    mapping Hermes hands the hook it in)."""
+    """Each channel's alert for the model contains what the provider said about the model, as
+    text (not the mapping Hermes hands the hook it in); unless the profile says the plugin
+    does not record the message (then it must not)."""
     world = context.world
     expected = world.provider.error_message(model)
-    channel = world.use(AlertChannel)
-    alerts = channel.alerts_for(model)
-    world.check(alerts, _headline(channel.absence()) + f"expected an alert for {model!r}")
-    stored = alerts[0].message or ""
-    world.check(
-        expected in stored,
-        _headline(alerts[0].lacks("message"))
-        + f"expected the alert's message to contain the provider's message {expected!r}, "
-        f"found {stored!r}",
-    )
-    world.check(
-        not _PRINTED_MAPPING.match(stored),
-        "expected the provider's message as text, found Hermes' whole error mapping printed "
-        f"(the hook's error argument, not its message): {stored!r}",
-    )
+
+    def judge(channel):
+        alerts = channel.alerts_for(model)
+        if not alerts:
+            return _headline(channel.absence()) + f"expected an alert for {model!r}"
+        if channel.settings.waived("message") is not None:
+            return _stale(channel, alerts, "message")
+        stored = alerts[0].message or ""
+        if expected not in stored:
+            return (
+                _headline(alerts[0].lacks("message"))
+                + f"expected the alert's message to contain the provider's message "
+                f"{expected!r}, found {stored!r}"
+            )
+        if _PRINTED_MAPPING.match(stored):
+            return (
+                "expected the provider's message as text, found Hermes' whole error mapping "
+                f"printed (the hook's error argument, not its message): {stored!r}"
+            )
+        return None
+
+    world.use(AlertChannels).judge(judge)
 
 
 @then('the alert for "{model}" gives Hermes\' reason "{reason}"')
 def step_alert_reason(context, model, reason):
     """Every alert for the model carries Hermes' classification of the failure as its reason
-    (its ``reason`` argument: ``model_not_found``), what an operator groups failures by."""
-    world = context.world
-    channel = world.use(AlertChannel)
-    alerts = channel.alerts_for(model)
-    world.check(alerts, _headline(channel.absence()) + f"expected an alert for {model!r}")
-    world.check(
-        all(alert.reason == reason for alert in alerts),
-        f"expected every alert for {model!r} to give Hermes' reason {reason!r}, found:\n"
-        + _describe(alerts),
-    )
+    (its ``reason`` argument: ``model_not_found``), what an operator groups failures by;
+    unless the profile says the plugin does not record it (then it must not)."""
+
+    def judge(channel):
+        alerts = channel.alerts_for(model)
+        if not alerts:
+            return _headline(channel.absence()) + f"expected an alert for {model!r}"
+        if channel.settings.waived("reason") is not None:
+            return _stale(channel, alerts, "reason")
+        if all(alert.reason == reason for alert in alerts):
+            return None
+        return (
+            f"expected every alert for {model!r} to give Hermes' reason {reason!r}, found:\n"
+            + _describe(alerts)
+        )
+
+    context.world.use(AlertChannels).judge(judge)
 
 
 @then('the alert for "{model}" has been seen {count:d} times')

@@ -6,7 +6,7 @@ from behave import given, then
 
 from hermetic.mock.collector import SENDING
 from hermetic.mock.payloads import holding_problems
-from hermetic.parts.alert_channel import AlertChannel
+from hermetic.parts.alert_channel import AlertChannels, ChannelUnreadable
 
 
 @given("the plugin's backend is down")
@@ -29,11 +29,20 @@ def step_backend_stalls(context):
     world.collector.stall_first_batch(until=world.scheduler.every_job_runs())
 
 
+def _after_exit(world):
+    """Once every hermes process of the sandbox has exited (what a plugin sends at exit has
+    been sent); fails naming the ones still running."""
+    try:
+        world.use(AlertChannels).wait_for_exit()
+    except ChannelUnreadable as exc:
+        world.check(False, str(exc))
+
+
 @then("the plugin sent nothing to its backend")
 def step_backend_sent_nothing(context):
     """Once the plugin's processes exited, the collector received no request delivering a body."""
     world = context.world
-    world.use(AlertChannel).wait_for_exit()
+    _after_exit(world)
     sent = [entry for entry in world.collector.requests() if entry.method in SENDING]
     world.check(
         not sent,
@@ -46,7 +55,7 @@ def step_backend_sent_nothing(context):
 def step_backend_never_called(context):
     """Once the plugin's processes exited, the collector had received no request at all."""
     world = context.world
-    world.use(AlertChannel).wait_for_exit()
+    _after_exit(world)
     world.check(
         not world.collector.requests(),
         "expected the plugin never to call its backend:\n" + world.collector.describe(),
@@ -59,8 +68,17 @@ def step_batches_hold(context):
     holds), and there is at least one."""
     world = context.world
     expected = {row["field"]: row["holds"] for row in context.table}
-    channel = world.use(AlertChannel)
-    batches = channel.batches()
+    views = [view for view in world.use(AlertChannels).views if view.batches() is not None]
+    world.check(
+        views,
+        "no channel of the profile keeps batches: only a plugin posting to a REST path or "
+        'writing JSON to a file sends them ([alerts] channel = "http" or "file")',
+    )
+    channel = views[0]
+    try:
+        batches = channel.batches()
+    except ChannelUnreadable as exc:
+        world.check(False, str(exc))
     world.check(batches, f"{channel.absence()}\nexpected at least one batch")
     problems = [found for batch in batches if (found := holding_problems(batch, expected))]
     world.check(

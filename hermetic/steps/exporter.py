@@ -4,7 +4,7 @@
 
 from behave import given
 
-from hermetic.exporter_setup import leave_out, traces_endpoint_only
+from hermetic.channels.otlp_exporter_env import leave_out, traces_endpoint_only
 
 
 @given('the plugin is set up without "{variable}"')

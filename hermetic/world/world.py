@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from hermetic.diagnostics.evidence import Evidence, failure_report
+from hermetic.hermes.cleanup import mark_kept
 from hermetic.hermes.commands import CommandResult, HermesCommands
 from hermetic.hermes.config import HermesConfig
 from hermetic.hermes.cron_jobs import JobsFile
@@ -31,7 +32,7 @@ from hermetic.isolation import stand_in
 from hermetic.isolation.checks import RunChecks
 from hermetic.mock import Collector, HttpSink, MockProvider
 from hermetic.plan.settings import Settings
-from hermetic.profile.model import RenderedProfile
+from hermetic.profile import RenderedProfile
 from hermetic.world.providers import Providers
 
 #: Lines of Hermes' own log in the artefacts (the report shows fewer).
@@ -220,6 +221,9 @@ def build_world(
         def leave_sandbox() -> None:
             policy = settings.keep_sandbox
             if policy == "always" or (policy == "on-failure" and keep()):
+                # The mark tells `hermetic clean` this sandbox is done with (a live one has none).
+                why = "its scenario failed" if policy == "on-failure" else "-D keep_sandbox=always"
+                mark_kept(sandbox.root, why)
                 if on_kept is not None:
                     on_kept(sandbox.root)
             else:
@@ -234,10 +238,13 @@ def build_world(
             stack.callback(stand_in.retire, credential)
         # Entered before the world's own cleanups, so it collects until every hermes process
         # of the scenario has been stopped (a plugin's exit flush included).
-        collector = stack.enter_context(Collector()) if profile.uses_collector else None
+        collector = None
+        if profile.uses_collector:
+            collector = stack.enter_context(Collector(grpc=profile.uses_grpc))
         rendered = profile.render(
             sink_url=sink.url if sink else None,
             collector_url=collector.url if collector else None,
+            collector_grpc_url=collector.grpc_url if collector and profile.uses_grpc else None,
             credential=credential,
         )
         # The profile's files exist before the first hermes command, and its variables reach

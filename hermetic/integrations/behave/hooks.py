@@ -35,7 +35,7 @@ from hermetic.known.settle import settle
 from hermetic.mutation import coverage
 from hermetic.plan.settings import Settings
 from hermetic.plugin_sources import kind_skip_reason
-from hermetic.reporting import figures
+from hermetic.reporting import figures, recorder
 from hermetic.reporting.artefacts import (
     prepare_html_report,
     record_failure,
@@ -44,7 +44,7 @@ from hermetic.reporting.artefacts import (
     warn,
 )
 from hermetic.reporting.layout import RUN_INFO
-from hermetic.reporting.summary import PROMISE_TAG
+from hermetic.reporting.result import NOT_CLAIMED, PROMISE_TAG, SKIPPED
 from hermetic.world.world import World, build_world
 
 __all__ = ["before_all", "before_scenario", "after_step", "after_scenario"]
@@ -63,13 +63,16 @@ class _Interruption:
     running; it is only acknowledged. A third means "stop now": the default action, no cleanup.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, config: Any = None) -> None:
         self.count = 0
+        self.config = config
 
     def __call__(self, signum: int, frame: object) -> None:
         self.count += 1
         name = signal.Signals(signum).name
         if self.count == 1:
+            # Every report says which signal stopped the run (hermetic.reporting.recorder).
+            recorder.note_interrupt(self.config, name)
             raise KeyboardInterrupt(f"{name}: run interrupted")
         if self.count == 2:
             warn(f"{name} again: still cleaning up (hermes processes, mocks, sandboxes)")
@@ -80,10 +83,12 @@ class _Interruption:
 
 
 def before_all(context: Any) -> None:
-    interruption = _Interruption()
+    interruption = _Interruption(context.config)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, interruption)
     formatters = internals.runner_formatters(context)
+    # The run's result is built from behave's own objects, once, and every report from it.
+    results = recorder.install(context.config, reports_dir(context.config, formatters))
     try:
         # Before anything reaches into behave's private parts: one line if they may differ.
         internals.check_versions()
@@ -96,6 +101,7 @@ def before_all(context: Any) -> None:
         # One clear line, not a traceback from inside behave; and an error in JUnit and
         # summary.json, so that no dashboard reads a run that never started as green.
         warn(str(exc))
+        recorder.note_setup_error(context.config, str(exc))
         record_setup_error(context.config, formatters, str(exc))
         raise SystemExit(2) from None
     about = context.settings.describe()
@@ -104,7 +110,8 @@ def before_all(context: Any) -> None:
     )
     if about["isolation_reason"] == NOT_STARTED_BY_RUNNER:
         warn(f"isolation: {about['isolation']} ({NOT_STARTED_BY_RUNNER})")
-    prepare_html_report(formatters, about)
+    results.set_settings(about)
+    prepare_html_report(formatters)
     reports = reports_dir(context.config, formatters)
     if reports is not None:
         reports.mkdir(parents=True, exist_ok=True)
@@ -161,15 +168,18 @@ def release_skip_reason(scenario: Scenario, settings: Settings) -> str | None:
 
 
 def before_scenario(context: Any, scenario: Scenario) -> None:
+    unclaimed = promise_skip_reason(scenario, context.settings)
+    if unclaimed is not None:
+        recorder.not_run(context.config, scenario, NOT_CLAIMED, unclaimed)
+        return
     reason = (
-        promise_skip_reason(scenario, context.settings)
-        or release_skip_reason(scenario, context.settings)
+        release_skip_reason(scenario, context.settings)
         or kind_skip_reason(scenario.effective_tags, context.settings.plugin)
         # Tries beyond loopback for real: only where the kernel refuses it.
         or context.settings.isolation.skip_reason(list(scenario.effective_tags))
     )
     if reason is not None:
-        scenario.skip(reason)
+        recorder.not_run(context.config, scenario, SKIPPED, reason)
         return
     if context.settings.figures is not None:
         # Registered first, so it runs last: after every other cleanup has had its chance.

@@ -1,0 +1,118 @@
+"""Environment folders that are either complete or absent: nothing half-built is ever reused.
+
+An environment is made in a new folder beside its final place (``NAME.partial-XXXX``) and renamed
+into place only when it is complete, its stamp written; a failed or interrupted install removes
+that folder (or, after a hard kill, the next install under the same lock does), so a later run
+never finds a broken environment where a complete one should be. The install's log is written
+beside it (``NAME.install.log``, the last attempt's), where every message about it points.
+
+A virtual environment names its own path in a few files (its ``bin/`` scripts' ``#!`` lines,
+``pyvenv.cfg``): those are rewritten to the final path, as new files, before the rename. Python
+corrects the source paths recorded in compiled modules (``co_filename``) when it loads them.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+#: How the folder an environment is being made in is named: ``NAME.partial-XXXX``.
+PARTIAL = ".partial-"
+LOCK_SUFFIX = ".lock"
+LOG_SUFFIX = ".install.log"
+
+
+def lock_path(final: Path) -> Path:
+    return final.with_name(final.name + LOCK_SUFFIX)
+
+
+def install_log(final: Path) -> Path:
+    """The log of the last install of ``final``, beside it."""
+    return final.with_name(final.name + LOG_SUFFIX)
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (created if missing), released on exit."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def leftovers(final: Path) -> list[Path]:
+    """Folders an interrupted install of ``final`` left behind."""
+    if not final.parent.is_dir():
+        return []
+    return sorted(final.parent.glob(f"{_glob_escape(final.name)}{PARTIAL}*"))
+
+
+@contextmanager
+def building(final: Path) -> Iterator[Path]:
+    """A new, empty folder beside ``final`` to make the environment in: renamed to ``final``
+    when the block completes (replacing whatever was there), removed when it raises or is
+    interrupted. Hold ``final``'s lock (:func:`lock_path`) around it."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    for folder in leftovers(final):
+        shutil.rmtree(folder, ignore_errors=True)
+    install_log(final).unlink(missing_ok=True)
+    partial = Path(tempfile.mkdtemp(prefix=final.name + PARTIAL, dir=final.parent))
+    try:
+        yield partial
+        rewrite_paths(partial, partial, final, names=True)
+        if final.is_symlink() or final.is_file():
+            final.unlink()
+        elif final.exists():
+            shutil.rmtree(final)  # an environment made before this rule, never completed
+        os.rename(partial, final)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+
+
+def rewrite_paths(env: Path, old: Path, new: Path, names: bool = False) -> None:
+    """The files of the virtual environment ``env`` that name ``old`` (its ``bin/`` scripts,
+    ``pyvenv.cfg``) made to name ``new``, each as a new file: never written through, since it
+    may be a hard link into another environment. With ``names``, ``old``'s bare name too (the
+    prompt of the ``activate`` scripts)."""
+    replacements = [(str(old).encode(), str(new).encode())]
+    if names:
+        replacements.append((old.name.encode(), new.name.encode()))
+    bin_dir = env / "bin"
+    candidates = [env / "pyvenv.cfg", *(bin_dir.iterdir() if bin_dir.is_dir() else ())]
+    for path in candidates:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 1_000_000:
+            continue
+        content = original = path.read_bytes()
+        for before, after in replacements:
+            content = content.replace(before, after)
+        if content != original:
+            fresh = path.with_name(path.name + ".hermetic-new")
+            fresh.write_bytes(content)
+            shutil.copymode(path, fresh)
+            os.replace(fresh, path)
+
+
+def touch_used(stamp: Path, every: float = 3600.0) -> None:
+    """Record that the environment of ``stamp`` was used now (its modification time), at most
+    once per ``every`` seconds: ``hermetic clean`` lists environments unused for long."""
+    try:
+        if time.time() - stamp.stat().st_mtime > every:
+            os.utime(stamp)
+    except OSError:
+        pass  # a read-only shared folder: its environments just look older
+
+
+def _glob_escape(name: str) -> str:
+    return "".join(f"[{char}]" if char in "*?[" else char for char in name)
