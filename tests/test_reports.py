@@ -147,7 +147,7 @@ EXPECTED = {
 # What the page calls each scenario (its title says what its colour does not).
 SHOWN = {
     **{name.strip(): html for name, (_, html) in EXPECTED.items()},
-    "[Not claimed] A promise the profile does not make": "untested",
+    "[Not claimed] A promise the profile does not make": "skipped",
 }
 del SHOWN["A promise the profile does not make"]
 
@@ -166,29 +166,27 @@ def _html_formatter_class() -> str:
     return config["tool"]["behave"]["formatters"]["html-pretty"]
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
-    project = tmp_path_factory.mktemp("demo")
+def run_project(
+    project: Path, name: str, feature: str, steps: str, environment: str, *options: str
+) -> subprocess.CompletedProcess[str]:
+    """A behave project of one feature (``features/<name>.feature``) with the suite's report
+    options, run by behave."""
     (project / "features" / "steps").mkdir(parents=True)
-    (project / "features" / "reports.feature").write_text(FEATURE)
-    (project / "features" / "steps" / "demo_steps.py").write_text(STEPS)
-    (project / "features" / "environment.py").write_text(ENVIRONMENT)
+    (project / "features" / f"{name}.feature").write_text(feature)
+    (project / "features" / "steps" / "demo_steps.py").write_text(steps)
+    (project / "features" / "environment.py").write_text(environment)
     (project / "pyproject.toml").write_text(
         f'[tool.behave.formatters]\n"html-pretty" = "{_html_formatter_class()}"\n'
     )
     reports = project / "reports"
-    result = subprocess.run(
+    return subprocess.run(
         [
             str(BEHAVE),
-            "--no-skipped",
-            "--format=pretty",
-            "--outfile=-",
+            *options,
             "--format=json",
             f"--outfile={reports / 'behave.json'}",
             "--format=html-pretty",
             f"--outfile={reports / 'report.html'}",
-            "-D",
-            "behave.formatter.html-pretty.show_summary=true",
         ],
         cwd=project,
         env=dict(os.environ, PYTHONPATH=str(REPO)),
@@ -196,7 +194,24 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
         text=True,
         timeout=120,
     )
-    return DemoRun(project, reports, result.returncode, result.stdout + result.stderr)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    project = tmp_path_factory.mktemp("demo")
+    result = run_project(
+        project,
+        "reports",
+        FEATURE,
+        STEPS,
+        ENVIRONMENT,
+        "--no-skipped",
+        "--format=pretty",
+        "--outfile=-",
+        "-D",
+        "behave.formatter.html-pretty.show_summary=true",
+    )
+    return DemoRun(project, project / "reports", result.returncode, result.stdout + result.stderr)
 
 
 def test_one_behave_run_writes_console_json_html_result_summary_and_junit(demo: DemoRun) -> None:
@@ -446,6 +461,8 @@ def test_the_first_screen_of_a_failed_run_shows_why_and_the_promise_table(
     assert "Result: 2 passed, 1 failed, 1 errored, 1 not claimed" in seen, seen
     assert "ASSERT FAILED: expected 1 alert, found 0" in seen, seen
     assert "RuntimeError: the database is locked" in seen, seen
+    # The formatter's own totals count the scenario not claimed as skipped, never "untested".
+    assert "Skipped: 1" in texts, seen
     # The promise table.
     for text in ("Promise", "Verdict", "store", "failed", "gateway", "not claimed"):
         assert text in texts, (text, seen)
@@ -477,9 +494,12 @@ def test_the_page_names_the_plugin_and_labels_what_its_colour_does_not_say(
     # Not claimed, with its reason, under its title; the failure's headline under its step.
     assert "Scenario: [Not claimed] A promise the profile does not make" in words
     assert "not claimed by the plugin's profile (hermetic.toml): gateway" in words
-    report = _RenderedReport()
-    report.feed(dom.stdout)
-    assert report.scenarios["A check that fails"][1][-1][0] == "failed"
+    # Right under the failed step, its headline (always open, no click).
+    after = dom.stdout.split("a step that fails with </span>", 1)[1]
+    headline = re.search(r'class="step-capsule commentary hermetic-headline">([^<]*)</pre>', after)
+    assert headline is not None, after[:3000]
+    assert headline.group(1).startswith("ASSERT FAILED: expected 1 alert, found 0")
+    assert after.index("hermetic-headline") < after.index("Scenario: ")  # in its own scenario
 
 
 INTERRUPTED_FEATURE = """\
@@ -530,28 +550,10 @@ def before_all(context):
 
 def test_an_interrupted_run_says_interrupted_in_every_report(tmp_path: Path) -> None:
     project = tmp_path / "project"
-    (project / "features" / "steps").mkdir(parents=True)
-    (project / "features" / "cancel.feature").write_text(INTERRUPTED_FEATURE)
-    (project / "features" / "steps" / "steps.py").write_text(INTERRUPTED_STEPS)
-    (project / "features" / "environment.py").write_text(INTERRUPTED_ENVIRONMENT)
-    (project / "pyproject.toml").write_text(
-        f'[tool.behave.formatters]\n"html-pretty" = "{_html_formatter_class()}"\n'
+    result = run_project(
+        project, "cancel", INTERRUPTED_FEATURE, INTERRUPTED_STEPS, INTERRUPTED_ENVIRONMENT
     )
     reports = project / "reports"
-    result = subprocess.run(
-        [
-            str(BEHAVE),
-            "--format=json",
-            f"--outfile={reports / 'behave.json'}",
-            "--format=html-pretty",
-            f"--outfile={reports / 'report.html'}",
-        ],
-        cwd=project,
-        env=dict(os.environ, PYTHONPATH=str(REPO)),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
     assert result.returncode != 0, result.stdout + result.stderr
     summary = json.loads((reports / "summary.json").read_text())
     assert summary["interrupted"] == "SIGTERM"
@@ -575,6 +577,7 @@ def test_an_interrupted_run_says_interrupted_in_every_report(tmp_path: Path) -> 
         assert cases[name].find("failure") is None and cases[name].find("skipped") is None
     page = (reports / "report.html").read_text("utf-8")
     assert "[Interrupted] One cut short" in page
+    assert "[Interrupted] One never started" in page  # behave never handed it the formatter
     assert "1 passed, 0 failed, 2 interrupted" in page
     assert "The run was interrupted (SIGTERM)" in page
 

@@ -228,3 +228,13 @@ def test_what_the_hooks_noted_of_a_scenario_is_a_key_of_its_row() -> None:
     row = summary_of(_result(noted))["scenarios"][0]
     assert (row["attempts"], row["channels"]) == ("3", {"http": "kept"})
     assert row["name"] == "x"  # a noted key never hides one of the row's own
+
+
+def test_a_run_that_could_not_start_before_behave_leaves_the_same_reports(tmp_path: Path) -> None:
+    from hermetic.reporting.write import write_setup_error
+
+    summary = write_setup_error(tmp_path, "--hermes-version 9.9.9: no such release")
+    assert (tmp_path / "setup-error.txt").read_text() == "--hermes-version 9.9.9: no such release\n"
+    assert RunResult.read(tmp_path).setup_error == "--hermes-version 9.9.9: no such release"
+    assert summary["totals"]["errored"] == 1
+    assert (tmp_path / "junit" / "TESTS-hermetic-setup.xml").is_file()

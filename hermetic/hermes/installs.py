@@ -146,8 +146,9 @@ def _folder_name(package: str) -> str:
 
 def source_fingerprint(package: str) -> str | None:
     """A digest of a file's or folder's content (None for a requirement): an edited build gets
-    a new environment. A folder counts its files' names, sizes and modification times."""
-    path = Path(package)
+    a new environment. A folder counts its files' names, sizes and modification times. A path
+    asking for extras (``/w/hermes.whl[anthropic]``) is the path's content."""
+    path = Path(re.sub(r"\[[^\]/]*\]$", "", package))
     if not path.is_absolute() or not path.exists():
         return None
     digest = hashlib.sha256()

@@ -9,14 +9,16 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hermetic.errors import ConfigError, HarnessError
 from hermetic.hermes.builds import HermesBuild, HermesBuildError, inspect_build, python_of
 from hermetic.hermes.installs import HermesInstallError, ensure_hermes, package_spec
+from hermetic.hermes.protocol_envs import hermes_speaking
+from hermetic.hermes.protocols import WireProtocol, protocols_needed
 from hermetic.hermes.releases import DEFAULT_RELEASE, release_key, unsupported_reason
 from hermetic.hermes.tempdirs import make_temp_dir
 from hermetic.isolation.netns import GUARD_ONLY
@@ -53,10 +55,23 @@ class Settings:
     hermes_build: HermesBuild | None = None
     # A loopback-only network namespace around this process, or the Python guard alone.
     isolation: NetworkIsolation = NetworkIsolation(GUARD_ONLY, NOT_STARTED_BY_RUNNER)
+    # What Hermes was installed from (a requirement, file or folder; None: -D hermes=PATH),
+    # so a protocol's extra can be installed on the same build.
+    hermes_package: str | None = None
+    # Per protocol needing an extra: the plugin as prepared there, and the hermes to run.
+    _speaking: dict[str, tuple[PluginUnderTest, Path]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @classmethod
-    def from_userdata(cls, userdata: Mapping[str, str]) -> Settings:
-        """Build settings from ``-D`` options; raise ConfigError naming the bad option."""
+    def from_userdata(
+        cls, userdata: Mapping[str, str], scenario_tags: Iterable[Iterable[str]] = ()
+    ) -> Settings:
+        """Build settings from ``-D`` options; raise ConfigError naming the bad option.
+
+        ``scenario_tags``: the tags of the run's scenarios; the Hermes environment their wire
+        protocols need (``@protocol.…``: Hermes with an extra) is made now, before any
+        scenario, for the scenarios that describe the Hermes under test."""
         # Dotted keys belong to others (e.g. behave.formatter.html-pretty.title_string).
         unknown = sorted(key for key in set(userdata) - set(KNOWN_KEYS) if "." not in key)
         if unknown:
@@ -83,7 +98,7 @@ class Settings:
         # A pip plugin is installed here, before any scenario (and outside any network
         # namespace a run may enter): into an environment made from Hermes' own.
         plugin, hermes = plugin.prepare(build.command, build.version, _say)
-        return cls(
+        settings = cls(
             plugin=plugin,
             profile=profile,
             hermes=hermes,
@@ -93,7 +108,35 @@ class Settings:
             sandbox_root=sandbox_root,
             figures=Path(userdata["figures"]).resolve() if userdata.get("figures") else None,
             isolation=this_process(os.environ),
+            hermes_package=hermes_package_of(userdata, build),
         )
+        for protocol in protocols_needed(scenario_tags, build.version):
+            settings.speaking(protocol)
+        return settings
+
+    def speaking(self, protocol: WireProtocol) -> tuple[PluginUnderTest, Path]:
+        """The plugin under test and the ``hermes`` command for a scenario speaking
+        ``protocol``: the run's own, or Hermes installed with the protocol's extra (made on
+        first use, which inside a network namespace must have happened before; ConfigError
+        otherwise)."""
+        if protocol.extra is None:
+            return self.plugin, self.hermes
+        if protocol.key not in self._speaking:
+            build = self.hermes_build
+            try:
+                hermes = hermes_speaking(
+                    protocol,
+                    hermes=build.command if build is not None else self.hermes,
+                    package=self.hermes_package,
+                    version=self.hermes_version,
+                    requires=self.profile.requires,
+                    may_install=not self.isolation.kernel_refuses,
+                    say=_say,
+                )
+            except HarnessError as exc:
+                raise ConfigError(str(exc)) from None
+            self._speaking[protocol.key] = self.plugin.prepare(hermes, self.hermes_version, _say)
+        return self._speaking[protocol.key]
 
     def describe(self) -> dict[str, Any]:
         """What was tested, for every report: the plugin (name, path, revision), its profile
@@ -120,6 +163,17 @@ class Settings:
             },
             **self.isolation.describe(),
         }
+
+
+def hermes_package_of(userdata: Mapping[str, str], build: HermesBuild) -> str | None:
+    """What the run's Hermes was installed from: ``-D hermes_package`` as pip is given it, the
+    release's requirement, or None for ``-D hermes=PATH`` (installed some other way)."""
+    if (userdata.get("hermes") or "").strip():
+        return None
+    package = (userdata.get("hermes_package") or "").strip()
+    if package:
+        return package_spec(package)
+    return f"hermes-agent=={build.version}"
 
 
 def choose_profile(plugin: PluginUnderTest, option: str) -> Profile:

@@ -43,6 +43,7 @@ from hermetic.reporting.result import (
     INTERRUPTED,
     KNOWN,
     NOT_CLAIMED,
+    NOT_RUN,
     PASSED,
     SKIPPED,
     RunResult,
@@ -110,6 +111,12 @@ class HtmlPageFormatter(PrettyHTMLFormatter):
             recorder = recorder_of(self.config)
             self.run_result = recorder.result() if recorder is not None else None
         if self.run_result is not None:
+            if self.current_feature is not None:
+                self.current_feature.finish_time = datetime.now()
+            page = getattr(self.stream_opener, "name", None)
+            if page and page != "-":
+                # Scenarios behave never handed the formatter (a run stopped before them).
+                add_missing(self.features, self.run_result, Path(page).resolve().parent)
             show_result(self, self.run_result)
         super().close()
 
@@ -298,6 +305,9 @@ def _label(scenario: Any, found: ScenarioResult) -> None:
     label = LABELS.get(found.status)
     if label and not scenario.name.startswith(label):
         scenario.name = f"{label} {scenario.name}"
+    if found.status in NOT_RUN:
+        # Counted as skipped in the formatter's totals at the top, not left out as "untested".
+        scenario.status = Status.skipped
     if found.status in (PASSED,):
         return
     text = found.message or ""

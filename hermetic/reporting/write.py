@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hermetic.reporting.junit import write_junit
+from hermetic.reporting.layout import SETUP_ERROR
 from hermetic.reporting.result import RunResult
 from hermetic.reporting.summary import write_summary
 
@@ -26,3 +27,12 @@ def write_reports(result: RunResult, reports: Path) -> dict[str, Any]:
     result.write(reports)
     write_junit(result, reports)
     return write_summary(result, reports)
+
+
+def write_setup_error(reports: Path, message: str) -> dict[str, Any]:
+    """The reports of a run that could not start (found before any behave process): the
+    reason in ``setup-error.txt``, and one errored row and JUnit case that say it, so no
+    dashboard reads such a run as green."""
+    reports.mkdir(parents=True, exist_ok=True)
+    (reports / SETUP_ERROR).write_text(message.rstrip() + "\n", "utf-8")
+    return write_reports(RunResult(setup_error=message), reports)
