@@ -42,6 +42,8 @@ LAYERS: dict[str, int] = {
     "hermetic.isolation.netns": 2,
     "hermetic.isolation.stand_in": 2,
     "hermetic.corpus": 2,
+    # Companion plugins: Hermes plugins shipped as data, and their registry.
+    "hermetic.companions": 2,
     # The adapter for behave's private parts lives with the integrations but imports nothing of
     # hermetic beyond errors: every floor that touches behave (known, reporting) goes through it.
     "hermetic.integrations.behave.internals": 2,
@@ -116,9 +118,19 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+def hermes_plugin(path: Path) -> bool:
+    """Part of a Hermes plugin shipped as data (a folder with ``plugin.yaml``: Hermes imports
+    it, hermetic copies it), not a module of the library."""
+    return any((folder / "plugin.yaml").is_file() for folder in path.parents)
+
+
 def modules() -> dict[str, Path]:
     """Every module of the package, by dotted name."""
-    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+    return {
+        module_name(path): path
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if not hermes_plugin(path)
+    }
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -295,11 +307,11 @@ def test_every_import_stays_on_its_layer_or_below() -> None:
 
 
 def test_every_module_has_a_layer() -> None:
-    lost = [name for name in modules() if name != TOP and layer(name) is None]
+    top_modules = {f"{TOP}.{path.stem}" for path in PACKAGE.glob("*.py")}
     problems = {
         (name, ""): f"{name}: in no layer (add it to LAYERS, or move it where it belongs)"
-        for name in lost
-        if "." in name.removeprefix(TOP + ".")
+        for name in modules()
+        if name != TOP and name not in top_modules and layer(name) is None
     }
     _check("every module has a layer", problems)
 
@@ -318,6 +330,8 @@ def test_no_loose_modules_at_the_top() -> None:
 def test_every_package_face_declares_all() -> None:
     problems = {}
     for init in sorted(PACKAGE.rglob("__init__.py")):
+        if hermes_plugin(init):
+            continue
         tree = ast.parse(init.read_text())
         declared = any(
             isinstance(node, ast.Assign | ast.AnnAssign)
@@ -341,6 +355,8 @@ def test_every_name_a_face_declares_exists() -> None:
     problems = {}
     for init in sorted(PACKAGE.rglob("__init__.py")):
         name = module_name(init)
+        if hermes_plugin(init):
+            continue
         if name == "hermetic.isolation.guard.site":
             continue  # Hermes' folder: its modules import each other as top-level modules
         package = importlib.import_module(name)

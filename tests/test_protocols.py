@@ -155,7 +155,7 @@ def test_a_run_needs_the_extras_of_the_scenarios_that_describe_its_hermes() -> N
 def test_the_run_reads_the_selected_scenarios_tags_as_behave_selects_them(tmp_path: Path) -> None:
     from behave.configuration import Configuration
 
-    from hermetic.isolation.netns.prepare import selected_tags
+    from hermetic.plan.prepare import selected_tags
 
     (tmp_path / "a.feature").write_text(
         "Feature: a\n"
