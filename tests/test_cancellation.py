@@ -217,3 +217,53 @@ def test_a_run_step_gets_the_signal_once_and_is_waited_for(signum: int, tmp_path
     assert runner.returncode == 3, output
     assert log.read_text().splitlines() == [signal.Signals(signum).name, "cleaned up"]
     assert f"{signal.Signals(signum).name}: passed on to stand-in" in output
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"], ids=["serial", "parallel"])
+def test_an_interrupted_hermetic_run_exits_130_and_leaves_its_reports(
+    jobs: str, tmp_path: Path
+) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    reports = tmp_path / "reports"
+    hermetic = Path(sys.executable).parent / "hermetic"
+    run = subprocess.Popen(
+        [
+            str(hermetic),
+            "run",
+            "--plugin",
+            str(REPO / "alerts_plugin"),
+            "--tags=@smoke",
+            "--jobs",
+            jobs,
+            "--reports",
+            str(reports),
+        ],
+        cwd=tmp_path,
+        env=dict(os.environ, TMPDIR=str(scratch)),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group, as under a terminal
+    )
+    try:
+        _wait_for(lambda: _tick_running(scratch), 180, "a `hermes cron tick` of the run")
+        os.killpg(run.pid, signal.SIGINT)  # a terminal's Ctrl-C
+        output = run.communicate(timeout=120)[0]
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode == 130, output
+    assert _processes_mentioning(str(scratch)) == []
+    # The plan it ran and the reports of what it did are there, and every report says
+    # interrupted: never failed, errored or skipped.
+    assert (reports / "plan.json").is_file()
+    summary = json.loads((reports / "summary.json").read_text())
+    totals = summary["totals"]
+    assert totals["scenarios"] == 3 and totals["interrupted"] >= 1, totals
+    assert totals["passed"] + totals["interrupted"] == 3, totals
+    assert "interrupted" in output.strip().splitlines()[-1], output
+    junit = "".join(path.read_text() for path in (reports / "junit").glob("*.xml"))
+    assert 'status="interrupted"' in junit and 'status="failed"' not in junit

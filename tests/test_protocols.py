@@ -153,26 +153,34 @@ def test_a_run_needs_the_extras_of_the_scenarios_that_describe_its_hermes() -> N
 
 
 def test_the_run_reads_the_selected_scenarios_tags_as_behave_selects_them(tmp_path: Path) -> None:
-    from behave.configuration import Configuration
+    # The run's plan lists what behave selects (a dry run) before anything is installed; the
+    # protocols' extras are made for those scenarios' tags, their feature's included.
+    import sys
 
-    from hermetic.plan.prepare import selected_tags
+    from hermetic.plan.model import Suite
+    from hermetic.runs.start import effective_tags, select
 
-    (tmp_path / "a.feature").write_text(
-        "Feature: a\n"
+    (tmp_path / "features" / "steps").mkdir(parents=True)
+    (tmp_path / "features" / "a.feature").write_text(
+        "@wire\nFeature: a\n"
         "  @protocol.anthropic-messages\n  Scenario: one\n    Given x\n"
         "  @protocol.bedrock-converse @slow\n  Scenario: two\n    Given x\n"
         "  Scenario: three\n    Given x\n",
         "utf-8",
     )
 
-    every = selected_tags(Configuration([str(tmp_path)]))
-    not_slow = selected_tags(Configuration(["--tags=not @slow", str(tmp_path)]))
+    def tags(*args: str) -> list[set[str]]:
+        suite = Suite(cwd=tmp_path, paths=("features",), args=args)
+        listing = select(Path(sys.executable), suite, None)
+        return [set(effective_tags(listing, i)) for i in range(len(listing.scenarios))]
 
-    assert sorted(sorted(tags) for tags in every) == [
-        ["protocol.anthropic-messages"],
-        ["protocol.bedrock-converse", "slow"],
+    assert tags() == [
+        {"wire", "protocol.anthropic-messages"},
+        {"wire", "protocol.bedrock-converse", "slow"},
+        {"wire"},
     ]
-    assert not_slow == [frozenset({"protocol.anthropic-messages"})]
+    assert tags("--tags=not @slow") == [{"wire", "protocol.anthropic-messages"}, {"wire"}]
+    assert protocols_needed(tags("--tags=not @slow"), "0.22.2.post1") == [MESSAGES]
 
 
 def test_a_wheel_asked_for_with_an_extra_is_fingerprinted_by_its_content(tmp_path: Path) -> None:

@@ -18,13 +18,14 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from plans import demo_plan
 
 from hermetic.reporting import html_model
 from hermetic.reporting import merge as report_merge
 from hermetic.reporting.report_options import report_arguments
 from hermetic.reporting.result import Missing
 from hermetic.runs.listing import list_scenarios
-from hermetic.runs.parallel import Options, run_parallel
+from hermetic.runs.parallel import run_parallel
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "tests" / "fixtures" / "parallel_demo"
@@ -50,10 +51,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     )
     parallel = project / "parallel"
     os.environ["PYTHONPATH"] = str(REPO)  # the workers import hermetic from this checkout
-    run_parallel(
-        Options(python=PYTHON, reports=parallel, jobs=3, behave_args=[SELECTION], cwd=project),
-        say=lambda message: None,
-    )
+    run_parallel(PYTHON, demo_plan(project, [SELECTION], parallel, jobs=3), say=lambda m: None)
     return SimpleNamespace(project=project, serial=serial, parallel=parallel)
 
 

@@ -27,12 +27,17 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermetic.hermes.hang_limit import hang_in
 from hermetic.hermes.processes import stop_processes_under
-from hermetic.isolation.netns.confinement import Confinement, prepare
+from hermetic.isolation.netns.confinement import Confinement
+from hermetic.plan.request import PLAN_FILE, PLAN_KEY
 from hermetic.reporting import layout
 from hermetic.reporting.result import BROKEN, EXPLAINED, INTERRUPTED, PASSED, ResultError, RunResult
+
+if TYPE_CHECKING:
+    from hermetic.plan.model import RunPlan
 
 #: The suite's headline when Hermes could not load the plugin (hermetic.hermes.plugin_load).
 LOAD_FAILURE = "Failed to load plugin"
@@ -51,10 +56,10 @@ class Trial:
     cwd: Path
     env: Mapping[str, str] | None = None
     stop: bool = True  # stop at the first failing scenario
-    #: Trials with the same key resolve the same settings (copies of a directory plugin whose
-    #: manifest and profile are the plugin's own): prepared once, not once each. None: each
-    #: trial is prepared (a pip mutant is a new build, installed by its preparation).
-    settings_key: str | None = None
+    #: The run's plan with this trial's plugin (hermetic.plan): written into the trial's
+    #: folder and read by its behave process, which then runs in the isolation it names.
+    #: None: a behave suite of its own, started as given.
+    plan: RunPlan | None = None
 
 
 @dataclass(frozen=True)
@@ -192,7 +197,6 @@ def run_trials(
     """
     pending = list(reversed(trials))
     running: list[_Running] = []
-    prepared: dict[str, Confinement] = {}
     stop = _Stop()
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -200,7 +204,7 @@ def run_trials(
             while pending and not stop.signals and len(running) < max(1, jobs):
                 trial = pending.pop()
                 trial = arrange(trial) if arrange else trial
-                running.append(_start(python, trial, work, prepared))
+                running.append(_start(python, trial, work))
             time.sleep(POLL_SECONDS)
             now = time.monotonic()
             for item in list(running):
@@ -222,32 +226,30 @@ def run_trials(
     return not stop.signals
 
 
-def _start(python: Path, trial: Trial, work: Path, prepared: dict[str, Confinement]) -> _Running:
+def _start(python: Path, trial: Trial, work: Path) -> _Running:
     folder = work / layout.slug(trial.name)
     (folder / "sandboxes").mkdir(parents=True, exist_ok=True)
     output = (folder / "output.txt").open("wb")
-    # Like every behave process of a run: settings (and so every install, a pip mutant's build
-    # included) resolved outside, behave itself in a network namespace of its own with only lo.
-    confinement = prepared.get(trial.settings_key or "")
-    if confinement is None:
-        confinement = prepare(python, trial.behave_args, trial.cwd, trial.env, _quiet)
-        if trial.settings_key is not None:
-            prepared[trial.settings_key] = confinement
+    command = trial_command(python, trial, folder)
+    env = dict(trial.env) if trial.env is not None else None
+    if trial.plan is not None:
+        # Like every behave process of a run: the plan (every install made outside), behave
+        # itself in a network namespace of its own with only lo where one can be made.
+        plan_file = trial.plan.write(folder / PLAN_FILE)
+        confinement = Confinement(python, trial.plan.settings.isolation.reason)
+        command = confinement.command([*command, f"--define={PLAN_KEY}={plan_file}"])
+        env = confinement.env(trial.env)
     with output:
         process = subprocess.Popen(
-            confinement.command(trial_command(python, trial, folder)),
+            command,
             cwd=trial.cwd,
-            env=confinement.env(trial.env),
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=output,
             stderr=subprocess.STDOUT,
             process_group=0,  # a timeout stops the whole trial: behave, Hermes, the mock
         )
     return _Running(trial, folder, process, time.monotonic())
-
-
-def _quiet(line: str) -> None:
-    """The run says once how it is isolated; each trial need not say it again."""
 
 
 def _finish(item: _Running, now: float) -> Result:

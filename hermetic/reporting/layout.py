@@ -40,8 +40,10 @@ SETUP_JUNIT = "TESTS-hermetic-setup.xml"
 SETUP_CASE = "the run could not start"
 
 # Written by parallel runs and shards (hermetic.runs.parallel), read by merge-reports.
-#: What was planned: every selected scenario, this set's share, the shard, the plan's digest.
-PLAN_JSON = "plan.json"
+#: What this report set stands for: every selected scenario, this set's share of them, the
+#: shard, the split's digest, the seconds measured. (The run's plan is ``plan.json``:
+#: hermetic.plan.model.)
+SHARE_JSON = "share.json"
 #: The model report.html was rendered from, so that a merged set can be merged again.
 HTML_MODEL = "html-model.json"
 #: Seconds per scenario, kept across runs: the next run starts the longest first.

@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from hermetic.plan.selection import Listing, PlannedScenario
 from hermetic.reporting import html_model
 from hermetic.reporting.closing import closing_line
 from hermetic.reporting.html_page import add_missing
@@ -60,7 +61,6 @@ from hermetic.reporting.result import (
 )
 from hermetic.reporting.write import write_reports
 from hermetic.runs import durations
-from hermetic.runs.listing import Listing, PlannedScenario
 from hermetic.runs.parallel import MergeRequest
 from hermetic.runs.shards import PlanError, PlanRecord
 

@@ -128,6 +128,8 @@ class ResultRecorder:
             why = self._not_run.get(location)
             if status == "skipped" and why is None and not getattr(scenario, "skip_reason", None):
                 continue  # not selected (--tags, a name, file:line): not part of this run
+            if status == _UNTESTED and not scenario.should_run(self.config):
+                continue  # never reached after an abort, and not selected either
             found = self._scenario(feature, scenario, why)
             details = self._details.get(location)
             if details:

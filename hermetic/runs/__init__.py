@@ -1,10 +1,10 @@
-"""Running the suite: behave with every report, in one process or spread over workers, CI
-shards, the release matrix and soak runs.
+"""Running the suite: a run planned once (:mod:`.start`), behave with every report in one process
+or spread over workers (:mod:`.acceptance`, :mod:`.parallel`), the release matrix, and one
+exit status for all of them (:mod:`.exit_status`).
 
 The start of the pipeline (runner -> plan -> world and parts -> result -> reports): a runner
 starts the behave processes and ends with the closing line; the reports themselves come from
-:mod:`hermetic.reporting`, a floor below. Standard library only (behave runs as a subprocess), so
-``tools/run.py`` can use it before the suite's virtual environment exists.
+:mod:`hermetic.reporting`, a floor below.
 """
 
 __all__ = [
@@ -12,10 +12,12 @@ __all__ = [
     "child_steps",
     "compatibility",
     "durations",
+    "exit_status",
     "listing",
     "matrix",
     "matrix_releases",
     "parallel",
     "shards",
     "soak",
+    "start",
 ]

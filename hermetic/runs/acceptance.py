@@ -1,9 +1,10 @@
 """One acceptance run: behave with every report, the summary, and the closing line.
 
-Every run writes, in its reports folder: ``junit/*.xml``, ``behave.json``, ``report.html``,
+Every run writes, in its reports folder: ``plan.json`` (the run's plan, before it starts),
+``junit/*.xml``, ``behave.json``, ``report.html``,
 ``summary.json``, ``run-info.json``, ``durations.json`` and, per failed scenario,
 ``artefacts/<feature>/<scenario>/``; a parallel run (``jobs`` > 1) or a CI shard also
-``plan.json`` and ``html-model.json``, which ``merge-reports`` needs. Every report is a view of
+``share.json`` and ``html-model.json``, which ``merge-reports`` needs. Every report is a view of
 the run's result (``result.json``, :mod:`hermetic.reporting.result`), written at the end of the
 behave process (or by the merge of a parallel run). The closing line is ``N passed, N failed``
 (CI reads it as pytest's; :mod:`hermetic.reporting.closing`), and a run passes only if behave
@@ -18,16 +19,20 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hermetic.isolation.netns.confinement import prepare
+from hermetic.isolation.netns.confinement import Confinement
 from hermetic.known.explained import stale_entries
+from hermetic.plan.request import PLAN_FILE, PLAN_KEY
 from hermetic.reporting import layout
 from hermetic.reporting.closing import closing_line
 from hermetic.reporting.report_options import report_arguments
 from hermetic.reporting.result import EXPLAINED, ResultError, RunResult
 from hermetic.runs import durations
 from hermetic.runs.child_steps import INTERRUPTS, run_step, say
-from hermetic.runs.shards import Shard
+
+if TYPE_CHECKING:
+    from hermetic.plan.model import RunPlan
 
 
 @dataclass
@@ -68,8 +73,9 @@ def clear_reports(reports: Path) -> None:
         layout.SUMMARY_JSON,
         layout.RUN_INFO,
         layout.SETUP_ERROR,
-        layout.PLAN_JSON,
+        layout.SHARE_JSON,
         layout.HTML_MODEL,
+        PLAN_FILE,
     ):
         (reports / name).unlink(missing_ok=True)
     for folder in (layout.ARTEFACTS_DIR, layout.PARALLEL_DIR):
@@ -101,57 +107,48 @@ def _count(outcome: Outcome, reports: Path, step: str = "behave") -> None:
 
 
 def run_acceptance(
-    python: str | Path,
-    reports: Path,
-    args: Sequence[str] = (),
-    cwd: Path | None = None,
-    env: Mapping[str, str] | None = None,
-    *,
-    jobs: int = 1,
-    shard: Shard | None = None,
-    durations_file: Path | None = None,
+    python: str | Path, plan: RunPlan, env: Mapping[str, str] | None = None
 ) -> Outcome:
-    """Run behave (``python -m behave ARGS``) with every report into ``reports``; count.
+    """Run the planned suite with every report into ``plan.reports``; count.
 
-    Every install happens first, outside; behave then runs in a network namespace of its own
-    with only ``lo`` where one can be made (:mod:`hermetic.isolation.netns.confinement`).
+    The plan was resolved (every install made) and written beside the reports by
+    :func:`hermetic.runs.start.start`; each behave process reads it (``-D plan=PATH``) and
+    runs in a network namespace of its own with only ``lo`` where one can be made
+    (:mod:`hermetic.isolation.netns.confinement`).
 
-    ``jobs`` > 1 or a ``shard`` spread the scenarios over that many behave processes
-    (:mod:`hermetic.runs.parallel`, planned with ``durations_file``, default
-    ``<reports>/durations.json``) and merge their reports into the same shape; ``jobs`` 1
-    without a shard is one plain behave process.
+    A plan spread over several jobs or a CI shard runs in that many behave processes
+    (:mod:`hermetic.runs.parallel`) whose reports are merged into the same shape; otherwise
+    one plain behave process runs it.
     """
-    reports.mkdir(parents=True, exist_ok=True)
-    clear_reports(reports)
-    serial = jobs <= 1 and shard is None
-    if serial:
-        # Every install first, outside; then behave in a network namespace of its own.
-        confinement = prepare(Path(python), args, cwd, env, say)
-        command = [str(python), "-m", "behave", *report_arguments(reports), *args]
+    reports, suite = plan.reports, plan.suite
+    assert reports is not None and suite is not None, "a runner's plan has reports and a suite"
+    confinement = Confinement(Path(python), plan.settings.isolation.reason)
+    say(confinement.headline())
+    if plan.spread.serial:
+        command = [
+            str(python),
+            "-m",
+            "behave",
+            *report_arguments(reports),
+            *suite.behave_args,
+            f"--define={PLAN_KEY}={reports / PLAN_FILE}",
+        ]
         code = run_step(
-            "acceptance", confinement.command(command), cwd=cwd, env=confinement.env(env)
+            "acceptance", confinement.command(command), cwd=suite.cwd, env=confinement.env(env)
         )
     else:
         # Imported here: the parallel runner builds its workers' options from this module.
-        from hermetic.runs.parallel import Options, run_parallel
+        from hermetic.runs.parallel import run_parallel
 
-        where = f", shard {shard}" if shard else ""
-        say(f"acceptance: {jobs} behave workers{where}: behave {' '.join(args)}")
-        code = run_parallel(
-            Options(
-                python=Path(python),
-                reports=reports,
-                jobs=jobs,
-                behave_args=list(args),
-                shard=shard,
-                durations_file=durations_file,
-                cwd=cwd or Path.cwd(),
-                env=env,
-            )
+        where = f", shard {plan.spread.shard}" if plan.spread.shard else ""
+        say(
+            f"acceptance: {plan.spread.jobs} behave workers{where}: "
+            f"behave {' '.join(suite.behave_args)}"
         )
+        code = run_parallel(Path(python), plan, env)
     outcome = Outcome(code)
     _count(outcome, reports)
-    if serial and outcome.result is not None:
+    if plan.spread.serial and outcome.result is not None:
         # Step time, not the whole scenario's as a parallel run records; enough to order.
         durations.record(reports / layout.DURATIONS_JSON, durations.measured_in(outcome.result))
     _check_ran(outcome)

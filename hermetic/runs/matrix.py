@@ -12,7 +12,7 @@ first failing scenario and its message) or, for a release without the hook, one 
 Releases run side by side (each in its own process, with its share of the workers), so the
 machine stays busy while one release waits on a slow scenario. Standard library only.
 
-    python -m hermetic.runs.matrix one --version X --reports DIR --jobs N -- BEHAVE ARGS
+    python -m hermetic.runs.matrix one --version X --reports DIR --jobs N --base REQUEST
 """
 
 from __future__ import annotations
@@ -25,10 +25,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from hermetic.hermes.releases import unsupported_reason
+from hermetic.plan.model import Suite
+from hermetic.plan.request import RunRequest
 from hermetic.reporting import layout
 from hermetic.reporting.closing import closing_line
 from hermetic.reporting.result import (
@@ -43,16 +45,18 @@ from hermetic.reporting.result import (
 from hermetic.runs import compatibility
 from hermetic.runs.child_steps import INTERRUPTS, forwarding_signals, say
 from hermetic.runs.matrix_releases import (
-    behave_defines,
     check_row,
     folder_name,
     is_build,
     release_of,
+    release_request,
     sort_key,
     version_of,
 )
 
 MATRIX_DIR = "matrix"
+#: The request every release's run is made from (hermetic.plan.request), in MATRIX_DIR.
+BASE_JSON = "request.json"
 MATRIX_JSON = "matrix.json"
 MATRIX_MD = "matrix.md"
 CONSOLE = "console.txt"
@@ -142,15 +146,22 @@ def run_matrix(
     python: str | Path,
     versions: Sequence[str],
     reports: Path,
-    behave_args: Sequence[str],
-    cwd: Path,
+    request: RunRequest,
+    suite: Suite,
     env: Mapping[str, str] | None,
     jobs: int,
     at_once: int = 2,
 ) -> list[ReleaseRun]:
     """Run every supported release (``at_once`` side by side, ``jobs`` workers shared), then
-    write the matrix into ``reports``; return each release's run."""
+    write the matrix into ``reports``; return each release's run. Each release's run is the
+    ``request`` with that release as its Hermes, planned in its own process
+    (:mod:`hermetic.runs.start`) into ``matrix/<release>/plan.json``."""
     root = reports / MATRIX_DIR
+    root.mkdir(parents=True, exist_ok=True)
+    base = root / BASE_JSON
+    base.write_text(
+        json.dumps({"request": asdict(request), "suite": suite.to_json()}, indent=1), "utf-8"
+    )
     runs = [
         ReleaseRun(
             version,
@@ -186,10 +197,10 @@ def run_matrix(
                             str(folder),
                             "--jobs",
                             str(per_release),
-                            "--",
-                            *behave_args,
+                            "--base",
+                            str(base),
                         ],
-                        cwd=cwd,
+                        cwd=suite.cwd,
                         env=dict(env) if env is not None else None,
                         stdin=subprocess.DEVNULL,
                         stdout=console,
@@ -339,23 +350,39 @@ def matrix_totals(runs: Sequence[ReleaseRun]) -> dict[str, int]:
 
 def _one(argv: Sequence[str]) -> int:
     """One release's run, in its own process (so its signals and workers are its own)."""
+    from hermetic.plan.model import Spread
+    from hermetic.plan.request import COMMAND_LINE
     from hermetic.runs.acceptance import run_acceptance
+    from hermetic.runs.exit_status import exit_status
+    from hermetic.runs.start import CannotStart, record_cannot_start, start
 
     parser = argparse.ArgumentParser(prog="hermetic.runs.matrix one")
     parser.add_argument("--version", required=True)
     parser.add_argument("--reports", type=Path, required=True)
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("behave_args", nargs=argparse.REMAINDER)
+    parser.add_argument("--base", type=Path, required=True, help="the matrix's request")
     args = parser.parse_args(argv)
-    behave_args = args.behave_args[1:] if args.behave_args[:1] == ["--"] else args.behave_args
-    outcome = run_acceptance(
-        sys.executable,
-        args.reports,
-        [*behave_args, *behave_defines(args.version)],
-        jobs=args.jobs,
-    )
+    base = json.loads(args.base.read_text("utf-8"))
+    request = replace(RunRequest(**base["request"]), **release_request(args.version))
+    reports = args.reports.resolve()
+    try:
+        plan = start(
+            request,
+            Suite.from_json(base["suite"]),
+            reports,
+            Spread(jobs=args.jobs),
+            Path(sys.executable),
+            None,
+            say,
+            COMMAND_LINE,
+        )
+    except CannotStart as exc:
+        record_cannot_start(reports, str(exc))
+        print(f"hermetic: {exc}", flush=True)
+        return 2
+    outcome = run_acceptance(sys.executable, plan)
     print(outcome.closing_line(), flush=True)
-    return 0 if outcome.ok else 1
+    return exit_status(interrupted=bool(INTERRUPTS), broken=not outcome.ok)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

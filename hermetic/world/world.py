@@ -138,7 +138,7 @@ class World:
     def use_plugin(self, plugin: PluginUnderTest) -> None:
         """Run the plugin under test as ``plugin`` (the same plugin, prepared for another
         Hermes environment: a protocol's extra); installed again if it already was and differs."""
-        if plugin is self.plugin:
+        if plugin == self.plugin:  # the same plugin (read from the run's plan, say)
             return
         self.plugin = plugin
         if self._plugin_installed:

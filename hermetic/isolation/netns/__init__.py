@@ -4,8 +4,9 @@ machine, whatever language or library it is written in.
 
 * :mod:`~hermetic.isolation.netns.enter` makes the namespace and runs a command in it
   (``python -m hermetic.isolation.netns.enter -- COMMAND``);
-* :mod:`~hermetic.isolation.netns.confinement` is the runner's side: probe, say once, wrap behave
-  (the run is prepared outside first: :mod:`hermetic.plan.prepare`);
+* the run is planned outside it first (:mod:`hermetic.runs.start`), so that every install
+  that needs the registry happens before entering;
+* :mod:`~hermetic.isolation.netns.confinement` is the runner's side: probe, say once, wrap behave;
 * :mod:`~hermetic.isolation.netns.status` is the behave process' side: its real isolation;
 * :mod:`~hermetic.isolation.netns.counters` reads what the kernel refused inside the namespace
   (:mod:`hermetic.isolation.refusals` turns that into a finding that names who tried);
