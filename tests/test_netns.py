@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
-from hermetic.isolation.netns.refusals import unseen_refusal
 
 from hermetic.errors import ConfigError, HarnessError
 from hermetic.hermes.commands import CommandResult
@@ -25,6 +24,7 @@ from hermetic.isolation.netns.confinement import Confinement, why_no_namespace
 from hermetic.isolation.netns.counters import describe, increase, parse_snmp, parse_snmp6
 from hermetic.isolation.netns.offenders import c_level_connect, helper_program
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation, this_process
+from hermetic.isolation.refusals import unseen_refusal
 from hermetic.reporting.html_page import isolation_row
 
 Wrap = Callable[[Sequence[str]], list[str]]
