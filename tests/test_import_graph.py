@@ -68,26 +68,11 @@ LAYERS: dict[str, int] = {
 #: Modules allowed at the top of ``hermetic/`` besides the package face.
 TOP_MODULES = {"cli", "errors"}
 
-_MERGE_R2 = (
-    "R2: the merge of workers' and shards' reports becomes a merge of result models "
-    "(reporting/result.py), which needs nothing of runs/"
-)
 _LAYERS = "layers (LAYOUT.md)"
 _REPORTING = "reporting/ never imports runs/"
 
 #: Known cases waiting for an owner's work: (rule, importer, imported) -> who and why.
-PENDING: dict[tuple[str, str, str], str] = {
-    **{
-        (rule, "hermetic.reporting.merge", f"hermetic.runs.{module}"): _MERGE_R2
-        for rule in (_LAYERS, _REPORTING)
-        for module in ("durations", "parallel", "shards")
-    },
-    ("no import circle", "hermetic.hermes.index_versions", "hermetic.hermes.installs"): (
-        "I: index_versions imports default_envs_root from installs inside a function, and "
-        "installs imports index_versions: default_envs_root (and user_cache_folder) in a "
-        "module below both"
-    ),
-}
+PENDING: dict[tuple[str, str, str], str] = {}
 
 
 @dataclass(frozen=True)
@@ -127,9 +112,7 @@ def hermes_plugin(path: Path) -> bool:
 def modules() -> dict[str, Path]:
     """Every module of the package, by dotted name."""
     return {
-        module_name(path): path
-        for path in sorted(PACKAGE.rglob("*.py"))
-        if not hermes_plugin(path)
+        module_name(path): path for path in sorted(PACKAGE.rglob("*.py")) if not hermes_plugin(path)
     }
 
 

@@ -129,6 +129,13 @@ def test_uv_gets_the_trust_store_and_pip_settings(tmp_path: Path) -> None:
     )
 
 
+def test_no_index_is_an_argument_since_uv_reads_no_variable_for_it(tmp_path: Path) -> None:
+    pip = PipSettings({"no-index": "1", "find-links": "/wheels"}, {"no-index": ":env:"})
+    settings = uv_settings(pip, _no_uv_configuration(tmp_path), tmp_path)
+    assert settings.arguments == ("--no-index",)
+    assert "--no-index (from PIP_NO_INDEX)" in settings.notes
+
+
 def test_an_older_uv_is_asked_for_the_trust_store_by_its_old_name(tmp_path: Path) -> None:
     env = _no_uv_configuration(tmp_path)
     old = uv_settings(PipSettings(), env, tmp_path, uv_version=(0, 9, 5))
@@ -257,7 +264,7 @@ def test_uv_installs_a_plugin_with_pip_s_settings(
     assert Path(env.code["demo"]).parent.is_relative_to(env.root)
     log = install_log(env.root).read_text()
     assert f"UV_FIND_LINKS={wheels} (from PIP_FIND_LINKS)" in log
-    assert "UV_NO_INDEX=1 (from PIP_NO_INDEX)" in log
+    assert "--no-index (from PIP_NO_INDEX)" in log and " demo-plugin==1.0 --no-index\n" in log
     assert any("installed beside Hermes with uv" in line for line in said)
 
 

@@ -23,10 +23,9 @@ from plans import demo_plan
 
 from hermetic.integrations.behave.listing_formatter import ArgumentsError, worker_arguments
 from hermetic.plan.selection import PlannedScenario
-from hermetic.reporting import merge as report_merge
 from hermetic.reporting.report_options import report_arguments
 from hermetic.reporting.result import RunResult
-from hermetic.runs import durations, shards
+from hermetic.runs import durations, merging, shards
 from hermetic.runs.acceptance import run_acceptance
 from hermetic.runs.listing import list_scenarios
 from hermetic.runs.parallel import (
@@ -247,7 +246,7 @@ def test_shards_run_the_suite_once_and_merge_into_one_report(project: Path) -> N
     for n, part in enumerate(parts):
         tested(part, {**about, "hermes": {"version": "0.19.0", "path": f"/ci/{n}/hermes"}})
     merged = project / "merged"
-    summary = report_merge.merge_shards(parts, merged)
+    summary = merging.merge_shards(parts, merged)
     assert summary["totals"] == {**summary["totals"], "scenarios": 6, "passed": 4}
     assert summary["run"]["hermes"]["version"] == "0.19.0"
     assert durations.load(merged / "durations.json").keys() == {s.key for s in listing.scenarios}
@@ -256,17 +255,17 @@ def test_shards_run_the_suite_once_and_merge_into_one_report(project: Path) -> N
     for case in (merged / "junit" / "TESTS-demo.xml").read_text().split("[[ATTACHMENT|")[1:]:
         assert Path(case.split("]]")[0]).is_file()  # attachments point into merged/
 
-    alone = report_merge.merge_shards(parts[:1], project / "half")
+    alone = merging.merge_shards(parts[:1], project / "half")
     missing = [row for row in alone["scenarios"] if row["status"] == "errored"]
     assert any("shard(s) 2/2 are missing" in (row["message"] or "") for row in missing)
     tested(parts[1], {**about, "hermes": {"version": "0.20.0", "path": "/ci/1/hermes"}})
-    with pytest.raises(report_merge.MergeError, match="tested different things"):
-        report_merge.merge_shards(parts, project / "bad")
+    with pytest.raises(merging.MergeError, match="tested different things"):
+        merging.merge_shards(parts, project / "bad")
     other = json.loads((parts[1] / "share.json").read_text())
     other["digest"] = "different"
     (parts[1] / "share.json").write_text(json.dumps(other))
-    with pytest.raises(report_merge.MergeError, match="planned differently"):
-        report_merge.merge_shards(parts, project / "bad")
+    with pytest.raises(merging.MergeError, match="planned differently"):
+        merging.merge_shards(parts, project / "bad")
 
 
 def test_a_run_that_cannot_start_is_reported_once_with_exit_status_2(project: Path) -> None:

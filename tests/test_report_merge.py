@@ -24,6 +24,7 @@ from hermetic.reporting import html_model
 from hermetic.reporting import merge as report_merge
 from hermetic.reporting.report_options import report_arguments
 from hermetic.reporting.result import Missing
+from hermetic.runs import merging
 from hermetic.runs.listing import list_scenarios
 from hermetic.runs.parallel import run_parallel
 
@@ -150,7 +151,7 @@ def test_merged_html_is_the_serial_page(runs: SimpleNamespace) -> None:
 
 def test_a_merged_set_merges_again_unchanged(runs: SimpleNamespace, tmp_path: Path) -> None:
     again = tmp_path / "again"
-    report_merge.merge_shards([runs.parallel], again)
+    merging.merge_shards([runs.parallel], again)
     assert _scenarios(again) == _scenarios(runs.parallel)
     assert _cases(again) == _cases(runs.parallel)
     assert _masked(again / "report.html") == _masked(runs.parallel / "report.html")

@@ -96,6 +96,26 @@ def test_bodies_naming_the_model_are_named_by_path_and_kind() -> None:
     assert otlp.channel == "otlp" and otlp.keys == 'channel = "otlp"'
 
 
+@dataclass(frozen=True)
+class Typed:
+    method: str
+    path: str
+    body: bytes
+    content_type: str
+
+
+def test_spans_over_grpc_are_otlp_and_a_binary_body_is_never_pasted() -> None:
+    grpc = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+    received = [
+        Typed("POST", grpc, b"\x0a\x02" + MODEL.encode() + b"\xff", "application/grpc"),
+        Typed("POST", "/hooks/alert", json.dumps(ALERT).encode(), "application/json"),
+    ]
+    otlp, http = body_strays(received, [MODEL], "the collector")
+    assert (otlp.channel, otlp.keys, otlp.sample) == ("otlp", 'channel = "otlp"', "")
+    assert reads_place(SimpleNamespace(channel="otlp"), otlp)
+    assert MODEL in http.sample
+
+
 def test_a_place_the_channel_already_reads_is_not_suggested(tmp_path: Path) -> None:
     path = write(tmp_path, "telemetry/alerts.jsonl", json.dumps(ALERT) + "\n")
     (stray,) = file_strays(tmp_path, [path], [MODEL])

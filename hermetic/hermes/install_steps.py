@@ -112,7 +112,8 @@ def install_step(
     elif uv is not None and uv_arguments is not None:
         settings = settings_for_uv(pip_python, uv)
         _note(log, settings.describe())
-        code = run_logged([uv, *uv_arguments], log, settings.environment(env), timeout)
+        command = [uv, *uv_arguments, *settings.arguments]
+        code = run_logged(command, log, settings.environment(env), timeout)
         if code == 0:
             return Installed(UV, time.monotonic() - started)
         uv_failure = f"{last_error_line(_tail(log))} (exit {code})"

@@ -10,8 +10,8 @@ command hermetic runs gets, in its environment:
   certificate bundle (``SSL_CERT_FILE``);
 - pip's index (``UV_DEFAULT_INDEX``), extra indexes (``UV_INDEX``, resolved as pip does: the best
   version across all of them, ``UV_INDEX_STRATEGY=unsafe-best-match``), find-links
-  (``UV_FIND_LINKS``), ``no-index``, trusted hosts, constraints, proxy, client certificate and
-  timeout;
+  (``UV_FIND_LINKS``), ``no-index`` (``--no-index``: uv reads no variable for it), trusted
+  hosts, constraints, proxy, client certificate and timeout;
 
 each read from pip itself (:mod:`hermetic.hermes.pip_config`), and each only where the user has
 not configured uv for the same thing: a ``UV_*`` variable, or a ``uv.toml`` (the project's, the
@@ -53,7 +53,6 @@ INDEXES = _Concern(
             "UV_INDEX_URL",
             "UV_EXTRA_INDEX_URL",
             "UV_FIND_LINKS",
-            "UV_NO_INDEX",
         }
     ),
 )
@@ -89,10 +88,12 @@ PROXY = _Concern(
 
 @dataclass(frozen=True)
 class UvSettings:
-    """What uv's environment gets (``variables``), and one line per decision (``notes``)."""
+    """What uv's environment gets (``variables``), what its command line gets where uv reads
+    no variable for it (``arguments``: ``--no-index``), and one line per decision (``notes``)."""
 
     variables: Mapping[str, str]
     notes: tuple[str, ...]
+    arguments: tuple[str, ...] = ()
 
     def environment(self, env: Mapping[str, str] | None = None) -> dict[str, str]:
         """``env`` (default: this process's) with these variables added."""
@@ -121,6 +122,7 @@ def uv_settings(
     configured = user_uv_configuration(env, cwd or Path.cwd())
     variables: dict[str, str] = {}
     notes: list[str] = []
+    arguments: list[str] = []
 
     def kept(concern: _Concern) -> str | None:
         where = configured.get(concern.name)
@@ -156,7 +158,10 @@ def uv_settings(
         if pip.words("find-links"):
             carry("UV_FIND_LINKS", ",".join(pip.words("find-links")), pip.origin("find-links"))
         if pip.flag("no-index"):
-            carry("UV_NO_INDEX", "1", pip.origin("no-index"))
+            # uv has no variable for it (0.13): an argument, given only when the user has not
+            # configured uv's indexes, so it overrides nothing of theirs.
+            arguments.append("--no-index")
+            notes.append(f"--no-index (from {pip.origin('no-index')})")
     if pip.words("trusted-host") and kept(INSECURE_HOSTS) is None:
         carry("UV_INSECURE_HOST", " ".join(pip.words("trusted-host")), pip.origin("trusted-host"))
     if pip.words("constraint") and kept(CONSTRAINTS) is None:
@@ -170,7 +175,7 @@ def uv_settings(
         notes.append(f"HTTPS_PROXY, HTTP_PROXY={proxy} (from {pip.origin('proxy')})")
     if pip.source.startswith("no pip settings"):
         notes.append(pip.source)
-    return UvSettings(variables, tuple(notes))
+    return UvSettings(variables, tuple(notes), tuple(arguments))
 
 
 _CONCERNS = (

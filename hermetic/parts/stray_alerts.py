@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from hermetic.channels.otlp_decode import GRPC_TRACES
+
 #: A file larger than this is not read (an alert file is kilobytes).
 READ_LIMIT = 8 * 1024 * 1024
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -241,8 +243,11 @@ def body_strays(
     for path, entries in by_path.items():
         entry, model = entries[0]
         count = "1 body" if len(entries) == 1 else f"{len(entries)} bodies"
-        sample = entry.body[:300].decode("utf-8", errors="replace")
-        if path.endswith(_OTLP_TRACES):
+        # A body that is not text (OTLP protobuf, gRPC) is named, never pasted.
+        kind = getattr(entry, "content_type", "") or ""
+        text = "json" in kind or kind.startswith("text/")
+        sample = entry.body[:300].decode("utf-8", errors="replace") if text else ""
+        if path.endswith(_OTLP_TRACES) or path == GRPC_TRACES:
             found.append(
                 Stray(
                     "otlp",

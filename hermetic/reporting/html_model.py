@@ -2,7 +2,7 @@
 
 A parallel run's workers each run behave with :class:`HtmlModelFormatter`: the html-pretty
 formatter as a serial run has it (hermetic's adjustments, the failure-artefact links of
-:mod:`hermetic.reporting.artefacts`, the settings of ``hermetic.runs.acceptance``), except
+:mod:`hermetic.reporting.artefacts`, the settings of ``hermetic.reporting.layout``), except
 that on close it stores the model it would have rendered -- features, scenarios, steps,
 embeds, timings -- as JSON instead of a page. The merge loads every
 part, puts the scenarios back in source order and hands them to ONE formatter instance, which

@@ -20,17 +20,16 @@ report.html was rendered from), which let a merged set be merged again.
 * A planned scenario no set reports (its worker died, the run was interrupted, its shard is
   missing) is never dropped: it appears in every report as errored or interrupted, with why.
 
-    python -m hermetic.reporting.merge --into reports DIR [DIR...]    # merge CI shards
-    python -m hermetic.reporting.merge --request FILE                 # a parallel run's workers
+What to merge -- which sets, which scenarios each stands for, what is missing and why -- is
+the caller's to say: a parallel run's coordinator, or the merge of CI shards
+(:mod:`hermetic.runs.merging`, ``python -m hermetic.runs.merging``).
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import shutil
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -38,12 +37,10 @@ from typing import Any
 
 from hermetic.plan.selection import Listing, PlannedScenario
 from hermetic.reporting import html_model
-from hermetic.reporting.closing import closing_line
 from hermetic.reporting.html_page import add_missing
 from hermetic.reporting.layout import (
     ARTEFACTS_DIR,
     BEHAVE_JSON,
-    DURATIONS_JSON,
     HTML_MODEL,
     HTML_REPORT,
     RUN_INFO,
@@ -60,9 +57,6 @@ from hermetic.reporting.result import (
     merge_results,
 )
 from hermetic.reporting.write import write_reports
-from hermetic.runs import durations
-from hermetic.runs.parallel import MergeRequest
-from hermetic.runs.shards import PlanError, PlanRecord
 
 # behave's statuses that make a scenario (and its feature) an error rather than a failure.
 _ERRORS = {"error", "hook_error", "cleanup_error", "undefined", "pending"}
@@ -166,84 +160,6 @@ def planned(scenario: PlannedScenario, listing: Listing) -> Planned:
     )
 
 
-def merge_request(request: MergeRequest) -> dict[str, Any]:
-    """Merge a parallel run's worker sets as its coordinator asked (workers' folders move)."""
-    by_location = {scenario.location: scenario for scenario in request.listing.scenarios}
-    sets = [
-        ReportSet(Path(folder), Path(folder), frozenset(owned))
-        for folder, owned in request.sets
-        if Path(folder).is_dir()
-    ]
-    return merge(
-        sets,
-        request.listing,
-        [by_location[location] for location in request.expected],
-        request.dest,
-        missing=request.missing,
-        move=True,
-        wall_seconds=request.wall_seconds,
-        interrupted=request.interrupted,
-    )
-
-
-def merge_shards(folders: Sequence[Path], dest: Path) -> dict[str, Any]:
-    """Merge report sets written by ``--shard K/N`` runs (or whole parallel runs) into dest.
-
-    Every shard must come from the same plan (same scenarios, same durations, same N) and have
-    tested the same thing (plugin, revision, promises, Hermes release); a shard that is absent
-    leaves its scenarios as errors saying so, never silently missing.
-    """
-    try:
-        plans = [PlanRecord.read(folder) for folder in folders]
-    except PlanError as exc:
-        raise MergeError(str(exc)) from None
-    if len({plan.digest for plan in plans}) > 1:
-        raise MergeError(
-            "the shards were planned differently (different scenarios, durations or N): "
-            + ", ".join(f"{f}: shard {p.shard}" for f, p in zip(folders, plans, strict=True))
-        )
-    _check_same_subject(folders)
-    listing = plans[0].listing
-    by_location = {scenario.location: scenario for scenario in listing.scenarios}
-    present = [location for plan in plans for location in plan.expected]
-    duplicated = sorted({loc for loc in present if present.count(loc) > 1})
-    if duplicated:
-        raise MergeError(f"scenarios present in more than one set: {', '.join(duplicated)}")
-    shard_list = [plan.shard for plan in plans]
-    missing: dict[str, Missing] = {}
-    if all(shard_list):
-        count = shard_list[0].count  # type: ignore[union-attr]
-        absent = sorted(set(range(1, count + 1)) - {s.index for s in shard_list if s})
-        expected = list(listing.scenarios)
-        reason = Missing(
-            "errored",
-            "not run: the reports of shard(s) "
-            + ", ".join(f"{k}/{count}" for k in absent)
-            + " are missing",
-        )
-        missing = {s.location: reason for s in expected if s.location not in present}
-    else:
-        expected = [by_location[location] for location in present if location in by_location]
-    sets = [
-        ReportSet(folder, plan.written_at, frozenset(plan.expected))
-        for folder, plan in zip(folders, plans, strict=True)
-    ]
-    seconds: dict[str, float] = {}
-    for plan in plans:
-        seconds.update(plan.seconds)
-    result = merge(sets, listing, expected, dest, missing=missing, move=False)
-    PlanRecord(
-        digest=plans[0].digest,
-        shard=None,
-        listing=listing,
-        expected=[scenario.location for scenario in expected],
-        seconds=seconds,
-        written_at=dest.resolve(),
-    ).write(dest)
-    durations.record(dest / DURATIONS_JSON, seconds)
-    return result
-
-
 def _behave_records(
     sets: Sequence[ReportSet],
 ) -> tuple[dict[str, dict], dict[str, dict], dict[str, dict[str, dict]]]:
@@ -277,33 +193,6 @@ def _carry_run_files(sets: Sequence[ReportSet], dest: Path) -> None:
         source = next((s for s in sets if (s.folder / name).is_file()), None)
         if source is not None:
             shutil.copyfile(source.folder / name, dest / name)
-
-
-def _check_same_subject(folders: Sequence[Path]) -> None:
-    """Shards must have tested one thing: the same plugin (name, revision), promises and
-    Hermes release. Paths may differ between CI machines, so they are not compared."""
-    seen: dict[str, list[str]] = {}
-    for folder in folders:
-        try:
-            about = RunResult.read(folder).settings
-        except ResultError:
-            continue  # a shard that left no result: its scenarios are reported missing
-        if not about:
-            continue  # a shard that could not start knows none; its setup error says why
-        subject = json.dumps(
-            [
-                about.get("plugin", {}).get("name"),
-                about.get("plugin", {}).get("revision"),
-                about.get("promises"),
-                about.get("hermes", {}).get("version"),
-            ]
-        )
-        seen.setdefault(subject, []).append(str(folder))
-    if len(seen) > 1:
-        raise MergeError(
-            "the shards tested different things (plugin, revision, promises or Hermes): "
-            + "; ".join(f"{subject} in {', '.join(where)}" for subject, where in seen.items())
-        )
 
 
 def _merge_behave_json(
@@ -428,32 +317,3 @@ def _file_of(location: str) -> str:
 
 def _line_of(location: str) -> int:
     return int(location.rpartition(":")[2] or 0)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Merge report sets into one.")
-    what = parser.add_mutually_exclusive_group(required=True)
-    what.add_argument("--into", type=Path, help="the merged reports folder (for CI shards)")
-    what.add_argument("--request", type=Path, help="a parallel run's merge request (JSON)")
-    parser.add_argument("folders", nargs="*", type=Path, help="report sets (with plan.json)")
-    args = parser.parse_args(argv)
-    if args.request is not None:
-        merge_request(MergeRequest.read(args.request))
-        return 0
-    into = args.into.resolve()
-    if not args.folders:
-        parser.error("give the report folders to merge")
-    if any(folder.resolve() == into for folder in args.folders):
-        parser.error("--into must not be one of the folders merged")
-    try:
-        totals = merge_shards(args.folders, into)["totals"]
-    except MergeError as exc:
-        print(f"merge-reports: {exc}", file=sys.stderr)
-        return 2
-    line = closing_line(totals)
-    print(f"[merge-reports] {totals['scenarios']} scenarios merged into {into}: {line}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

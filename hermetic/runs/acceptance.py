@@ -173,7 +173,7 @@ def merge_reports(
         return Outcome(2, problems=[f"merge-reports: {into} is cleared first; merge into another"])
     into.mkdir(parents=True, exist_ok=True)
     clear_reports(into)
-    command = [str(python), "-m", "hermetic.reporting.merge", f"--into={into}"]
+    command = [str(python), "-m", "hermetic.runs.merging", f"--into={into}"]
     code = run_step("merge-reports", [*command, *map(str, folders)], cwd=cwd, env=env)
     outcome = Outcome(code)
     _count(outcome, into, "merge-reports")

@@ -19,7 +19,7 @@
    exactly its scenario: the scenarios its batch did not report are run again one per process,
    and the one that kills its worker is reported as an error with the worker's last output;
    any ``hermes`` process a worker left is found by its sandbox folder and stopped.
-3. The sets are merged into ``<reports>/`` (``python -m hermetic.reporting.merge``), shaped as
+3. The sets are merged into ``<reports>/`` (``python -m hermetic.runs.merging``), shaped as
    a serial run's, plus ``share.json`` (for ``merge-reports``) and an updated
    ``durations.json``. A run whose workers could not start is reported once, as a serial run
    reports it: ``setup-error.txt``, one errored JUnit case, exit status 2.
@@ -76,7 +76,7 @@ if TYPE_CHECKING:
 
 #: report.html's formatter in a worker: html-pretty storing its model for the merge.
 HTML_MODEL_FORMATTER = "hermetic.reporting.html_model:HtmlModelFormatter"
-MERGE_MODULE = "hermetic.reporting.merge"
+MERGE_MODULE = "hermetic.runs.merging"
 CONSOLE = "console.txt"  # a worker's pretty output (what a serial run prints)
 OUTPUT = "output.txt"  # a worker's stdout and stderr (hermetic's own lines among them)
 POLL_SECONDS = 0.2
@@ -86,7 +86,7 @@ EXIT_SETUP = 2
 
 @dataclass(frozen=True)
 class MergeRequest:
-    """What the coordinator asks ``python -m hermetic.reporting.merge --request FILE`` to do:
+    """What the coordinator asks ``python -m hermetic.runs.merging --request FILE`` to do:
     merge these worker folders (each standing for its scenarios) into ``dest``."""
 
     listing: Listing
