@@ -9,7 +9,8 @@ import is still a dependency, only a later one); imports under ``if TYPE_CHECKIN
   the runners);
 * a module imports only its own layer or lower ones (the layer table below, from LAYOUT.md);
 * the top of ``hermetic/`` holds only the package face, the command line and the errors;
-* every subpackage's ``__init__.py`` declares ``__all__`` (its public face).
+* every subpackage's ``__init__.py`` declares ``__all__`` (its public face);
+* docs/background/architecture.md shows every package on the floor enforced here.
 
 A failure names the import (file:line) and the rule it breaks. A case that waits for an
 owner's pending work is listed in :data:`PENDING` with the owner's name; once it is fixed the
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.util import find_spec
@@ -372,3 +374,39 @@ def test_the_graph_reads_every_import_but_type_checking_ones(
     found = [e.imported for e in imports_of("hermetic.hermes.probe", tree_path, known)]
     # relative imports resolve against the importer's own package
     assert found == expected
+
+
+ARCHITECTURE = PACKAGE.parent / "docs" / "background" / "architecture.md"
+
+
+def architecture_floors() -> dict[str, int]:
+    """The floors table of docs/background/architecture.md: dotted package -> floor."""
+    floors: dict[str, int] = {}
+    for line in ARCHITECTURE.read_text("utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or not cells[0].isdigit():
+            continue
+        for path in re.findall(r"`([^`]+)`", cells[1]):
+            dotted = path.rstrip("/").removesuffix(".py").replace("/", ".")
+            floors[f"{TOP}.{dotted}"] = int(cells[0])
+    return floors
+
+
+def test_the_architecture_page_shows_every_layer() -> None:
+    """The page a newcomer reads first names every package on the floor the test enforces."""
+    page = architecture_floors()
+    problems = {
+        (name, ""): f"{ARCHITECTURE.name}: {name} is "
+        + (f"on floor {page[name]} there" if name in page else "missing from the floors table")
+        + f", layer {floor} in LAYERS"
+        for name, floor in LAYERS.items()
+        if page.get(name) != floor
+    }
+    problems.update(
+        {
+            (name, ""): f"{ARCHITECTURE.name}: {name} (floor {floor}) is in no layer of LAYERS"
+            for name, floor in page.items()
+            if name not in LAYERS
+        }
+    )
+    _check("the architecture page shows every layer", problems)
