@@ -36,7 +36,6 @@ PENDING = {
         "R2: report.html rendered once from the result; its formatter objects through internals"
     ),
     "hermetic/reporting/html_page.py": "R2: the page's formatter subclass through internals",
-    "hermetic/reporting/recorder.py": "R2: JUnit file names through internals.junit_feature_name",
 }
 
 
