@@ -196,3 +196,46 @@ def test_a_wheel_asked_for_with_an_extra_is_fingerprinted_by_its_content(tmp_pat
     assert source_fingerprint(with_extras(str(wheel), ["anthropic"])) == source_fingerprint(
         str(wheel)
     )
+
+
+def test_the_process_preparing_a_confined_run_installs_the_protocols_hermes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The command line prepares a run outside the namespace its workers will enter: the
+    # settings say NAMESPACE (for the workers), and the preparation still installs. Found by a
+    # fresh clone's CI, where no earlier run had made hermes-agent[anthropic].
+    from hermetic.isolation.netns import NAMESPACE
+    from hermetic.isolation.netns.status import NetworkIsolation
+    from hermetic.plan.settings import Settings
+
+    made: list[str] = []
+
+    def ensure(_version: str, _requires: object, **kwargs: object) -> object:
+        made.append(str(kwargs["package"]))
+        return type("Install", (), {"hermes": tmp_path / "anthropic" / "hermes"})()
+
+    monkeypatch.setenv("HERMETIC_ENVS", str(tmp_path / "envs"))
+    monkeypatch.setattr("hermetic.hermes.protocol_envs.ensure_hermes", ensure)
+    plugin = type("Plugin", (), {"prepare": lambda self, hermes, _v, _say: (self, hermes)})()
+    profile = type("Profile", (), {"requires": ()})()
+
+    def settings() -> Settings:
+        return Settings(
+            plugin=plugin,  # type: ignore[arg-type]
+            profile=profile,  # type: ignore[arg-type]
+            hermes=tmp_path / "hermes",
+            hermes_version="0.19.0",
+            keep_sandbox="on-failure",
+            sandbox_root=None,
+            isolation=NetworkIsolation(NAMESPACE, None),
+            hermes_package="hermes-agent==0.19.0",
+        )
+
+    with pytest.raises(HarnessError, match="tag the scenario"):
+        settings().speaking(MESSAGES)  # a worker inside the namespace
+    assert made == []
+
+    _plugin, hermes = settings().speaking(MESSAGES, may_install=True)
+
+    assert hermes == tmp_path / "anthropic" / "hermes"
+    assert made == ["hermes-agent[anthropic]==0.19.0"]

@@ -63,11 +63,16 @@ def resolve(
     isolation: NetworkIsolation,
     say: Say = say_on_stderr,
     scenario_tags: Iterable[Iterable[str]] = (),
+    *,
+    installs_here: bool = True,
 ) -> Settings:
     """Install what the checked run needs (outside any network namespace: it may reach the
     registry) and return the settings its scenarios run with. ``scenario_tags``: the tags of
     the run's selected scenarios; Hermes with the extra their wire protocols need
-    (``@protocol.…``) is installed too, for the scenarios that describe the Hermes under test."""
+    (``@protocol.…``) is installed too, for the scenarios that describe the Hermes under test.
+    ``isolation`` is the one the scenarios will run in; ``installs_here`` whether this process
+    may reach the registry (the command line prepares a run outside the namespace its workers
+    enter; a plain behave inside one may not)."""
     build = checked.hermes.build(say)
     # A pip plugin is installed here, into an environment made from Hermes' own.
     plugin, hermes = checked.plugin.prepare(build.command, build.version, say)
@@ -86,7 +91,7 @@ def resolve(
         hermes_package=None if choice.named else choice.package or f"hermes-agent=={build.version}",
     )
     for protocol in protocols_needed(scenario_tags, build.version):
-        settings.speaking(protocol)
+        settings.speaking(protocol, may_install=installs_here)
     return settings
 
 
@@ -97,7 +102,9 @@ def plan_from_userdata(userdata: Mapping[str, str], environ: Mapping[str, str]) 
 
     request = RunRequest.from_userdata(userdata)
     checked = check(request)
-    return RunPlan(request=request, settings=resolve(checked, this_process(environ)))
+    isolation = this_process(environ)
+    settings = resolve(checked, isolation, installs_here=not isolation.kernel_refuses)
+    return RunPlan(request=request, settings=settings)
 
 
 def settings_from_userdata(

@@ -47,11 +47,15 @@ class Settings:
         default_factory=dict, compare=False, repr=False
     )
 
-    def speaking(self, protocol: WireProtocol) -> tuple[PluginUnderTest, Path]:
+    def speaking(
+        self, protocol: WireProtocol, *, may_install: bool | None = None
+    ) -> tuple[PluginUnderTest, Path]:
         """The plugin under test and the ``hermes`` command for a scenario speaking
         ``protocol``: the run's own, or Hermes installed with the protocol's extra (made on
         first use, which inside a network namespace must have happened before; ConfigError
-        otherwise)."""
+        otherwise). ``may_install``: whether this process may reach the registry; by default,
+        unless the run's isolation confines it (the process that prepares a run for confined
+        workers is itself outside the namespace, and says so)."""
         if protocol.extra is None:
             return self.plugin, self.hermes
         if protocol.key not in self._speaking:
@@ -63,7 +67,9 @@ class Settings:
                     package=self.hermes_package,
                     version=self.hermes_version,
                     requires=self.profile.requires,
-                    may_install=not self.isolation.kernel_refuses,
+                    may_install=(
+                        not self.isolation.kernel_refuses if may_install is None else may_install
+                    ),
                     say=_say,
                 )
             except HarnessError as exc:
