@@ -35,6 +35,7 @@ from hermetic.reporting.layout import SETUP_ERROR
 from hermetic.runs.parallel import add_spread_options
 
 if TYPE_CHECKING:
+    from hermetic.integrations.suite import Written
     from hermetic.plan.behave_args import BehaveArguments
     from hermetic.plan.model import RunPlan, Spread, Suite
     from hermetic.plan.request import RunRequest
@@ -150,7 +151,18 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument(
         "--pytest",
         action="store_true",
-        help="instead: write tests/test_hermetic.py, real-path tests through the `hermes` fixture",
+        help="instead: write tests/test_hermetic.py, real-path tests through the `hermes` fixture, "
+        "from the plugin's profile (its channels and promises)",
+    )
+    init.add_argument(
+        "--plugin",
+        metavar="DIR",
+        help="with --pytest: the plugin whose profile the tests are written from (default: DIR)",
+    )
+    init.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="with --pytest: its hermetic.toml (default: the one beside plugin.yaml)",
     )
     init.add_argument(
         "--ci",
@@ -233,7 +245,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if rest and args.command not in ("run", "matrix", "mutate"):
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "init":
-        return init(args.directory, pytest=args.pytest, ci=args.ci)
+        return init(
+            args.directory, pytest=args.pytest, ci=args.ci, plugin=args.plugin, profile=args.profile
+        )
     if args.command == "summary":
         return summary(args.reports)
     if args.command == "merge-reports":
@@ -292,7 +306,7 @@ def _add_mutate_command(commands: argparse._SubParsersAction) -> None:
         description="Run the bundled features against the plugin, then against mutants of its "
         "source (one small breakage each), and report the score and every survivor "
         "(mutate.json, mutate.html). Arguments hermetic does not know go to behave "
-        "(e.g. --tags=@smoke). docs/mutation.md says how to read the report.",
+        "(e.g. --tags=@smoke). docs/how-to/mutation-testing.md says how to read the report.",
     )
     _add_plugin_options(mutate)
     _add_suite_options(mutate)
@@ -355,18 +369,23 @@ def merge_reports(folders: list[Path], into: Path) -> int:
     return EXIT_PASSED if outcome.ok else EXIT_FAILED
 
 
-def init(directory: Path, pytest: bool = False, ci: str | None = None) -> int:
+def init(
+    directory: Path,
+    pytest: bool = False,
+    ci: str | None = None,
+    plugin: str | None = None,
+    profile: str | None = None,
+) -> int:
     from hermetic.integrations.suite import init_repository
 
     if not directory.is_dir():
         return _fail(f"{directory}: not a directory")
+    if (plugin or profile) and not pytest:
+        return _fail("--plugin and --profile go with --pytest (`hermetic run` takes them)")
     if pytest or ci:
-        return init_extras(directory.resolve(), pytest, ci)
+        return init_extras(directory.resolve(), pytest, ci, plugin, profile)
     written = init_repository(directory.resolve())
-    for path in written.created:
-        print(f"created {path}")
-    for path in written.kept:
-        print(f"kept    {path} (exists; not overwritten)")
+    _say_written(written)
     here = directory.resolve()
     plugin = "" if (directory / "plugin.yaml").is_file() else " --plugin DIR"
     if plugin:
@@ -378,20 +397,68 @@ def init(directory: Path, pytest: bool = False, ci: str | None = None) -> int:
     return EXIT_PASSED
 
 
-def init_extras(root: Path, pytest: bool, ci: str | None) -> int:
-    """``init --pytest`` and ``init --ci KIND``: the first test file, a CI workflow."""
+def _say_written(written: Written) -> None:
+    for path in written.created:
+        print(f"created {path}")
+    for path in written.updated:
+        print(f"updated {path}")
+    for path in written.kept:
+        print(f"kept    {path} (exists; not overwritten)")
+
+
+def init_extras(
+    root: Path, pytest: bool, ci: str | None, plugin: str | None, profile: str | None
+) -> int:
+    """``init --pytest`` and ``init --ci KIND``: the first test file (from the plugin's
+    profile), a CI workflow."""
+    from hermetic.errors import ConfigError
     from hermetic.integrations.ci import write_workflow
     from hermetic.integrations.pytest.starter import write_starter
+    from hermetic.integrations.suite import ignore_reports
+    from hermetic.plan.resolve import choose_profile
+    from hermetic.plugin_sources import load_plugin
 
-    parts = ([write_starter(root)] if pytest else []) + ([write_workflow(root, ci)] if ci else [])
-    for written in parts:
-        for path in written.created:
-            print(f"created {path}")
-        for path in written.kept:
-            print(f"kept    {path} (exists; not overwritten)")
+    options = ""
     if pytest:
-        print("next: `pytest tests/test_hermetic.py` in", root)
+        try:
+            chosen = choose_profile(load_plugin(plugin or str(root)), profile or "")
+        except ConfigError as exc:
+            message = (
+                str(exc).replace("-D plugin=", "--plugin ").replace("-D profile=", "--profile ")
+            )
+            return _fail(f"init --pytest: {message}")
+        options = _pytest_options(root, plugin, profile)
+        labels = ", ".join(channel.label for channel in chosen.channels)
+        print(
+            f"profile: {chosen.path or 'none (every promise)'}; alerts read through the {labels} "
+            "channel(s)"
+        )
+        written, starter = write_starter(root, chosen, options)
+        _say_written(written)
+        for line in starter.left_out:
+            print(f"not written: {line}")
+        for line in starter.checks_less:
+            print(f"note: {line}")
+        _say_written(ignore_reports(root))
+    if ci:
+        _say_written(write_workflow(root, ci))
+    if pytest and starter.tests:
+        print(f"next: `pytest tests/test_hermetic.py{options}` in {root}")
     return EXIT_PASSED
+
+
+def _pytest_options(root: Path, plugin: str | None, profile: str | None) -> str:
+    """The pytest options naming the plugin and profile ``init --pytest`` was given, relative
+    to the repository (pytest runs there)."""
+    shown = ""
+    for option, value in (("--hermes-plugin", plugin), ("--hermes-profile", profile)):
+        if not value:
+            continue
+        path = Path(value).resolve()
+        if path == root:
+            continue
+        shown += f" {option} {path.relative_to(root) if path.is_relative_to(root) else path}"
+    return shown
 
 
 def summary(reports: Path) -> int:
@@ -412,12 +479,22 @@ def _option_error(exc: Exception) -> int:
 
 def matrix(args: argparse.Namespace, behave_args: list[str], own_options: list[str]) -> int:
     from hermetic.errors import ConfigError
+    from hermetic.hermes.releases import unsupported_reason
+    from hermetic.plan.hermes_choice import choose
+    from hermetic.plan.request import COMMAND_LINE
     from hermetic.plan.resolve import check
     from hermetic.reporting.closing import closing_line
     from hermetic.runs.child_steps import INTERRUPTS
     from hermetic.runs.exit_status import exit_status
     from hermetic.runs.matrix import matrix_totals, run_matrix
-    from hermetic.runs.matrix_releases import declared_rows, requires_hermes
+    from hermetic.runs.matrix_releases import (
+        declared_rows,
+        is_build,
+        release_of,
+        release_request,
+        requires_hermes,
+        version_of,
+    )
     from hermetic.runs.parallel import default_jobs
     from hermetic.runs.start import CannotStart, select
 
@@ -427,16 +504,27 @@ def matrix(args: argparse.Namespace, behave_args: list[str], own_options: list[s
             request, behave = _request(args, behave_args, own_options)
             # Checked once here, before any release installs anything: each release's run
             # then resolves its own Hermes (hermetic.runs.start).
-            check(request)
+            checked = check(request)
             try:
                 plugin_dir = Path(request.plugin or ".").resolve()
                 versions = args.versions or declared_rows(requires_hermes(plugin_dir))
             except ValueError as exc:
                 raise ConfigError(f"{plugin_dir / 'plugin.yaml'}: requires_hermes: {exc}") from None
+            for row in versions:
+                # A release or build that does not exist: one line, before any is installed.
+                if is_build(row) or not unsupported_reason(release_of(version_of(row))):
+                    asked = release_request(row)
+                    try:
+                        choose(
+                            "", asked["hermes_version"], checked.profile, asked["hermes_package"]
+                        )
+                    except ConfigError as exc:
+                        reason = str(exc).split(": ", 1)[-1]
+                        raise ConfigError(f"--versions {row}: {reason}") from None
             suite = choose_suite(args.features, behave, Path(scratch))
             select(Path(sys.executable), suite, os.environ)
         except (CannotStart, ConfigError) as exc:
-            return _fail(str(exc))
+            return _fail(COMMAND_LINE.show(str(exc)))
         runs = run_matrix(
             sys.executable,
             versions,

@@ -35,6 +35,6 @@ def test_each_channel_has_a_page_naming_each_of_its_own_keys(name: str) -> None:
 
 
 def test_the_overview_names_only_channels_that_exist() -> None:
-    text = (DOCS / "alert-channels.md").read_text("utf-8")
+    text = (DOCS / "reference" / "channels" / "index.md").read_text("utf-8")
     named = set(re.findall(r'channel = "([a-z_-]+)"', text))
     assert named and named <= set(channels()), named - set(channels())

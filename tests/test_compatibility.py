@@ -13,7 +13,12 @@ import pytest
 from hermetic import __version__
 from hermetic.hermes.releases import MATRIX_RELEASES, NEWEST_CODE
 from hermetic.reporting.result import RunResult, ScenarioResult, StepResult
-from hermetic.runs.compatibility import BADGE_SVG, COMPATIBILITY_JSON, behaviour_changes
+from hermetic.runs.compatibility import (
+    BADGE_SVG,
+    COMPATIBILITY_JSON,
+    behaviour_changes,
+    told_changes,
+)
 from hermetic.runs.matrix import Cell, ReleaseRun, parse_versions, write_matrix
 from hermetic.runs.matrix_releases import (
     declared_rows,
@@ -177,3 +182,46 @@ def test_a_row_that_could_not_start_says_why(tmp_path: Path) -> None:
     _read_release(run, tmp_path)
     assert run.cells == {"(run)": Cell("failed", "unknown option -D hermes_package=…")}
     assert not run.ok
+
+
+def test_the_notes_name_what_hermes_tells_the_plugin_differently_between_the_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermetic.hermes.hook_reference import Call, Outcome, Reference, Row
+
+    unknown = Outcome((Call(404, "unknown", True, "NotFoundError"),) * 3, "error", 3)
+    gone = Outcome((Call(404, "model_not_found", False, "NotFoundError"),), "error", 1)
+    releases = tuple(
+        {"label": label, "distribution": "hermes-agent", "version": label, "version_line": "v"}
+        for label in ("0.16.0", "0.19.0", "0.22.2.post1")
+    )
+    row = Row(
+        "anthropic-messages-not-found",
+        "Anthropic",
+        "not_found_error (404)",
+        "anthropic_messages",
+        "removed-model",
+        404,
+        {"0.16.0": unknown, "0.19.0": unknown, "0.22.2.post1": gone},
+    )
+    reference = Reference(releases, {}, "python tools/hook_reference.py", (row,))
+    monkeypatch.setattr("hermetic.runs.compatibility.load_reference", lambda: reference)
+    runs = [
+        ReleaseRun("0.19.0", code=0, passed=1, cells={"gateway": Cell("passed", "1 passed")}),
+        ReleaseRun(IOT, code=0, passed=1, cells={"gateway": Cell("passed", "1 passed")}),
+    ]
+
+    write_matrix(runs, tmp_path)
+
+    table = (tmp_path / "matrix.md").read_text("utf-8")
+    assert "## What Hermes tells the plugin changed between these releases" in table
+    assert (
+        "- Anthropic not_found_error (404) over anthropic_messages: 0.19.0 status_code=404 "
+        "reason='unknown' retryable=True, 3 call(s), job error; 0.22.2.post1 status_code=404 "
+        "reason='model_not_found' retryable=False, 1 call(s), job error"
+    ) in table
+    assert "What Hermes tells the plugin changed" in (tmp_path / "report.html").read_text()
+    manifest = json.loads((tmp_path / COMPATIBILITY_JSON).read_text("utf-8"))
+    assert len(manifest["hermes_told_changes"]) == 1
+    runs_alike = [runs[0], ReleaseRun("0.16.0", code=0, passed=1, cells={})]
+    assert told_changes(runs_alike) == []

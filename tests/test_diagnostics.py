@@ -61,3 +61,51 @@ def test_a_report_carries_only_what_xml_can(tmp_path: Path) -> None:
     )
     assert "\\x1f\ufffd\\x08\\x00\\x04c\tline" in report and report.endswith("\\ufffe")
     ElementTree.fromstring(f"<failure message={quoteattr(report)}/>")
+
+
+HERMES_STDERR = "".join(
+    [
+        "[plugins] INFO Plugin discovery complete: 54 found, 47 enabled\n",
+        *(f"[plugins] DEBUG Registered deferred platform loader: p{n}\n" for n in range(30)),
+        "2026-12-02 06:46:04,875 DEBUG agent.loop: detail\n",
+        "2026-12-02 06:46:05,000 WARNING my_plugin: could not send\n",
+        "[plugins] DEBUG   registered: 0 tool(s), 1 hook(s)\n",
+    ]
+)
+
+
+def test_hermes_debug_lines_are_left_out_of_an_excerpt_unless_asked(tmp_path, monkeypatch):
+    err = tmp_path / "1.stderr"
+    err.write_text(HERMES_STDERR)
+    monkeypatch.delenv("HERMETIC_REPORT_DEBUG", raising=False)
+    assert tail(err, 5, hermes_output=True).splitlines() == [
+        "(32 DEBUG line(s) of Hermes left out; HERMETIC_REPORT_DEBUG=1 keeps them)",
+        "[plugins] INFO Plugin discovery complete: 54 found, 47 enabled",
+        "2026-12-02 06:46:05,000 WARNING my_plugin: could not send",
+    ]
+    # Another file (the plugin's own log) keeps every line; so does an excerpt when asked.
+    assert tail(err, 3).splitlines()[-1] == "[plugins] DEBUG   registered: 0 tool(s), 1 hook(s)"
+    monkeypatch.setenv("HERMETIC_REPORT_DEBUG", "1")
+    assert tail(err, 3, hermes_output=True) == tail(err, 3)
+
+
+def test_the_report_s_excerpts_of_hermes_output_leave_debug_out(tmp_path, monkeypatch):
+    monkeypatch.delenv("HERMETIC_REPORT_DEBUG", raising=False)
+    out, err = tmp_path / "1.stdout", tmp_path / "1.stderr"
+    out.write_text("")
+    err.write_text(HERMES_STDERR)
+    log = tmp_path / "agent.log"
+    log.write_text("2026-12-02 06:46:04,875 DEBUG x: y\n2026-12-02 06:46:05,000 ERROR x: z\n")
+    own = tmp_path / "telemetry.log"
+    own.write_text("2026-12-02 06:46:04,875 DEBUG hermetic_alerts not a model-unavailable\n")
+    report = failure_report(
+        sandbox_root=tmp_path,
+        last_command=CommandResult(("cron", "tick"), 0, 2.5, out, err),
+        evidence=[
+            Evidence("agent.log", lambda: log, hermes_output=True),
+            Evidence("telemetry.log", lambda: own),
+        ],
+    )
+    assert "Registered deferred platform loader" not in report
+    assert "could not send" in report and "ERROR x: z" in report and "DEBUG x: y" not in report
+    assert "DEBUG hermetic_alerts not a model-unavailable" in report

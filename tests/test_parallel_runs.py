@@ -7,6 +7,7 @@ Its "hermes" processes are ``sleep`` children carrying a sandbox's HERMES_HOME.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 from plans import demo_plan
 
+from hermetic.hermes.processes import stop_processes_under
 from hermetic.integrations.behave.listing_formatter import ArgumentsError, worker_arguments
 from hermetic.plan.selection import PlannedScenario
 from hermetic.reporting.report_options import report_arguments
@@ -39,6 +41,8 @@ REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "tests" / "fixtures" / "parallel_demo"
 PYTHON = Path(sys.executable)
 ENV = dict(os.environ, PYTHONPATH=str(REPO))
+#: Only a hang takes this long (a run at load 25 on 2 cores takes a minute or two).
+HANG_SECONDS = 900
 
 
 @pytest.fixture
@@ -182,6 +186,12 @@ def test_a_worker_that_dies_costs_its_scenario_only_and_leaves_no_process(
     )
 
 
+def _waiting_workers(sandboxes: Path) -> list[int]:
+    """The behave processes whose scenario is waiting to be stopped (their ``waiting`` files)."""
+    texts = [path.read_text() for path in sandboxes.glob("*/*/waiting")]
+    return [int(text) for text in texts if text]  # empty: being written
+
+
 def test_sigterm_stops_every_worker_cleans_up_and_reports_every_scenario(
     project: Path,
 ) -> None:
@@ -189,17 +199,30 @@ def test_sigterm_stops_every_worker_cleans_up_and_reports_every_scenario(
     sandboxes = project.parent / "sandboxes"
     demo_plan(project, ["--tags=@slow"], reports, jobs=2, sandbox_root=sandboxes)
     command = [sys.executable, "-m", "hermetic.runs.parallel", str(reports / "plan.json")]
-    coordinator = subprocess.Popen(command, cwd=project, env=ENV, stdout=subprocess.DEVNULL)
+    output = project.parent / "coordinator.txt"
+    with output.open("wb") as log:
+        coordinator = subprocess.Popen(
+            command, cwd=project, env=ENV, stdout=log, stderr=subprocess.STDOUT
+        )
     try:
-        deadline = time.monotonic() + 60
-        while len(list(sandboxes.glob("*/*/waiting"))) < 2:
-            assert time.monotonic() < deadline, "the workers never started waiting"
+        # Events, not durations: the slow scenarios wait until they are stopped, however slow
+        # the machine; only a hang meets the bound.
+        hang = time.monotonic() + HANG_SECONDS
+        while len(_waiting_workers(sandboxes)) < 2:
+            assert coordinator.poll() is None, f"ended first: {output.read_text()}"
+            assert time.monotonic() < hang, f"the workers never started: {output.read_text()}"
             time.sleep(0.2)
         coordinator.send_signal(signal.SIGTERM)
-        assert coordinator.wait(timeout=60) == 128 + signal.SIGTERM
+        code = coordinator.wait(timeout=HANG_SECONDS)
+        assert code == 128 + signal.SIGTERM, output.read_text()
     finally:
         if coordinator.poll() is None:
             coordinator.kill()
+            coordinator.wait()
+            for worker in _waiting_workers(sandboxes):
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(worker, signal.SIGKILL)
+            stop_processes_under("HERMES_HOME", sandboxes)
     assert _leftovers(sandboxes) == []
     # The workers' own cleanups ran (the suite's hooks stop hermes the same way).
     assert len(list(sandboxes.glob("*/*/*/cleaned-up"))) == 2

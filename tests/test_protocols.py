@@ -198,6 +198,28 @@ def test_a_wheel_asked_for_with_an_extra_is_fingerprinted_by_its_content(tmp_pat
     )
 
 
+def test_one_environment_per_build_holds_every_protocols_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HERMETIC_ENVS", str(tmp_path / "envs"))
+    asked = []
+
+    class Made:
+        hermes = tmp_path / "made" / "hermes"
+
+    def ensure(version: str, requires: object, say: object = None, package: str = "") -> Made:
+        asked.append(package)
+        return Made()
+
+    monkeypatch.setattr("hermetic.hermes.protocol_envs.ensure_hermes", ensure)
+    for protocol in (MESSAGES, CONVERSE):
+        hermes_speaking(
+            protocol, hermes=tmp_path / "h", package="hermes-agent==0.19.0", version="0.19.0"
+        )
+
+    assert asked == ["hermes-agent[anthropic,bedrock]==0.19.0"] * 2
+
+
 def test_the_process_preparing_a_confined_run_installs_the_protocols_hermes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -238,4 +260,4 @@ def test_the_process_preparing_a_confined_run_installs_the_protocols_hermes(
     _plugin, hermes = settings().speaking(MESSAGES, may_install=True)
 
     assert hermes == tmp_path / "anthropic" / "hermes"
-    assert made == ["hermes-agent[anthropic]==0.19.0"]
+    assert made == ["hermes-agent[anthropic,bedrock]==0.19.0"]  # one env per build

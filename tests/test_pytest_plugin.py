@@ -14,7 +14,6 @@ import pytest
 from hermetic import __version__
 from hermetic.integrations.ci import KINDS, write_workflow
 from hermetic.integrations.pytest.plugin import release_skip_reason
-from hermetic.integrations.pytest.starter import TEST_FILE, write_starter
 from hermetic.reporting.result import RunResult, ScenarioResult
 from hermetic.reporting.step_summary import markdown
 
@@ -110,15 +109,6 @@ def test_a_wrong_release_marker_is_a_usage_error():
         release_skip_reason(item, "0.19.0")  # type: ignore[arg-type]
 
 
-def test_init_pytest_writes_the_first_test_file_once(tmp_path):
-    first = write_starter(tmp_path)
-    assert first.created == [tmp_path / TEST_FILE]
-    (tmp_path / TEST_FILE).write_text("# mine\n")
-    again = write_starter(tmp_path)
-    assert again.kept == [tmp_path / TEST_FILE]
-    assert (tmp_path / TEST_FILE).read_text() == "# mine\n"
-
-
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_init_ci_writes_a_workflow_once_pinned_to_this_hermetic(tmp_path, kind):
     path = tmp_path / KINDS[kind].PATH
@@ -167,8 +157,9 @@ def test_a_run_that_ran_nothing_is_not_green():
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_docs_show_the_workflow_init_writes(kind):
-    shown = (Path(__file__).resolve().parent.parent / "docs" / "ci.md").read_text("utf-8")
-    assert KINDS[kind].render(__version__) in shown, "docs/ci.md: show what `init --ci` writes now"
+    page = Path(__file__).resolve().parent.parent / "docs" / "how-to" / "ci.md"
+    shown = page.read_text("utf-8")
+    assert KINDS[kind].render(__version__) in shown, "docs/how-to/ci.md: show what init --ci writes"
 
 
 def test_a_repository_whose_root_is_the_plugin_under_an_unimportable_name(tmp_path):

@@ -470,6 +470,9 @@ def test_the_first_screen_of_a_failed_run_shows_why_and_the_promise_table(
     assert "webhook-alerter (/src/webhook-alerter @ abc123)" in texts, seen
     for text in ("Hermes", "Isolation", "Alert channel", "http", "Retries"):
         assert text in texts, (text, seen)
+    # Why scenarios were not run, with how many each.
+    assert "not run (1):" in texts, seen
+    assert "not claimed by the plugin's profile (hermetic.toml): gateway" in texts, seen
 
 
 @pytest.mark.skipif(

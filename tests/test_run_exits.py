@@ -148,3 +148,37 @@ def test_a_version_that_does_not_exist_is_one_line_and_creates_nothing(
     )
     assert not (tmp_path / "envs").exists()
     _nothing_started(tmp_path / "reports")
+
+
+@pytest.mark.parametrize("command", ["matrix", "mutate"])
+def test_matrix_and_mutate_refuse_a_mistyped_option_alike(
+    command: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    args = [command, "--plugin", str(PLUGIN), "--reports", str(tmp_path / "r"), "--plugn", "."]
+    assert main(args) == 2
+    assert _one_line(capsys) == "hermetic: unrecognized option --plugn (did you mean --plugin?)"
+    assert not (tmp_path / "r" / "plan.json").exists()
+
+
+def test_a_matrix_row_that_does_not_exist_stops_the_matrix_before_any_release(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hermetic.plan.hermes_choice as hermes_choice
+    from hermetic.hermes.installs import ReleaseMissing
+
+    def missing(version: str | None = None, package: str | None = None) -> None:
+        if version == "9.9.9":
+            raise ReleaseMissing("hermes-agent 9.9.9 does not exist on the index")
+
+    monkeypatch.setattr(hermes_choice, "check_exists", missing)
+    monkeypatch.chdir(tmp_path)
+    reports = tmp_path / "r"
+    args = ["matrix", "--plugin", str(PLUGIN), "--reports", str(reports)]
+    assert main([*args, "--versions", "0.19.0,9.9.9"]) == 2
+    line = _one_line(capsys)
+    assert line == "hermetic: --versions 9.9.9: hermes-agent 9.9.9 does not exist on the index"
+    assert not (reports / "matrix").exists()

@@ -7,7 +7,7 @@ environment made from Hermes' own (hard-linked clone, then ``uv pip install`` of
 its dependencies), the same through the fallback (a uv that fails at once, as it does where it
 cannot reach the index, then ``pip install``), and for comparison a full copy of Hermes'
 environment and ``pip install`` into a bare clone. The date, the machine and its load go with
-the figures (docs/pip-plugins.md).
+the figures (docs/how-to/pip-plugins.md).
 
     .venv/bin/python tools/bench_plugin_env.py [--example otel_sdk_protobuf] [--runs 3]
 """

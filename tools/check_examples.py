@@ -150,8 +150,8 @@ def network_findings_after_green_steps(reports: Path) -> list[str]:
 
 
 def planted_bug_caught() -> list[str]:
-    """lostsession logs ``session=None`` (docs/mutation.md): the seed scenario must fail on it,
-    naming the session, and only there."""
+    """lostsession logs ``session=None`` (docs/dev/mutation-notebook.md): the seed scenario must
+    fail on it, naming the session, and only there."""
     code, reports = hermetic_run(
         "lostsession", EXAMPLES / "lostsession", "--tags=@smoke", "-D", "keep_sandbox=never"
     )

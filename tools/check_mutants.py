@@ -35,8 +35,13 @@ if str(REPO) not in sys.path:
 
 from hermetic.isolation.netns import ISOLATION_VARIABLE, NAMESPACE  # noqa: E402
 from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
+from hermetic.mutation.command import trial_plan  # noqa: E402
 from hermetic.mutation.trials import Result, Trial, run_trials  # noqa: E402
+from hermetic.plan.model import RunPlan  # noqa: E402
+from hermetic.plan.request import RunRequest  # noqa: E402
+from hermetic.plan.resolve import check, resolve  # noqa: E402
 from hermetic.runs.parallel import default_jobs  # noqa: E402
+from hermetic.runs.start import isolation_here  # noqa: E402
 
 PLUGIN = REPO / "alerts_plugin"
 #: A mutant still running after this long has hung the suite: reported as TIMEOUT.
@@ -434,15 +439,22 @@ def verdict(mutant: Mutant, returncode: int, cases: list[tuple[str, str | None]]
     return "caught"
 
 
-def trial(mutant: Mutant, copy: Path) -> Trial:
-    """The mutant's behave run: a plugin copy named by ``-D plugin=``, or a harness copy as the
-    working folder whose own hermetic/ wins over the installed one."""
-    behave_args = [*mutant.where, "-D", "keep_sandbox=never"]
+def base_plan() -> RunPlan:
+    """The plan every trial runs (hermetic.plan): the suite's plugin, resolved once, outside
+    any namespace, with the isolation each behave process gets (a namespace of its own)."""
+    request = RunRequest(plugin=str(PLUGIN), keep_sandbox="never")
+    return RunPlan(request=request, settings=resolve(check(request), isolation_here(None)))
+
+
+def trial(mutant: Mutant, copy: Path, base: RunPlan) -> Trial:
+    """The mutant's behave run: the plan with a plugin copy as its plugin, or the plan run in a
+    harness copy as the working folder whose own hermetic/ wins over the installed one."""
+    stop = mutant.headline is None
     if mutant.target == "harness":
         env = dict(os.environ) | {"PYTHONPATH": str(copy)}
-        return Trial(mutant.name, behave_args, copy, env, stop=mutant.headline is None)
-    behave_args += ["-D", f"plugin={copy}"]
-    return Trial(mutant.name, behave_args, REPO, dict(os.environ), stop=mutant.headline is None)
+        return Trial(mutant.name, list(mutant.where), copy, env, stop=stop, plan=base)
+    plan = trial_plan(base, copy)
+    return Trial(mutant.name, list(mutant.where), REPO, dict(os.environ), stop=stop, plan=plan)
 
 
 def main() -> int:
@@ -497,7 +509,8 @@ def main() -> int:
             print(f"    the hang limit, not a check: {hang}; re-run it with --only", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="hermetic-mutants-") as scratch:
-        trials = [trial(mutant, build(mutant, Path(scratch))) for mutant in chosen]
+        base = base_plan()
+        trials = [trial(mutant, build(mutant, Path(scratch)), base) for mutant in chosen]
         work = Path(scratch) / "trials"
         if not run_trials(Path(sys.executable), trials, work, args.jobs, args.timeout, done):
             raise SystemExit(130)  # interrupted: no verdict on the rest

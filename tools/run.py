@@ -20,8 +20,8 @@ Every acceptance run writes its reports under ``reports/`` (see hermetic.runs.ac
 By default the scenarios run in cores + 1 behave processes at once, longest first (see
 hermetic.runs.parallel), and their reports are merged into one set shaped as a serial run's.
 Every behave process runs in a network namespace of its own with only ``lo``, entered after
-everything that needs the registry was installed (docs/netns.md; ``HERMETIC_NETNS=off`` to run
-with the Python guard alone).
+everything that needs the registry was installed (docs/background/netns.md;
+``HERMETIC_NETNS=off`` to run with the Python guard alone).
 Ctrl-C or SIGTERM (how CI cancels) is passed on to the running step or every running behave
 worker, and this script waits for them: behave then stops its ``hermes`` processes and keeps the
 interrupted scenario's sandbox.
@@ -299,6 +299,14 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
             [str(BIN / "python"), "tools/check_ci_workflows.py"],
             "the CI workflows",
         ),
+        (
+            # mkdocs.yml: a broken link or anchor, or a page missing from the nav, fails it.
+            "the documentation site",
+            # (NO_MKDOCS_2_WARNING: the theme's banner about MkDocs' future, not about our pages.)
+            ["env", "NO_MKDOCS_2_WARNING=1", str(BIN / "mkdocs"), "build", "--strict"]
+            + ["--site-dir", str(REPORTS / "site")],
+            "the documentation site",
+        ),
     )
     for step, command, failure in checks:
         if not INTERRUPTS and run_step(step, command, cwd=REPO, env=env) != 0:
@@ -352,8 +360,8 @@ def _counted(failures: Sequence[str], totals: dict[str, int] | None = None) -> l
 
 def unit_test_steps() -> list[tuple[str, list[str], str]]:
     """The unit tests, inside the egress check's namespace where one can be made (a test that
-    tries beyond loopback outside a namespace of its own fails, named: docs/netns.md); the few
-    that install from the registry run outside it."""
+    tries beyond loopback outside a namespace of its own fails, named: docs/background/netns.md);
+    the few that install from the registry run outside it."""
     from hermetic.isolation.netns.confinement import why_no_namespace
 
     pytest = [str(BIN / "python"), "-m", "pytest"]

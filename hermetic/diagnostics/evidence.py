@@ -35,6 +35,9 @@ class Evidence:
     in_report: bool = True
     # For a file: keep only its last lines in the artefacts (a log can be huge).
     tail_lines: int | None = None
+    # For a file: Hermes' own output, whose DEBUG lines the report's excerpt leaves out
+    # unless asked (:func:`hermetic.diagnostics.text_tail.tail`).
+    hermes_output: bool = False
 
 
 # What XML 1.0 cannot carry even escaped: C0 controls but tab, newline and carriage return, lone
@@ -71,10 +74,16 @@ def failure_report(
     parts = [f"sandbox: {sandbox_root}" if sandbox_root else "sandbox: none"]
     if last_command is not None:
         parts.append(
-            section(f"{last_command.describe()}: stdout", tail(last_command.stdout_path, lines))
+            section(
+                f"{last_command.describe()}: stdout",
+                tail(last_command.stdout_path, lines, hermes_output=True),
+            )
         )
         parts.append(
-            section(f"{last_command.describe()}: stderr", tail(last_command.stderr_path, lines))
+            section(
+                f"{last_command.describe()}: stderr",
+                tail(last_command.stderr_path, lines, hermes_output=True),
+            )
         )
     for item in evidence:
         try:
@@ -85,7 +94,8 @@ def failure_report(
         if content is None:
             continue
         if isinstance(content, Path):
-            parts.append(section(f"{item.title} ({content})", tail(content, lines)))
+            excerpt = tail(content, lines, hermes_output=item.hermes_output)
+            parts.append(section(f"{item.title} ({content})", excerpt))
         else:
             parts.append(section(item.title, content))
     return printable("\n".join(parts))

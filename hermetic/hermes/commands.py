@@ -119,8 +119,9 @@ class HermesCommands:
         result = self.run(*args, timeout=timeout)
         if result.returncode != 0:
             raise HermesCommandError(
-                f"{result.describe()}\n--- stdout (tail) ---\n{tail(result.stdout_path)}\n"
-                f"--- stderr (tail) ---\n{tail(result.stderr_path)}"
+                f"{result.describe()}\n"
+                f"--- stdout (tail) ---\n{tail(result.stdout_path, hermes_output=True)}\n"
+                f"--- stderr (tail) ---\n{tail(result.stderr_path, hermes_output=True)}"
             )
         return result
 
@@ -131,7 +132,7 @@ class HermesCommands:
         if not match:
             raise HermesCommandError(
                 f"{result.describe()} but printed no 'Created job: <id>' line:\n"
-                f"{tail(result.stdout_path)}"
+                f"{tail(result.stdout_path, hermes_output=True)}"
             )
         return match.group(1)
 
@@ -213,8 +214,8 @@ class RunningCommand:
         raise HermesCommandError(
             f"{hang_limit.stopped(command, what)}; its output is in "
             f"{self.stdout_path} and {self.stderr_path}\n"
-            f"--- stdout (tail) ---\n{tail(self.stdout_path)}\n"
-            f"--- stderr (tail) ---\n{tail(self.stderr_path)}"
+            f"--- stdout (tail) ---\n{tail(self.stdout_path, hermes_output=True)}\n"
+            f"--- stderr (tail) ---\n{tail(self.stderr_path, hermes_output=True)}"
         )
 
     def kill(self) -> None:

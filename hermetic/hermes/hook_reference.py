@@ -278,7 +278,7 @@ def render_markdown(reference: Reference) -> str:
         "depends on the provider's words, the wire protocol and the Hermes release, not on the "
         "HTTP status alone. Every line below is what real `hermes cron tick` runs passed to an "
         "observer plugin, for one provider answer of the corpus (each with its public source: "
-        "[the provider answers](providers.md)), served by the mock over the protocol it "
+        "[the provider answers](../providers.md)), served by the mock over the protocol it "
         "belongs to.",
         "",
         "Read a line as: *the provider answers this* -> *the hook gets `status_code`, `reason`, "

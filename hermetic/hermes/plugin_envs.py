@@ -4,7 +4,7 @@ One environment per Hermes environment and plugin build (``key``: a digest of th
 sdist, the project folder's files or the pinned requirement), reused while the build is
 unchanged. It is made from the cached Hermes environment, never from nothing: the files are
 hard-linked (a copy of Hermes' 200 MB costs seconds, links a fraction of that; measured in
-docs/pip-plugins.md), the few files naming the environment's own path (``bin/`` scripts,
+docs/how-to/pip-plugins.md), the few files naming the environment's own path (``bin/`` scripts,
 ``pyvenv.cfg``) are rewritten as new files, and ``uv pip install`` adds the plugin with its
 dependencies, non-editable, exactly as ``pip install`` would resolve them against what is
 already there. Nothing writes into a linked file in place: installers and Python's bytecode

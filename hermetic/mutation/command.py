@@ -423,8 +423,9 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
         started = time.monotonic()
         unmutated, reached = _unmutated_run(options, traced=options.coverage)
         if options.coverage and not unmutated.ok and "interrupted" not in unmutated.problems:
-            # The tracer makes Hermes slower (docs/mutation.md): on a loaded machine a command
-            # can pass the suite's time limit. Without it, the selection is every scenario.
+            # The tracer makes Hermes slower (docs/dev/mutation-notebook.md): on a loaded
+            # machine a command can pass the suite's time limit. Without it, the selection is
+            # every scenario.
             say(
                 f"the features fail on the unmutated plugin with the line tracer on "
                 f"({unmutated.closing_line()}); once more without it, and then every mutant "

@@ -58,7 +58,8 @@ def recording(world: World, scenario: Any) -> Iterator[None]:
         yield
         return
     sandbox, plugin = world.sandbox, world.settings.plugin
-    # A traced process runs slower (docs/mutation.md): so much longer before it counts as hung.
+    # A traced process runs slower (docs/dev/mutation-notebook.md): so much longer before it
+    # counts as hung.
     world.hermes.timeout *= TRACED_HANG_FACTOR
     location = str(scenario.location)
     folder = Path(root) / hashlib.sha256(location.encode()).hexdigest()[:16]

@@ -81,7 +81,7 @@ def closing_line(entries: Sequence[Entry], interrupted: bool = False) -> str:
 
 def _rerun(entries: Sequence[Entry]) -> str:
     """What to do about the timeouts: never kept, they are tried again; on a loaded machine
-    they are most often the machine's (docs/mutation.md)."""
+    they are most often the machine's (docs/dev/mutation-notebook.md)."""
     timeouts = [entry.id for entry in entries if entry.verdict == "timeout"]
     if not timeouts:
         return ""

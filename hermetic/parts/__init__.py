@@ -6,11 +6,14 @@ the alert contract's records (:mod:`.alert_records`), the profile's alert channe
 (:mod:`.alert_channel`), isolation (:mod:`.isolation`), login providers (:mod:`.login`), store
 faults (:mod:`.store_faults`, with its lock holder :mod:`.lock_holder`) and the spool's faults,
 appends and replay (:mod:`.spool_faults`, :mod:`.spool_appends`, :mod:`.spool_replay`).
+What the Then steps assert, as plain calls on a world (the steps and the tests ``hermetic init
+--pytest`` writes call them): :mod:`.expect`.
 """
 
 __all__ = [
     "alert_channel",
     "alert_records",
+    "expect",
     "isolation",
     "login",
     "lock_holder",

@@ -23,6 +23,7 @@ from hermetic.hermes.protocols import (
     BEDROCK_REGION,
     CHAT_COMPLETIONS,
     CONVERSE,
+    MESSAGES,
     RESPONSES,
     WireProtocol,
     bedrock_environment,
@@ -68,6 +69,10 @@ class WireProtocolPart:
         else:
             world.config.provider = protocol.provider
             world.config.api_mode = protocol.api_mode if protocol is not CHAT_COMPLETIONS else None
+        if protocol is MESSAGES:
+            # Anthropic's base URL has no /v1 (https://api.anthropic.com): the SDK adds
+            # /v1/messages. 0.19+ strip a /v1 a user leaves on; 0.16 posts /v1/v1/messages.
+            world.config.base_url = world.provider.base_url
         world.config.write()
 
     def _bedrock(self) -> None:

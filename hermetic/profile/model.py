@@ -512,7 +512,8 @@ _ENV_SCHEMA: dict[str, Any] = {
 
 class ProfileFile(Table):
     """A ``hermetic.toml``: what a Hermes plugin needs in hermetic's sandbox, and what it
-    promises. Every rule is one line of ``hermetic.profile.model``; see docs/profile.md."""
+    promises. Every rule is one line of ``hermetic.profile.model``; see
+    docs/reference/profile.md."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, title="hermetic.toml")
 

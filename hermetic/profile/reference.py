@@ -36,8 +36,8 @@ def reference() -> str:
         f"<!-- Written from the code: {COMMAND}. Do not edit; a unit test compares. -->",
         "",
         "Generated from the profile's models, which also check a profile and write its JSON",
-        "Schema (`hermetic/profile.schema.json`); [the profile guide](../profile.md) explains",
-        "them, [alert channels](../alert-channels.md) the channels.",
+        "Schema (`hermetic/profile.schema.json`); [the profile guide](profile.md) explains",
+        "them, [alert channels](channels/index.md) the channels.",
         "",
     ]
     for section in SECTIONS:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -68,6 +69,8 @@ DETAILS = {
 ATTENTION = (FAILED, ERRORED, INTERRUPTED, HERMES_DEFECT, KNOWN)
 #: At most this many listed at the top (the rest are counted; every one is further down).
 MAX_LISTED = 12
+#: At most this many reasons why scenarios were not run (each with how many).
+MAX_REASONS = 6
 #: How the features name the plugin under test, whatever plugin it is.
 PLUGIN_PHRASE = re.compile(r"\b([Tt])he alerts plugin\b")
 #: Where pip puts the package: the step locations are shown from the package on.
@@ -386,6 +389,17 @@ def result_section(formatter: PrettyHTMLFormatter, result: RunResult) -> None:
                             div(scenario.message, cls="headline")
             if len(attention) > MAX_LISTED:
                 div(f"… and {len(attention) - MAX_LISTED} more, marked below.")
+        reasons = Counter(
+            scenario.message or scenario.status
+            for scenario in result.scenarios
+            if scenario.status in NOT_RUN
+        )
+        if reasons:
+            with ul(cls="hermetic-not-run"):
+                for why, count in reasons.most_common(MAX_REASONS):
+                    li(span(f"not run ({count}): ", cls="verdict v-not-run"), why)
+            if len(reasons) > MAX_REASONS:
+                div(f"… and {len(reasons) - MAX_REASONS} more reasons, said under each scenario.")
 
 
 def _anchors(formatter: PrettyHTMLFormatter) -> dict[str, str]:

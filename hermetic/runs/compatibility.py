@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermetic import __version__
+from hermetic.hermes.hook_reference import load_reference, release_changes
 from hermetic.reporting.result import RunResult
 from hermetic.runs.matrix_releases import package_of, release_of, version_of
 
@@ -126,6 +127,50 @@ def render_changes_html(changes: Sequence[Change]) -> str:
     return f"<h2>Where the behaviour changed</h2><ul>{items}</ul>\n"
 
 
+#: Where the reference page is, for the notes (relative to the repository, as readers find it).
+TOLD_PAGE = "docs/reference/hermes-tells-the-plugin.md"
+
+
+def told_changes(runs: Sequence[ReleaseRun]) -> list[str]:
+    """The provider answers Hermes treats differently between consecutive releases that ran
+    (those the measured reference covers), one line each: what each release tells the plugin."""
+    reference = load_reference()
+    if reference is None:
+        return []
+    versions = [version_of(run.version) for run in runs if not run.unsupported]
+    return [change.describe() for change in release_changes(reference, versions)]
+
+
+def render_told_changes(lines: Sequence[str]) -> str:
+    """The Markdown section naming them (empty when nothing changed)."""
+    if not lines:
+        return ""
+    return (
+        "\n".join(
+            [
+                "## What Hermes tells the plugin changed between these releases",
+                "",
+                f"Measured with real ticks for each provider answer ({TOLD_PAGE}):",
+                "",
+                *(f"- {line}" for line in lines),
+            ]
+        )
+        + "\n"
+    )
+
+
+def render_told_changes_html(lines: Sequence[str]) -> str:
+    """The same section for the matrix's report.html."""
+    if not lines:
+        return ""
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+    return (
+        "<h2>What Hermes tells the plugin changed between these releases</h2>"
+        f"<p>Measured with real ticks for each provider answer ({html.escape(TOLD_PAGE)}):</p>"
+        f"<ul>{items}</ul>\n"
+    )
+
+
 def span(runs: Sequence[ReleaseRun]) -> str:
     """``0.16–0.22``: the major.minor span of the rows that ran."""
     ran = [run for run in runs if not run.unsupported]
@@ -176,6 +221,8 @@ def manifest(
             for run in runs
         ],
         "changes": [asdict(change) for change in changes],
+        # What Hermes itself tells a plugin differently between these releases (measured).
+        "hermes_told_changes": told_changes(runs),
     }
 
 

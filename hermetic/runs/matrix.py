@@ -255,8 +255,12 @@ def write_matrix(runs: Sequence[ReleaseRun], reports: Path) -> None:
         json.dumps({"columns": columns, "releases": releases}, indent=2) + "\n", "utf-8"
     )
     changes = compatibility.behaviour_changes(runs)
+    told = compatibility.told_changes(runs)
     (reports / MATRIX_MD).write_text(
-        render_markdown(runs, columns) + compatibility.render_changes(changes), "utf-8"
+        render_markdown(runs, columns)
+        + compatibility.render_changes(changes)
+        + compatibility.render_told_changes(told),
+        "utf-8",
     )
     (reports / layout.HTML_REPORT).write_text(render_html(runs, columns, changes), "utf-8")
     compatibility.write(runs, columns, changes, reports)
@@ -319,6 +323,7 @@ def render_html(
                 f"{'<br><small>' + detail + '</small>' if status != 'passed' else ''}</td>"
             )
         rows.append(f"<tr><th>{link}</th>{''.join(cells)}<td>{run.seconds:.0f} s</td></tr>")
+    told = compatibility.render_told_changes_html(compatibility.told_changes(runs))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>hermetic — Hermes release matrix</title>
 <style>
@@ -335,7 +340,7 @@ report.</p>
 <table><tr><th>release</th>{head}<th>time</th></tr>
 {chr(10).join(rows)}
 </table>
-{compatibility.render_changes_html(changes)}</body></html>
+{compatibility.render_changes_html(changes)}{told}</body></html>
 """
 
 

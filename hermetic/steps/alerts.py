@@ -1,5 +1,6 @@
 """Steps about model-unavailable alerts, read through the profile's alert channel (the
-contract's table by default, see CONTRACT.md; spans or a REST path, see docs/alert-channels.md).
+contract's table by default, see CONTRACT.md; spans or a REST path, see
+docs/reference/channels/index.md).
 
 What only a store can show (a repeat counted on one row, first and last sighting) is read from
 the store itself; those scenarios carry ``@promise.alert-store``.
@@ -10,71 +11,29 @@ import re
 from behave import then
 
 from hermetic.contract.shared_schema import schema_problems
+from hermetic.parts import expect
 from hermetic.parts.alert_channel import AlertChannels
 from hermetic.parts.alert_records import AlertRecords
 
 # A Python mapping printed whole (``{'type': ..., 'message': ...}``): Hermes passes the hook its
 # error as such a mapping, and the message is the mapping's "message", not the mapping.
 _PRINTED_MAPPING = re.compile(r"\s*\{\s*'[^']*'\s*:")
-# How a finding names each field an alert may not record.
-_FIELD_WORDS = {
-    "provider": "provider",
-    "status": "HTTP status",
-    "message": "message",
-    "reason": "reason",
-}
-
-
-def _describe(alerts):
-    return "\n".join(f"  {alert.describe()}" for alert in alerts) or "  (none)"
-
-
-def _headline(*findings):
-    """The first finding as the failure's first line (what the report's headline shows)."""
-    found = next((finding for finding in findings if finding), None)
-    return f"{found}\n" if found else ""
-
-
-def _stale(view, alerts, field):
-    """The finding when the profile waives ``field`` but an alert records it (else None)."""
-    reason = view.settings.waived(field)
-    recorded = [alert for alert in alerts if getattr(alert, field) not in (None, "")]
-    if reason is None or not recorded:
-        return None
-    value = getattr(recorded[0], field)
-    return (
-        f"the alert for {recorded[0].model!r} records the {_FIELD_WORDS[field]} ({value!r}), "
-        f"which the profile says the plugin does not (alerts.not_recorded.{field}: {reason!r}): "
-        "the waiver is stale; remove it\nfound:\n" + _describe(alerts)
-    )
+# The findings' wording, shared with the tests `hermetic init --pytest` writes.
+_describe = expect.describe_alerts
+_headline = expect.first_finding
+_stale = expect.stale_waiver
 
 
 @then("exactly one model-unavailable alert is recorded")
 def step_exactly_one_alert(context):
     """Each channel holds exactly one alert."""
-
-    def judge(channel):
-        alerts = channel.alerts()
-        if len(alerts) == 1:
-            return None
-        return (
-            _headline(not alerts and channel.absence())
-            + f"expected exactly 1 alert in the {channel.label} channel, found {len(alerts)}:\n"
-            + _describe(alerts)
-        )
-
-    context.world.use(AlertChannels).judge(judge)
+    expect.exactly_one_alert(context.world)
 
 
 @then("no model-unavailable alert is recorded")
 def step_no_alert(context):
     """No channel holds an alert (an absent table or no span at all counts as none)."""
-
-    def judge(channel):
-        alerts = channel.alerts()
-        return f"expected no alert, found {len(alerts)}:\n" + _describe(alerts) if alerts else None
-
-    context.world.use(AlertChannels).judge(judge)
+    expect.no_alert(context.world)
 
 
 @then("{count:d} model-unavailable alerts are recorded, each seen once")
@@ -101,33 +60,7 @@ def step_alert_fields(context, model, provider, code):
     reported (and the failed job's run, where the profile says where its alerts name it:
     ``[alerts] run``); a field the profile says the plugin does not record is not checked,
     and fails as stale once the plugin records it."""
-    world = context.world
-
-    def judge(channel):
-        alerts = channel.alerts_for(model)
-        if not alerts:
-            return (
-                _headline(not channel.alerts() and channel.absence())
-                + f"expected an alert for {model!r}, found:\n"
-                + _describe(channel.alerts())
-            )
-        checked = [f for f in ("provider", "status") if channel.settings.waived(f) is None]
-        wanted = {"provider": provider, "status": code}
-        if not any(all(getattr(alert, f) == wanted[f] for f in checked) for alert in alerts):
-            lacking = [alert.lacks(field) for alert in alerts for field in checked]
-            shown = " ".join(f"{f}={wanted[f]!r}" for f in checked)
-            return _headline(*lacking) + f"expected {shown}, found:\n" + _describe(alerts)
-        stale = [_stale(channel, alerts, field) for field in ("provider", "status")]
-        if any(stale):
-            return next(finding for finding in stale if finding)
-        if channel.settings.reads_run:
-            jobs = world.scheduler.job_ids.values()
-            misnamed = [found for alert in alerts if (found := alert.misnames_run(jobs))]
-            if misnamed:
-                return _headline(*misnamed) + "found:\n" + _describe(alerts)
-        return None
-
-    world.use(AlertChannels).judge(judge)
+    expect.alert_names(context.world, model, provider=provider, status=code)
 
 
 @then('the alert recorded for "{model}" is "{recorded}" with error code "{code}"')
@@ -230,15 +163,7 @@ def step_alert_reason(context, model, reason):
 @then('the alert for "{model}" has been seen {count:d} times')
 def step_alert_occurrences(context, model, count):
     """The alert's occurrences counter equals the number of failed runs."""
-    world = context.world
-    alerts = world.use(AlertRecords).alerts_for(model)
-    world.check(
-        len(alerts) == 1, f"expected one alert row for {model!r}, found:\n" + _describe(alerts)
-    )
-    world.check(
-        alerts[0].occurrences == count,
-        f"expected occurrences={count}, found {alerts[0].describe()}",
-    )
+    expect.alert_seen_times(context.world, model, count)
 
 
 @then("the alert keeps its first sighting and moves its last sighting later")

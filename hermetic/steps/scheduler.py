@@ -3,6 +3,7 @@
 from behave import given, then, when
 
 from hermetic.contract.hostile_names import hostile_name
+from hermetic.parts import expect
 from hermetic.parts.alert_records import AlertRecords
 
 
@@ -103,9 +104,7 @@ def step_two_schedulers(context):
 @then("the job is marked as failed")
 def step_job_failed(context):
     """Hermes recorded the job's last run as failed (error; blocked_config on 0.22+)."""
-    world = context.world
-    state = world.scheduler.job_state()
-    world.check(state.failed, f"expected a failed last_status, Hermes recorded {state}")
+    expect.job_failed(context.world)
 
 
 @then('the job is marked as failed with Hermes\' message "{message}"')
@@ -122,6 +121,4 @@ def step_job_failed_with(context, message):
 @then("the job is marked as successful")
 def step_job_succeeded(context):
     """Hermes recorded the job's last run as ok."""
-    world = context.world
-    state = world.scheduler.job_state()
-    world.check(state.last_status == "ok", f"expected last_status 'ok', Hermes recorded {state}")
+    expect.job_succeeded(context.world)

@@ -175,7 +175,11 @@ class World:
         box = self.sandbox
         items = [
             Evidence(
-                "logs/agent.log", lambda: box.agent_log, "agent.log", tail_lines=AGENT_LOG_LINES
+                "logs/agent.log",
+                lambda: box.agent_log,
+                "agent.log",
+                tail_lines=AGENT_LOG_LINES,
+                hermes_output=True,
             ),
             Evidence("network attempts (out/network.jsonl)", lambda: box.network_log),
             Evidence(f"cron jobs ({box.jobs_path})", self.scheduler.describe_jobs),

@@ -21,6 +21,10 @@ Settings (which plugin, which Hermes, creating its environment) are resolved onc
 uses the fixture: a pytest run that does not use it imports nothing of hermetic's beyond this
 module. A wrong option stops the run with one line (``hermetic: --hermes-plugin X: ...``).
 
+``@pytest.mark.hermes_promise("removed-model")`` marks a test that checks one of the profile's
+promises (as a scenario's ``@promise.…`` tag): a profile that does not keep it skips the test,
+saying it is not claimed.
+
 ``@pytest.mark.hermes_release(">=0.18")`` marks a test that needs certain Hermes releases
 (PEP 440 specifiers or exact releases, any of which may match); it is skipped, saying why, on
 another release. Run it on several releases with ``--hermes-version`` (or ``hermetic init
@@ -42,6 +46,7 @@ if TYPE_CHECKING:
 
 FIXTURE = "hermes"
 MARKER = "hermes_release"
+PROMISE_MARKER = "hermes_promise"
 #: pytest option -> the userdata key :class:`hermetic.plan.request.RunRequest` reads.
 OPTIONS = {
     "--hermes-plugin": "plugin",
@@ -77,6 +82,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{MARKER}(*releases): the Hermes releases the test needs (PEP 440 specifiers such as "
         "'>=0.18' or exact releases); skipped on others",
+    )
+    config.addinivalue_line(
+        "markers",
+        f"{PROMISE_MARKER}(*promises): the profile's promises the test checks; skipped, as not "
+        "claimed, when the profile keeps none of them",
     )
 
 
@@ -177,6 +187,26 @@ def release_skip_reason(item: pytest.Item, release: str) -> str | None:
     return f"needs Hermes {' or '.join(wanted)}; this is {release}"
 
 
+def promise_skip_reason(item: pytest.Item, settings: Settings) -> str | None:
+    """Why ``item`` is not run: it checks promises the profile does not keep."""
+    wanted = [str(arg) for marker in item.iter_markers(PROMISE_MARKER) for arg in marker.args]
+    if not wanted:
+        return None
+    from hermetic.channels.settings import did_you_mean
+    from hermetic.profile.model import PROMISES
+
+    unknown = [name for name in wanted if name not in PROMISES]
+    if unknown:
+        raise pytest.UsageError(
+            f"hermetic: {item.nodeid}: @pytest.mark.{PROMISE_MARKER}({unknown[0]!r}): not a "
+            f"promise{did_you_mean(unknown[0], PROMISES, repr)} (known: {', '.join(PROMISES)})"
+        )
+    if any(settings.profile.keeps(name) for name in wanted):
+        return None
+    profile = settings.profile.path or "the plugin's profile (none: every promise)"
+    return f"not claimed: {profile} keeps no {' or '.join(wanted)} promise"
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
     """Remember each phase's report on the item: the fixture keeps the sandbox if one failed."""
@@ -226,7 +256,9 @@ def hermes(request: pytest.FixtureRequest) -> Iterator[World]:
         pytest.fail(config.stash[_SETUP_ERROR], pytrace=False)
     settings = config.stash[_SETTINGS]
     item = request.node
-    reason = release_skip_reason(item, settings.hermes_version)
+    reason = release_skip_reason(item, settings.hermes_version) or promise_skip_reason(
+        item, settings
+    )
     if reason is not None:
         pytest.skip(reason)
     from hermetic.reporting.artefacts import warn

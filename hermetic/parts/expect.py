@@ -1,0 +1,167 @@
+"""What a scenario's Then steps assert, as plain calls on a world: the behave steps
+(:mod:`hermetic.steps.alerts`, :mod:`hermetic.steps.scheduler`) and the tests ``hermetic init
+--pytest`` writes call these same functions, so a pytest test and a scenario give one verdict.
+
+    from hermetic.parts import expect
+
+    def test_a_removed_model_raises_one_alert(hermes):
+        hermes.provider.remove_model("gone-model")
+        hermes.scheduler.create_job("gone-model", via_cli=True)
+        hermes.scheduler.tick()
+        expect.job_failed(hermes)
+        expect.exactly_one_alert(hermes)
+        expect.alert_names(hermes, "gone-model", provider="custom", status=404)
+
+Alerts are read through every channel the profile names
+(:class:`~hermetic.parts.alert_channel.AlertChannels`), each judged; a field the profile says
+the plugin does not record (``alerts.not_recorded``) is not checked, and fails as a stale
+waiver once the plugin records it. What only a store shows (a repeat counted on one alert)
+is read from the contract's table (:class:`~hermetic.parts.alert_records.AlertRecords`).
+Each failure is ``world.check``'s: the finding first, then the world's failure report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from hermetic.parts.alert_channel import AlertChannels
+from hermetic.parts.alert_records import AlertRecords
+
+if TYPE_CHECKING:
+    from hermetic.channels.alert import ChannelAlert
+    from hermetic.parts.alert_channel import ChannelView
+    from hermetic.world.world import World
+
+#: How a finding names each field an alert may not record.
+FIELD_WORDS = {
+    "provider": "provider",
+    "status": "HTTP status",
+    "message": "message",
+    "reason": "reason",
+}
+
+__all__ = [
+    "FIELD_WORDS",
+    "alert_names",
+    "alert_seen_times",
+    "describe_alerts",
+    "exactly_one_alert",
+    "first_finding",
+    "job_failed",
+    "job_succeeded",
+    "no_alert",
+    "stale_waiver",
+]
+
+
+def describe_alerts(alerts: Iterable[Any]) -> str:
+    """The alerts, one indented line each (``(none)`` for none)."""
+    return "\n".join(f"  {alert.describe()}" for alert in alerts) or "  (none)"
+
+
+def first_finding(*findings: str | bool | None) -> str:
+    """The first finding, as a failure's first line (what a report's headline shows)."""
+    found = next((finding for finding in findings if finding), None)
+    return f"{found}\n" if found else ""
+
+
+def stale_waiver(view: ChannelView, alerts: Sequence[ChannelAlert], field: str) -> str | None:
+    """The finding when the profile waives ``field`` but an alert records it (else None)."""
+    reason = view.settings.waived(field)
+    recorded = [alert for alert in alerts if getattr(alert, field) not in (None, "")]
+    if reason is None or not recorded:
+        return None
+    value = getattr(recorded[0], field)
+    return (
+        f"the alert for {recorded[0].model!r} records the {FIELD_WORDS[field]} ({value!r}), "
+        f"which the profile says the plugin does not (alerts.not_recorded.{field}: {reason!r}): "
+        "the waiver is stale; remove it\nfound:\n" + describe_alerts(alerts)
+    )
+
+
+def job_failed(world: World) -> None:
+    """Hermes recorded the job's last run as failed (error; blocked_config on 0.22+)."""
+    state = world.scheduler.job_state()
+    world.check(state.failed, f"expected a failed last_status, Hermes recorded {state}")
+
+
+def job_succeeded(world: World) -> None:
+    """Hermes recorded the job's last run as ok."""
+    state = world.scheduler.job_state()
+    world.check(state.last_status == "ok", f"expected last_status 'ok', Hermes recorded {state}")
+
+
+def exactly_one_alert(world: World) -> None:
+    """Each channel holds exactly one alert."""
+
+    def judge(channel: ChannelView) -> str | None:
+        alerts = channel.alerts()
+        if len(alerts) == 1:
+            return None
+        return (
+            first_finding(not alerts and channel.absence())
+            + f"expected exactly 1 alert in the {channel.label} channel, found {len(alerts)}:\n"
+            + describe_alerts(alerts)
+        )
+
+    world.use(AlertChannels).judge(judge)
+
+
+def no_alert(world: World) -> None:
+    """No channel holds an alert (an absent table or no span at all counts as none)."""
+
+    def judge(channel: ChannelView) -> str | None:
+        alerts = channel.alerts()
+        if not alerts:
+            return None
+        return f"expected no alert, found {len(alerts)}:\n" + describe_alerts(alerts)
+
+    world.use(AlertChannels).judge(judge)
+
+
+def alert_names(world: World, model: str, *, provider: str, status: int) -> None:
+    """Each channel's alert for ``model`` names ``provider`` and the HTTP ``status`` Hermes
+    reported (and the failed job's run, where the profile says where its alerts name it:
+    ``[alerts] run``); a field the profile says the plugin does not record is not checked,
+    and fails as stale once the plugin records it."""
+
+    def judge(channel: ChannelView) -> str | None:
+        alerts = channel.alerts_for(model)
+        if not alerts:
+            return (
+                first_finding(not channel.alerts() and channel.absence())
+                + f"expected an alert for {model!r}, found:\n"
+                + describe_alerts(channel.alerts())
+            )
+        checked = [f for f in ("provider", "status") if channel.settings.waived(f) is None]
+        wanted: dict[str, object] = {"provider": provider, "status": status}
+        if not any(all(getattr(alert, f) == wanted[f] for f in checked) for alert in alerts):
+            lacking = [alert.lacks(field) for alert in alerts for field in checked]
+            shown = " ".join(f"{f}={wanted[f]!r}" for f in checked)
+            return first_finding(*lacking) + f"expected {shown}, found:\n" + describe_alerts(alerts)
+        stale = [stale_waiver(channel, alerts, field) for field in ("provider", "status")]
+        if any(stale):
+            return next(finding for finding in stale if finding)
+        if channel.settings.reads_run:
+            jobs = world.scheduler.job_ids.values()
+            misnamed = [found for alert in alerts if (found := alert.misnames_run(jobs))]
+            if misnamed:
+                return first_finding(*misnamed) + "found:\n" + describe_alerts(alerts)
+        return None
+
+    world.use(AlertChannels).judge(judge)
+
+
+def alert_seen_times(world: World, model: str, count: int) -> None:
+    """The contract's store holds one alert for ``model``, its occurrences counter at
+    ``count`` (the alert-store promise: a repeat is counted on the same alert)."""
+    alerts = world.use(AlertRecords).alerts_for(model)
+    world.check(
+        len(alerts) == 1,
+        f"expected one alert row for {model!r}, found:\n" + describe_alerts(alerts),
+    )
+    world.check(
+        alerts[0].occurrences == count,
+        f"expected occurrences={count}, found {alerts[0].describe()}",
+    )
