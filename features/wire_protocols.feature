@@ -12,6 +12,7 @@ Feature: A removed model is an alert whatever protocol Hermes speaks to its prov
 
   Background:
     Given a Hermes home with the alerts plugin enabled
+    And Hermes makes one attempt per request
 
   @protocol.anthropic-messages
   Scenario: A model removed by an Anthropic Messages provider raises a model-unavailable alert

@@ -20,7 +20,10 @@ from hermetic.plan.resolve import settings_from_userdata
 from hermetic.steps.alerts import step_exactly_one_alert
 from hermetic.world import build_world
 
-MINIMAL = Path(__file__).resolve().parent / "fixtures" / "plugins" / "minimal404"
+PLUGINS = Path(__file__).resolve().parent / "fixtures" / "plugins"
+MINIMAL = PLUGINS / "minimal404"
+# The vendor example's package folder is a directory plugin too, its profile beside it.
+VENDOR = PLUGINS / "vendor_rest_gzip" / "vendor_rest_gzip"
 MODEL = "gone-model"
 
 
@@ -44,11 +47,13 @@ def file_channel(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(channel, "channels", lambda: {**registered, "file": None})
 
 
-def _first_line_after_a_tick(tmp_path: Path, defect: Callable[[Path], None] | None) -> str | None:
-    """Run the removed-model scenario's steps on a copy of minimal-404 (``defect`` applied);
-    the first line of the alert step's failure, or None when it passed."""
-    copy = tmp_path / "minimal404"
-    shutil.copytree(MINIMAL, copy, ignore=shutil.ignore_patterns("__pycache__"))
+def _first_line_after_a_tick(
+    tmp_path: Path, defect: Callable[[Path], None] | None, plugin: Path = MINIMAL
+) -> str | None:
+    """Run the removed-model scenario's steps on a copy of ``plugin`` (``defect`` applied, its
+    profile beside it); the first line of the alert step's failure, or None when it passed."""
+    copy = tmp_path / plugin.name
+    shutil.copytree(plugin, copy, ignore=shutil.ignore_patterns("__pycache__"))
     if defect is not None:
         defect(copy)
     settings = settings_from_userdata(
@@ -111,3 +116,19 @@ def test_a_broken_copy_fails_with_the_headline_that_says_why(
 ) -> None:
     first = _first_line_after_a_tick(tmp_path, defect)
     assert first is not None and first.startswith(headline), first
+
+
+def test_the_vendor_example_sends_its_key_and_passes(tmp_path: Path) -> None:
+    assert _first_line_after_a_tick(tmp_path, None, VENDOR) is None
+
+
+def test_a_vendor_copy_that_never_sends_its_key_fails_saying_so(tmp_path: Path) -> None:
+    drop_the_key = _replace(
+        'KEY_HEADER: self.key,\n                "Content-Type"', '"Content-Type"'
+    )
+    first = _first_line_after_a_tick(tmp_path, drop_the_key, VENDOR)
+    assert first == (
+        "the plugin sent its backend no key: the collector answered 401 to 1 delivery without "
+        "the stand-in key the profile gives it (env.ACMEOBS_API_KEY), as the real backend "
+        "would: POST /api/v1/spans"
+    )

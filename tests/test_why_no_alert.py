@@ -132,7 +132,7 @@ def test_a_model_no_call_failed_for_is_no_stray(world: World) -> None:
     assert headline(world) == "the sqlite channel holds no alert"
 
 
-def test_a_body_posted_to_the_sink_names_the_mix_up(tmp_path: Path) -> None:
+def test_a_body_posted_to_the_sink_is_one_the_collector_got(tmp_path: Path) -> None:
     profile = tmp_path / "hermetic.toml"
     profile.write_text('[env]\nACME_WEBHOOK = "{sink}/hook"\n', "utf-8")
     settings = settings_from_userdata(
@@ -140,6 +140,7 @@ def test_a_body_posted_to_the_sink_names_the_mix_up(tmp_path: Path) -> None:
     )
     with build_world(settings) as world:
         world.install_plugin()
+        assert world.sandbox.extra_env["ACME_WEBHOOK"] == f"{world.collector.url}/hook"
         tick_output(world, LOADED, REGISTERED)
         fail_a_call(world)
         body = json.dumps({"text": "model gone-model is gone"}).encode()
@@ -147,9 +148,8 @@ def test_a_body_posted_to_the_sink_names_the_mix_up(tmp_path: Path) -> None:
         _OPENER.open(request, timeout=5).close()
         assert headline(world).splitlines()[0] == (
             "the sqlite channel holds no alert, but the plugin posted 1 body naming 'gone-model' "
-            'to the sink ({sink}) at /hook: to read it, set [alerts] channel = "http", path = '
-            '"/hook", and give the plugin {collector} where it has {sink}: the channels read the '
-            "collector, not the sink"
+            "to the collector ({collector}) at /hook: to read it, set [alerts] channel = "
+            '"http", path = "/hook"'
         )
 
 

@@ -5,7 +5,7 @@ Builds a sandbox as a scenario does (mock provider on loopback, the model remove
 enabled, one due job), then runs the tick under ``cProfile`` in Hermes' own interpreter and
 prints a Markdown table: the tick's total, the time spent importing and registering plugins,
 in the plugin's own code (load, hook, store) and the slowest imports overall. Nothing is
-asserted; the figures go into ONBOARDING and the issue notes.
+asserted; the figures go into docs/dev/speed.md and the issue notes.
 
     .venv/bin/python tools/profile_tick.py [--plugin DIR] [--hermes PATH] [--top N]
 

@@ -3,7 +3,7 @@
 alerts lost and processes leaked (the last two must be 0).
 
     .venv/bin/python tools/reliability_figures.py            # ~4 minutes: runs the tests below
-    .venv/bin/python tools/reliability_figures.py --markdown # the table for ONBOARDING.md
+    .venv/bin/python tools/reliability_figures.py --markdown # the table for docs/dev/reliability.md
 
 It runs the load, store-fault, hostile-input, gateway and isolation features with
 ``-D figures=FILE`` (captures logged, alerts stored and processes left alive, per scenario), and

@@ -27,9 +27,10 @@ reads the findings itself.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hermetic.hermes.commands import CommandResult
 from hermetic.hermes.hook_timeouts import HookTimeout, hook_timeouts
@@ -42,6 +43,7 @@ from hermetic.isolation.guard.process_log import outside_namespace, read_process
 from hermetic.isolation.netns.counters import in_loopback_namespace, own_namespace
 from hermetic.isolation.refusals import unseen_refusal
 from hermetic.isolation.stand_in import find_leaks
+from hermetic.mock.credentials import refused_without_key
 
 PLUGIN_LOAD = "plugin load"
 GUARD = "loopback guard"
@@ -52,7 +54,9 @@ CREDENTIAL = "stand-in credential"
 # What the network namespace refused that the guard could not see
 # (hermetic.isolation.refusals).
 KERNEL = "kernel refusal"
-KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY, HOOK_TIME, CREDENTIAL, KERNEL)
+# Deliveries the collector refused for want of the stand-in key (hermetic.mock.credentials).
+KEY = "stand-in key unsent"
+KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY, HOOK_TIME, CREDENTIAL, KERNEL, KEY)
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,8 @@ class RunChecks:
     credential: str | None = None
     credential_keys: tuple[str, ...] = ()
     credential_files: tuple[str, ...] = ()
+    # Every request the scenario's collector received (none without one).
+    deliveries: Callable[[], Sequence[Any]] = tuple
     expected_kinds: set[str] = field(default_factory=set)
     identity_problems: list[str] = field(default_factory=list)
     kernel_refusals: list[str] = field(default_factory=list)
@@ -206,7 +212,17 @@ class RunChecks:
             findings.extend([leak] if leak else [])
         if KERNEL not in self.expected_kinds:
             findings.extend(Finding(KERNEL, refusal) for refusal in self.kernel_refusals)
+        if KEY not in self.expected_kinds:
+            unsent = self.key_finding()
+            findings.extend([unsent] if unsent else [])
         return findings
+
+    def key_finding(self) -> Finding | None:
+        """Deliveries the collector refused (401) because they carried not the stand-in key
+        the profile gives the plugin: a real backend keeps nothing of them."""
+        refused = [entry for entry in self.deliveries() if getattr(entry, "keyless", False)]
+        message = refused_without_key(refused, self.credential_keys)
+        return Finding(KEY, message) if message else None
 
     def credential_finding(self) -> Finding | None:
         """The stand-in credential written where a real key would leak, naming each place."""

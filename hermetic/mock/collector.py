@@ -25,12 +25,13 @@ import gzip
 import json
 import logging
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Self
 
 from aiohttp import web
 
+from hermetic.mock.credentials import carries
 from hermetic.mock.journal import Journal, JournalEntry
 from hermetic.mock.server import LoopbackServer
 
@@ -49,6 +50,8 @@ _EXCERPT = 300
 _PROTOBUF = "application/x-protobuf"
 #: Methods that deliver a body (a health ping's GET carries none).
 SENDING = ("POST", "PUT", "PATCH")
+# What a backend answers a delivery without its key.
+_UNAUTHORIZED = 401
 # What a failing backend answers: "try later", as a vendor's API under maintenance does.
 _UNAVAILABLE = 503
 # A stalled answer's pace: one byte this often keeps any client's per-read timeout from firing
@@ -67,6 +70,7 @@ class CollectorEntry(JournalEntry):
     body: bytes  # decompressed, at most BODY_LIMIT bytes
     decoded: Any = None  # the body parsed as JSON, if it is JSON
     problem: str | None = None  # why the body's encoding could not be undone
+    keyless: bool = False  # refused (401): it carried not the key the backend requires
 
     @property
     def signal(self) -> str | None:
@@ -78,6 +82,7 @@ class CollectorEntry(JournalEntry):
         kind = f" {self.content_type or 'no content type'}"
         kind += f" {self.encoding}" if self.encoding else ""
         broken = f" !! {self.problem}" if self.problem else ""
+        broken += " !! no key: refused" if self.keyless else ""
         return f"{super().summary()} ({len(self.body)} bytes{kind}){broken}"
 
 
@@ -98,6 +103,42 @@ class Collector(LoopbackServer):
         self._down = self._refusing = False
         # Set by stall_first_batch(), taken (once) by the server thread.
         self._stall: Callable[[], bool] | None = None
+        # Set by require_key(): the key a delivery must carry. Set by respond_with(): the
+        # answer to every request (replaced whole: the server thread reads it).
+        self._key: str | None = None
+        self._scripted: tuple[int, Any] | None = None
+
+    def require_key(self, credential: str) -> None:
+        """From now on answer a delivery (a POST, PUT or PATCH; a gRPC call) that carries not
+        ``credential`` (in a header, its URL or its body: :mod:`hermetic.mock.credentials`)
+        with 401 (gRPC UNAUTHENTICATED), as the real backend would; it holds no alert."""
+        self._key = credential
+
+    def respond_with(self, status: int, body: Any = None) -> None:
+        """Answer every following request with ``status`` and the JSON ``body`` (default
+        ``{"ok": true}`` for a 2xx status, ``{"ok": false}`` otherwise): a webhook that is down,
+        say. A delivery answered with an error holds no alert."""
+        if isinstance(status, bool) or not isinstance(status, int) or not 200 <= status <= 599:
+            raise ValueError(f"status must be an integer from 200 to 599, got {status!r}")
+        if status in (204, 304):
+            raise ValueError(f"status {status} carries no body; use 200 or an error status")
+        if body is None:
+            body = {"ok": status < 300}
+        json.dumps(body)  # refuse a body that cannot be sent now, not in the server thread
+        self._scripted = (status, body)
+
+    def wait_for(self, count: int, timeout: float, path: str | None = None) -> list[CollectorEntry]:
+        """Wait until at least ``count`` requests (to ``path``, if given) arrived; return them.
+        AssertionError listing what did arrive when ``timeout`` seconds pass first."""
+        where = None if path is None else (lambda entry: entry.path == path)
+        arrived = self._journal.wait_for(count, timeout, where)
+        if arrived is None:
+            to = f" to {path}" if path is not None else ""
+            raise AssertionError(
+                f"expected at least {count} request(s){to} at the {self.label} within "
+                f"{timeout:g} s, got {len(self.requests(path))}\n{self.describe()}"
+            )
+        return arrived
 
     def fail(self, *, sending_only: bool = False) -> None:
         """Answer 503 from now on: to every request (the backend is down), or only to those
@@ -197,7 +238,10 @@ class Collector(LoopbackServer):
             body, problem = raw[:BODY_LIMIT], str(exc)
         if problem is None:
             decoded = _json_or_none(body)
-        status = 400 if problem else _UNAVAILABLE if self._fails(request.method) else 200
+        keyless = problem is None and self._keyless(
+            request.method, request.headers.items(), request.path_qs, body
+        )
+        status = self._status(request.method, problem, keyless)
         entry = self._journal.append(
             method=request.method,
             path=request.path,
@@ -209,6 +253,7 @@ class Collector(LoopbackServer):
             body=body[:BODY_LIMIT],
             decoded=decoded,
             problem=problem,
+            keyless=keyless,
         )
         LOG.info("%s", entry.summary())
         if self._stall is not None and status == 200 and request.method in SENDING:
@@ -217,6 +262,13 @@ class Collector(LoopbackServer):
         if problem:
             return web.json_response({"code": 3, "message": problem}, status=status)
         otlp = any(request.path.endswith(signal) for signal in SIGNALS)
+        if keyless:
+            if otlp:
+                # OTLP's UNAUTHENTICATED (gRPC status 16), as a backend answers a missing key.
+                return web.json_response({"code": 16, "message": "no key"}, status=status)
+            return web.json_response({"error": "unauthorized: no key"}, status=status)
+        if self._scripted is not None and status == self._scripted[0]:
+            return web.json_response(self._scripted[1], status=status)
         if status == _UNAVAILABLE:
             if otlp:
                 # OTLP's UNAVAILABLE (gRPC status 14): the backend cannot take it now.
@@ -228,21 +280,41 @@ class Collector(LoopbackServer):
             return web.Response(body=b"", content_type=_PROTOBUF)
         return web.json_response({})
 
-    def _call(self, method: str, metadata: Mapping[str, str], body: bytes) -> bool:
-        """Journal one gRPC call (its message as received); False when the backend fails."""
-        fails = self._fails("POST")
+    def _call(self, method: str, metadata: Mapping[str, str], body: bytes) -> int:
+        """Journal one gRPC call (its message as received); the status it is answered with as
+        HTTP would say it (200, 401: no key, 503: the backend fails)."""
+        keyless = self._keyless("POST", metadata.items(), method, body)
+        status = self._status("POST", None, keyless)
         entry = self._journal.append(
             method="POST",
             path=method,
             headers={"content-type": GRPC, **metadata},
             matched=True,
-            status=_UNAVAILABLE if fails else 200,
+            status=status,
             content_type=GRPC,
             encoding=metadata.get("grpc-encoding", ""),
             body=body[:BODY_LIMIT],
+            keyless=keyless,
         )
         LOG.info("%s", entry.summary())
-        return not fails
+        return status
+
+    def _keyless(
+        self, method: str, headers: Iterable[tuple[str, str]], target: str, body: bytes
+    ) -> bool:
+        """A delivery that carries not the key the backend requires (when it requires one)."""
+        if self._key is None or method not in SENDING:
+            return False
+        return not carries(self._key, headers, target, body)
+
+    def _status(self, method: str, problem: str | None, keyless: bool) -> int:
+        if problem:
+            return 400
+        if keyless:
+            return _UNAUTHORIZED
+        if self._fails(method):
+            return _UNAVAILABLE
+        return self._scripted[0] if self._scripted is not None else 200
 
     def _fails(self, method: str) -> bool:
         return self._down or (self._refusing and method in SENDING)

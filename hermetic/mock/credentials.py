@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
 from urllib.parse import unquote, unquote_plus
 
 
@@ -45,3 +47,20 @@ def _basic(value: str) -> str:
         return base64.b64decode(token.strip(), validate=False).decode("utf-8", errors="replace")
     except (binascii.Error, ValueError):
         return ""
+
+
+def refused_without_key(refused: Sequence[Any], keys: Sequence[str]) -> str | None:
+    """The finding for deliveries a receiver refused for want of the key (journal entries with
+    ``method`` and ``path``), headline first; ``keys``: the profile's keys that carry it."""
+    if not refused:
+        return None
+    counts = Counter(f"{entry.method} {entry.path}" for entry in refused)
+    listed = ", ".join(f"{what} ×{n}" if n > 1 else what for what, n in counts.items())
+    deliveries = "1 delivery" if len(refused) == 1 else f"{len(refused)} deliveries"
+    return (
+        f"the plugin sent its backend no key: the collector answered 401 to {deliveries} "
+        f"without the stand-in key the profile gives it ({', '.join(keys) or '{credential}'}), "
+        f"as the real backend would: {listed}\n"
+        "A backend keeps nothing it cannot authenticate: send the key with every delivery, in a "
+        "header (Authorization, x-api-key …), the URL or the body."
+    )

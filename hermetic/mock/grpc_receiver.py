@@ -14,8 +14,9 @@ from typing import Any
 
 import grpc
 
-#: (method, metadata, message) -> False when the backend is to fail the call (UNAVAILABLE).
-Receive = Callable[[str, Mapping[str, str], bytes], bool]
+#: (method, metadata, message) -> the answer as HTTP says it: 200 (OK), 401 (UNAUTHENTICATED:
+#: no key), anything else the backend failing (UNAVAILABLE).
+Receive = Callable[[str, Mapping[str, str], bytes], int]
 # An exporter sends one batch per call; a few workers take several signals at once.
 _WORKERS = 4
 # The largest message taken, as the collector's HTTP side (its journal keeps no more).
@@ -35,7 +36,10 @@ class _AnyUnaryCall(grpc.GenericRpcHandler):
                 key: value if isinstance(value, str) else value.hex()
                 for key, value in context.invocation_metadata()
             }
-            if not self._receive(method, metadata, message):
+            status = self._receive(method, metadata, message)
+            if status == 401:
+                context.abort(grpc.StatusCode.UNAUTHENTICATED, "no key")
+            elif status >= 300:
                 context.abort(grpc.StatusCode.UNAVAILABLE, "unavailable")
             return b""
 

@@ -8,8 +8,9 @@ Checked in this order, the first that finds something is the failure's headline:
 2. **Its ``api_request_error`` hook raised**: Hermes' own log line, quoted
    (:func:`hermetic.hermes.hook_failures.raised_hooks`); Hermes caught it and carried on.
 3. **Hermes stopped waiting for the hook** (0.22+, :mod:`hermetic.hermes.hook_timeouts`).
-4. **The plugin sent its backend no key**: the scenario's receiver answered deliveries without the
-   profile's ``{credential}`` with 401, as the real backend would (:mod:`hermetic.parts.keyless`).
+4. **The plugin sent its backend no key**: the scenario's collector answered deliveries without
+   the profile's ``{credential}`` with 401, as the real backend would
+   (:meth:`hermetic.isolation.checks.RunChecks.key_finding`).
 5. **The alerts went elsewhere**: files the plugin wrote under the sandbox's Hermes home, or
    bodies it sent to the scenario's receiver, naming the failed model, in a place the profile's
    channel does not read (:mod:`hermetic.parts.stray_alerts`); the headline names the
@@ -32,7 +33,6 @@ from hermetic.hermes.hook_failures import own_tracebacks, raised_hooks
 from hermetic.hermes.hook_timeouts import hook_timeouts
 from hermetic.hermes.packages import top_level_modules
 from hermetic.hermes.registered_hooks import API_REQUEST_ERROR, missing_hook, registrations
-from hermetic.parts.keyless import keyless_finding
 from hermetic.parts.stray_alerts import (
     Reads,
     Stray,
@@ -51,17 +51,6 @@ _RECORD_PREFIX = re.compile(r"^\S+ \S+ [A-Z]+ (?:\[[^\]]*\] )?")
 AGENT_LOG = "logs/agent.log"
 #: How much of a stray record the report shows.
 _SAMPLE = 300
-#: The receivers a plugin may send to: how a headline names each, and what else reading it
-#: takes (every channel that reads bodies reads the collector).
-_RECEIVERS = (
-    ("_collector", "the collector ({collector})", ""),
-    (
-        "_sink",
-        "the sink ({sink})",
-        ", and give the plugin {collector} where it has {sink}: the channels read the "
-        "collector, not the sink",
-    ),
-)
 
 
 class WhyNoAlert:
@@ -152,8 +141,9 @@ class WhyNoAlert:
 
     # -- the backend's key -------------------------------------------------------------------
     def key_missing(self) -> str | None:
-        """The receiver refused deliveries that carried no stand-in key (401)."""
-        return keyless_finding(self.world)
+        """The collector refused deliveries that carried no stand-in key (401)."""
+        finding = self.world.checks.key_finding()
+        return finding.message if finding else None
 
     # -- somewhere else ----------------------------------------------------------------------
     def elsewhere(self, reads: Reads, absent: str) -> str | None:
@@ -180,10 +170,8 @@ class WhyNoAlert:
         home = world.sandbox.hermes_home
         found = file_strays(home, written_by_others(home, seeded), models)
         found += self._logged(models)
-        for attribute, name, also in _RECEIVERS:
-            receiver = getattr(world, attribute, None)
-            if receiver is not None:
-                found += body_strays(receiver.requests(), models, name, also)
+        if world.has_collector:
+            found += body_strays(world.collector.requests(), models, "the collector ({collector})")
         return found
 
     def _logged(self, models: list[str]) -> list[Stray]:

@@ -1,5 +1,6 @@
-"""Steps about what a plugin posts to a webhook: its profile points it at the scenario's sink
-(``{sink}`` in ``hermetic.toml``), a loopback HTTP server that journals every request."""
+"""Steps about what a plugin posts to a webhook: its profile points it at the scenario's
+receiver (``{sink}`` in ``hermetic.toml``, another name for its collector), a loopback server
+that journals every request."""
 
 from behave import given, then
 

@@ -30,7 +30,7 @@ from hermetic.hermes.sandbox import Sandbox
 from hermetic.hermes.scheduler import Scheduler
 from hermetic.isolation import stand_in
 from hermetic.isolation.checks import RunChecks
-from hermetic.mock import Collector, HttpSink, MockProvider
+from hermetic.mock import Collector, MockProvider
 from hermetic.plan.settings import Settings
 from hermetic.plugin_sources import PluginUnderTest
 from hermetic.profile import RenderedProfile
@@ -59,7 +59,6 @@ class World:
         provider: MockProvider,
         add_cleanup: Callable[[Callable[[], None]], None],
         profile: RenderedProfile | None = None,
-        sink: HttpSink | None = None,
         collector: Collector | None = None,
     ) -> None:
         self.settings = settings
@@ -70,7 +69,6 @@ class World:
         self.sandbox = sandbox
         self.add_cleanup = add_cleanup
         self.profile = profile
-        self._sink = sink
         self._collector = collector
         self.hermes = HermesCommands(sandbox, timeout=hang_timeout(settings.hermes_version))
         self.config = HermesConfig(
@@ -87,6 +85,7 @@ class World:
             credential=profile.credential if profile else None,
             credential_keys=profile.credential_keys if profile else (),
             credential_files=profile.credential_files if profile else (),
+            deliveries=lambda: self._collector.requests() if self._collector else (),
         )
         self.providers = Providers(provider, self.config, add_cleanup)
         self.scheduler = Scheduler(
@@ -105,12 +104,10 @@ class World:
         return self.providers.primary
 
     @property
-    def sink(self) -> HttpSink:
-        """A loopback HTTP sink that journals every request (for plugins posting alerts)."""
-        if self._sink is None:
-            self._sink = HttpSink().start()
-            self.add_cleanup(self._sink.stop)
-        return self._sink
+    def sink(self) -> Collector:
+        """Where a plugin posts its webhooks (``{sink}``): the scenario's one receiver, the
+        collector, which journals every request and answers as a backend does."""
+        return self.collector
 
     @property
     def collector(self) -> Collector:
@@ -119,6 +116,11 @@ class World:
             self._collector = Collector().start()
             self.add_cleanup(self._collector.stop)
         return self._collector
+
+    @property
+    def has_collector(self) -> bool:
+        """Whether the scenario started its collector (the profile or a step asked for it)."""
+        return self._collector is not None
 
     def use(self, part: type[P]) -> P:
         """This world's part of type ``part``, created on first use."""
@@ -188,9 +190,6 @@ class World:
             Evidence("expected network attempts", self.checks.notes),
             *self.providers.evidence(),
         ]
-        if self._sink is not None:
-            sink = self._sink
-            items.append(Evidence("HTTP sink requests", sink.describe, "sink-requests.txt"))
         if self._collector is not None:
             collector = self._collector
             items.append(
@@ -250,7 +249,6 @@ def build_world(
 
         stack.callback(leave_sandbox)
         profile = settings.profile
-        sink = stack.enter_context(HttpSink()) if profile.uses_sink else None
         # A fresh stand-in per scenario for the profile's {credential}, redacted until it ends.
         credential = stand_in.issue() if profile.uses_credential else None
         if credential is not None:
@@ -260,8 +258,12 @@ def build_world(
         collector = None
         if profile.uses_collector:
             collector = stack.enter_context(Collector(grpc=profile.uses_grpc))
+            if credential is not None:
+                # A real backend refuses a delivery without its key: so does the collector.
+                collector.require_key(credential)
         rendered = profile.render(
-            sink_url=sink.url if sink else None,
+            # {sink} is another name for the one receiver: a plugin pointed at either is read.
+            sink_url=collector.url if collector else None,
             collector_url=collector.url if collector else None,
             collector_grpc_url=collector.grpc_url if collector and profile.uses_grpc else None,
             credential=credential,
@@ -276,7 +278,6 @@ def build_world(
             provider,
             add_cleanup=stack.callback,
             profile=rendered,
-            sink=sink,
             collector=collector,
         )
         yield world
