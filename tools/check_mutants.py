@@ -383,9 +383,9 @@ MUTANTS = (
     Mutant(
         "sandbox-leaves-a-stale-plugin-copy",
         "hermetic/hermes/sandbox.py",
-        "        self.plugin_source = plugin.source\n        return target",
-        "        self.plugin_source = plugin.source\n"
-        '        self.add_stale_copy(plugin.name + ".bak.2024")\n        return target',
+        "        self.plugin_source = source\n        return target",
+        "        self.plugin_source = source\n"
+        '        self.add_stale_copy(name + ".bak.2024")\n        return target',
         ("--tags=@smoke",),
         "harness",
     ),
