@@ -1,5 +1,5 @@
 """The sandbox's ``config.yaml``: a provider on loopback, the plugin enabled, and the settings
-that keep a run offline, fast and bounded (see hermes-facts.md for each key).
+that keep a run offline, fast and bounded (docs/background/sandbox.md says why each key is there).
 
 A profile's ``[config]`` is merged on top; the keys the sandbox's isolation rests on were
 refused when the profile was read (:mod:`hermetic.profile.model`), so the merge cannot undo them.
@@ -34,7 +34,10 @@ HERMES_DEFAULT_ATTEMPTS = 3
 
 @dataclass(frozen=True)
 class HermesTuning:
-    """The config.yaml knobs that keep a tick fast, offline and bounded (see hermes-facts.md)."""
+    """The config.yaml knobs that keep a tick fast, offline and bounded.
+
+    Why each one is there: docs/background/sandbox.md.
+    """
 
     # HTTP attempts per request for a retryable failure; None leaves Hermes' own default (3,
     # with its back-off), as users run it.
