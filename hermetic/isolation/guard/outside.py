@@ -167,6 +167,27 @@ def outside_writes(sandbox: Path) -> list[tuple[str, str]]:
     return found
 
 
+def outside_files(sandbox: Path) -> list[tuple[str, Path, Path]]:
+    """(path as the process saw it, the upper layer that holds it, where the file is now) of
+    each file the sandbox's commands wrote outside it."""
+    outside = sandbox / OUTSIDE
+    try:
+        places = json.loads((outside / PLACES).read_text("utf-8"))
+    except (FileNotFoundError, ValueError):
+        return []
+    found = []
+    for index, place in sorted(places.items()):
+        upper = outside / index / "upper"
+        for path in sorted(upper.rglob("*")):
+            relative = path.relative_to(upper)
+            if any(part in _NOT_WRITES for part in relative.parts):
+                continue
+            info = path.lstat()
+            if stat.S_ISREG(info.st_mode):
+                found.append((str(Path(place) / relative), upper, path))
+    return found
+
+
 def _change(path: Path) -> str | None:
     info = path.lstat()
     if stat.S_ISCHR(info.st_mode) and info.st_rdev == 0:
