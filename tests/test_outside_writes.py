@@ -95,3 +95,16 @@ def test_a_malformed_call_is_one_line_and_exit_2(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.startswith("usage: outside.py SANDBOX")
+
+
+def test_a_place_inside_another_is_overlaid_with_it(tmp_path: Path) -> None:
+    outer = tmp_path / "tmp"
+    inner = outer / "home"
+    sandbox = tmp_path / "sandbox"
+    inner.mkdir(parents=True)
+    sandbox.mkdir()
+    assert run(sandbox, [outer, inner], [], f"echo x > {inner}/.acme") == 0
+    if unavailable(sandbox):
+        pytest.skip(f"no mount namespace here: {unavailable(sandbox)}")
+    assert outside_writes(sandbox) == [(f"{inner}/.acme", "wrote 2 bytes")]
+    assert not (inner / ".acme").exists()

@@ -47,18 +47,16 @@ class Stray:
     keys: str
     #: One record as found (a line, a row, a body excerpt), for the lines below the headline.
     sample: str = ""
-    #: What to do instead of setting ``keys`` (a place no channel can read).
-    advice: str = ""
+    #: Where the process wrote it, when that is outside the sandbox (no channel reads there).
+    outside_at: str = ""
 
     def outside(self, seen: str) -> Stray:
-        """The same records found in a file written outside the sandbox, at ``seen``: no
-        channel reads there; the plugin has to write under its Hermes home first."""
+        """The same records found in a file written outside the sandbox, at ``seen``."""
         return replace(
             self,
             place=seen,
             did=self.did.replace(f" to {self.place}", f" to {seen}, outside the sandbox"),
-            advice="have the plugin write it under its Hermes home (a profile hands it the path "
-            'as "{hermes_home}/…"), then set [alerts] ' + self.keys,
+            outside_at=seen,
         )
 
 

@@ -209,11 +209,16 @@ def _advice(stray: Stray) -> str:
     """The keys that read a stray place, or what to do while no channel reads such a place."""
     from hermetic.channels.channel import channels
 
-    if stray.advice:
-        return stray.advice
+    first = ""
+    if stray.outside_at:
+        first = (
+            "have the plugin write it under its Hermes home (a profile hands it the path as "
+            '"{hermes_home}/…"), then '
+        )
     if stray.channel not in channels():
         return (
-            f"set [alerts] {stray.keys} once this hermetic has a {stray.channel} channel (it has "
-            f"{', '.join(channels())}); until then record the alert where one of those reads it"
+            f"{first}set [alerts] {stray.keys} once this hermetic has a {stray.channel} channel "
+            f"(it has {', '.join(channels())}); until then record the alert where one of those "
+            "reads it"
         )
-    return f"set [alerts] {stray.keys}"
+    return f"{first}set [alerts] {stray.keys}"

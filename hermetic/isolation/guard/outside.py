@@ -27,6 +27,7 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 #: Under the sandbox: one folder per overlaid place, and the record of which is which.
@@ -58,11 +59,13 @@ def main(argv: list[str]) -> int:
     if not command or any(flag not in ("--place", "--keep") for flag, _ in pairs):
         print(USAGE, file=sys.stderr)
         return 2
-    places = [os.path.realpath(p) for flag, p in pairs if flag == "--place" and os.path.isdir(p)]
+    places = _outermost(
+        os.path.realpath(p) for flag, p in pairs if flag == "--place" and os.path.isdir(p)
+    )
     keep = [sandbox, *(path for flag, path in pairs if flag == "--keep")]
     outside = Path(sandbox) / OUTSIDE
     try:
-        _isolate(keep, list(dict.fromkeys(places)), outside)
+        _isolate(keep, places, outside)
     except _NoNamespace as exc:
         outside.mkdir(parents=True, exist_ok=True)
         (outside / UNAVAILABLE).write_text(f"{exc}\n", "utf-8")
@@ -75,6 +78,16 @@ def main(argv: list[str]) -> int:
         return 2
     os.execvp(command[0], command)
     return 127  # not reached
+
+
+def _outermost(places: Iterable[str]) -> list[str]:
+    """The places, each once, without those inside another (its overlay already holds them)."""
+    unique = list(dict.fromkeys(place for place in places if place != "/"))
+    return [
+        place
+        for place in unique
+        if not any(place.startswith(other.rstrip("/") + "/") for other in unique)
+    ]
 
 
 class _NoNamespace(Exception):
@@ -115,7 +128,8 @@ def _isolate(keep: list[str], places: list[str], outside: Path) -> None:
         for path, descriptor in kept:
             if path == place or path.startswith(place.rstrip("/") + "/"):
                 source = f"/proc/self/fd/{descriptor}".encode()
-                call(libc.mount(source, path.encode(), None, _MS_BIND, None), f"keeping {path}")
+                flags = _MS_BIND | _MS_REC  # with whatever is mounted inside it
+                call(libc.mount(source, path.encode(), None, flags, None), f"keeping {path}")
     for _, descriptor in kept:
         os.close(descriptor)
     (outside / PLACES).write_text(json.dumps(record), "utf-8")
