@@ -235,12 +235,9 @@ class Received(Protocol):
     body: bytes
 
 
-def body_strays(
-    received: Iterable[Received], models: Sequence[str], where: str, also: str = ""
-) -> list[Stray]:
+def body_strays(received: Iterable[Received], models: Sequence[str], where: str) -> list[Stray]:
     """One stray per path whose delivered bodies name one of ``models``; ``where``: how the
-    headline names the receiver (``the collector``); ``also``: what else the keys need (a
-    receiver no channel reads: the plugin must be pointed elsewhere)."""
+    headline names the receiver (``the collector``)."""
     by_path: dict[str, list[tuple[Received, str]]] = {}
     for entry in received:
         if entry.method not in _SENDING:
@@ -259,7 +256,7 @@ def body_strays(
                     "otlp",
                     path,
                     f"sent {count} of OTLP spans naming {model!r} to {where} ({path})",
-                    'channel = "otlp"' + also,
+                    'channel = "otlp"',
                     sample,
                 )
             )
@@ -269,7 +266,7 @@ def body_strays(
                     "http",
                     path,
                     f"posted {count} naming {model!r} to {where} at {path}",
-                    f'channel = "http", path = "{path}"' + also,
+                    f'channel = "http", path = "{path}"',
                     sample,
                 )
             )
