@@ -2,7 +2,7 @@
 plugin repository.
 
     hermetic run [--plugin DIR] [--profile FILE] [--hermes PATH | --hermes-package SPEC]
-                 [--hermes-version X]
+                 [--hermes-version X] [--features DIR|bundled]...
                  [--reports DIR] [--jobs N] [--shard K/N] [--durations FILE] [BEHAVE ARGS...]
     hermetic mutate [--plugin DIR] [--profile FILE] [--reports DIR] [--jobs N] [--max N]
                     [--only ID,...] [--min-score P] [--timeout S] [--suite DIR]
@@ -15,8 +15,9 @@ plugin repository.
     hermetic baseline [--write] [--plugin DIR] [--profile FILE] [--reports DIR]
     hermetic clean [--yes] [--all] [--unused-for DAYS] [--sandbox-root DIR]
 
-Exit status: 0 all passed, 1 a scenario failed, 2 a usage or setup problem (one line saying what
-to do, never a traceback).
+Exit status (run, matrix, mutate): 0 every promise kept, 1 a promise broken, 2 the run could not
+start (one line saying what to do, before anything is installed or started; never a
+traceback), 130 interrupted (Ctrl-C, SIGTERM).
 """
 
 from __future__ import annotations
@@ -25,12 +26,18 @@ import argparse
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from hermetic import __version__
+from hermetic.reporting.layout import SETUP_ERROR
 from hermetic.runs.parallel import add_spread_options
+
+if TYPE_CHECKING:
+    from hermetic.plan.behave_args import BehaveArguments
+    from hermetic.plan.model import RunPlan, Spread, Suite
+    from hermetic.plan.request import RunRequest
 
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -59,9 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser(
         "run",
-        help="run the bundled features against a plugin",
-        description="Run hermetic's features against a Hermes directory plugin. Arguments "
-        "hermetic does not know go to behave (e.g. --tags=@smoke).",
+        help="run your features (or hermetic's bundled ones) against a plugin",
+        description="Run the features in ./features (as `hermetic init` writes them: the "
+        "contract's and yours), or hermetic's bundled features where there are none, against "
+        "a Hermes plugin, each behave process in a network namespace, with every report. "
+        "behave's own options (--tags, --name, -D, feature paths) are passed on; any other "
+        "option is refused. Exit status: 0 every promise kept, 1 one broken, 2 the run could "
+        "not start, 130 interrupted.",
     )
     _add_plugin_options(run)
     hermes = run.add_mutually_exclusive_group()
@@ -79,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the Hermes release to install in its own environment (default: 0.19.0); with "
         "--hermes or --hermes-package, the version that build must report",
     )
+    _add_suite_options(run)
     add_spread_options(run)
 
     matrix = commands.add_parser(
@@ -91,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Arguments hermetic does not know go to behave (e.g. --tags=@smoke).",
     )
     _add_plugin_options(matrix)
+    _add_suite_options(matrix)
     matrix.add_argument(
         "--versions",
         type=_versions,
@@ -131,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
         "init",
         help="write hermetic's steps, hooks and features into a plugin repository",
         description="Write steps/hermetic_steps.py, environment.py and the contract features "
-        "into DIR; existing files are never overwritten. Then run `behave` there.",
+        "into DIR; existing files are never overwritten. Then run `hermetic run` there.",
     )
     init.add_argument("directory", nargs="?", type=Path, default=Path("."))
     init.add_argument(
@@ -148,15 +161,15 @@ def build_parser() -> argparse.ArgumentParser:
     summary = commands.add_parser(
         "summary",
         help="the verdicts of a report folder as Markdown (for $GITHUB_STEP_SUMMARY)",
-        description="Print the verdicts in REPORTS/summary.json as Markdown: totals, what was "
-        "tested, each promise, every failed scenario.",
+        description="Print the verdicts of the run in REPORTS (its result.json) as Markdown: "
+        "the closing line, what was tested, each promise, every failed scenario.",
     )
     summary.add_argument("reports", nargs="?", type=Path, default=Path("reports"))
 
     record = commands.add_parser(
         "baseline",
         help="list a run's failures as [[baseline]] entries of the plugin's profile",
-        description="Read the failures of the last run (summary.json in --reports) and print "
+        description="Read the failures of the last run (result.json in --reports) and print "
         "them as [[baseline]] entries, each with a reason for you to edit; with --write, "
         "append them to the plugin's hermetic.toml (created if missing). Nothing already in "
         "the profile is changed, and a scenario it lists is not repeated.",
@@ -226,14 +239,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "merge-reports":
         return merge_reports(args.folders, args.into)
     if args.command == "matrix":
-        return matrix(args, rest)
+        return matrix(args, rest, _option_names(parser, "matrix"))
     if args.command == "baseline":
         return baseline(args)
     if args.command == "mutate":
-        return mutate(args, rest)
+        return mutate(args, rest, _option_names(parser, "mutate"))
     if args.command == "clean":
         return clean(args)
-    return run(args, rest)
+    return run(args, rest, _option_names(parser, "run"))
+
+
+def _option_names(parser: argparse.ArgumentParser, command: str) -> list[str]:
+    """The long options of ``hermetic COMMAND`` (for "did you mean")."""
+    for action in parser._subparsers._group_actions:  # type: ignore[union-attr]
+        chosen = action.choices.get(command) if isinstance(action.choices, dict) else None
+        if chosen is not None:
+            return sorted({n for a in chosen._actions for n in a.option_strings if n[:2] == "--"})
+    return []
 
 
 def _add_plugin_options(command: argparse.ArgumentParser) -> None:
@@ -252,6 +274,17 @@ def _add_plugin_options(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_suite_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--features",
+        action="append",
+        metavar="DIR|bundled",
+        help="the features to run: your own folder (steps/ and environment.py beside it, as "
+        "`hermetic init` writes them), or `bundled` for hermetic's; give it twice for both "
+        "(default: ./features when it holds any, else the bundled ones)",
+    )
+
+
 def _add_mutate_command(commands: argparse._SubParsersAction) -> None:
     mutate = commands.add_parser(
         "mutate",
@@ -262,6 +295,7 @@ def _add_mutate_command(commands: argparse._SubParsersAction) -> None:
         "(e.g. --tags=@smoke). docs/mutation.md says how to read the report.",
     )
     _add_plugin_options(mutate)
+    _add_suite_options(mutate)
     mutate.add_argument(
         "--jobs", type=int, default=None, help="mutants tested at once (default: cores + 1)"
     )
@@ -283,8 +317,8 @@ def _add_mutate_command(commands: argparse._SubParsersAction) -> None:
     mutate.add_argument(
         "--suite",
         type=Path,
-        help="run this behave suite instead of the bundled features: a folder with features/, "
-        "steps/ and environment.py, as `hermetic init` writes (the bundled features and yours)",
+        help="the same as --features DIR/features: a folder with features/, steps/ and "
+        "environment.py, as `hermetic init` writes",
     )
     mutate.add_argument(
         "--no-coverage",
@@ -333,9 +367,14 @@ def init(directory: Path, pytest: bool = False, ci: str | None = None) -> int:
         print(f"created {path}")
     for path in written.kept:
         print(f"kept    {path} (exists; not overwritten)")
-    if not (directory / "plugin.yaml").is_file():
-        print("note: no plugin.yaml here; run behave with -D plugin=DIR (your plugin's folder)")
-    print("next: `behave --tags=@smoke` in", directory.resolve())
+    here = directory.resolve()
+    plugin = "" if (directory / "plugin.yaml").is_file() else " --plugin DIR"
+    if plugin:
+        print("note: no plugin.yaml here; name your plugin's folder with --plugin DIR")
+    print(
+        f"next: `hermetic run{plugin}` in {here}: the features in features/ (the contract's, "
+        "and yours beside them) in a network namespace, every report in reports/"
+    )
     return EXIT_PASSED
 
 
@@ -356,77 +395,60 @@ def init_extras(root: Path, pytest: bool, ci: str | None) -> int:
 
 
 def summary(reports: Path) -> int:
-    from hermetic.reporting.step_summary import load_summary, markdown
+    from hermetic.reporting.result import ResultError, RunResult
+    from hermetic.reporting.step_summary import markdown
 
     try:
-        data = load_summary(reports)
-    except (OSError, ValueError) as exc:
-        return _fail(f"{reports}: no readable summary.json ({exc.__class__.__name__})")
-    print(markdown(data), end="", flush=True)
+        result = RunResult.read(reports)
+    except ResultError as exc:
+        return _fail(f"no run result to summarise: {exc}")
+    print(markdown(result), end="", flush=True)
     return EXIT_PASSED
-
-
-def _plugin_defines(args: argparse.Namespace) -> list[str]:
-    """``--define``s naming the plugin (and profile); a ConfigError if either is wrong.
-
-    Checked here, before behave starts, so that a wrong folder is one line and exit status 2.
-    """
-    from hermetic.plan.settings import choose_profile, load_plugin
-
-    plugin = load_plugin(str(args.plugin))
-    choose_profile(plugin, str(args.profile) if args.profile else "")
-    defines = [f"--define=plugin={plugin.option}"]
-    if args.profile:
-        defines.append(f"--define=profile={args.profile.resolve()}")
-    return defines
-
-
-def _package_define(spec: str) -> str:
-    """A file or folder as an absolute path: behave runs in a scratch folder."""
-    path = Path(spec).expanduser()
-    return str(path.resolve()) if path.exists() else spec
 
 
 def _option_error(exc: Exception) -> int:
     return _fail(str(exc).replace("-D plugin=", "--plugin ").replace("-D profile=", "--profile "))
 
 
-def _suite_arguments(features: Path, defines: list[str], behave_args: list[str]) -> list[str]:
-    # What this repo's pyproject says for a plain `behave`: no @wip, no noise.
-    return [str(features), "--tags=not @wip", "--no-skipped", "--no-color", *defines, *behave_args]
-
-
-def matrix(args: argparse.Namespace, behave_args: list[str]) -> int:
+def matrix(args: argparse.Namespace, behave_args: list[str], own_options: list[str]) -> int:
     from hermetic.errors import ConfigError
-    from hermetic.integrations.suite import scratch_suite
-    from hermetic.runs.matrix import closing, run_matrix
+    from hermetic.plan.resolve import check
+    from hermetic.reporting.closing import closing_line
+    from hermetic.runs.child_steps import INTERRUPTS
+    from hermetic.runs.exit_status import exit_status
+    from hermetic.runs.matrix import matrix_totals, run_matrix
     from hermetic.runs.matrix_releases import declared_rows, requires_hermes
     from hermetic.runs.parallel import default_jobs
+    from hermetic.runs.start import CannotStart, select
 
-    try:
-        defines = _plugin_defines(args)
-    except ConfigError as exc:
-        return _option_error(exc)
-    try:
-        versions = args.versions or declared_rows(requires_hermes(Path(args.plugin).resolve()))
-    except ValueError as exc:
-        return _fail(f"{Path(args.plugin) / 'plugin.yaml'}: requires_hermes: {exc}")
     reports = args.reports.resolve()
     with tempfile.TemporaryDirectory(prefix="hermetic-suite-") as scratch:
-        features = scratch_suite(Path(scratch))
+        try:
+            request, behave = _request(args, behave_args, own_options)
+            # Checked once here, before any release installs anything: each release's run
+            # then resolves its own Hermes (hermetic.runs.start).
+            check(request)
+            try:
+                plugin_dir = Path(request.plugin or ".").resolve()
+                versions = args.versions or declared_rows(requires_hermes(plugin_dir))
+            except ValueError as exc:
+                raise ConfigError(f"{plugin_dir / 'plugin.yaml'}: requires_hermes: {exc}") from None
+            suite = choose_suite(args.features, behave, Path(scratch))
+            select(Path(sys.executable), suite, os.environ)
+        except (CannotStart, ConfigError) as exc:
+            return _fail(str(exc))
         runs = run_matrix(
             sys.executable,
             versions,
             reports,
-            _suite_arguments(features, defines, behave_args),
-            Path(scratch),
+            request,
+            suite,
             os.environ,
             args.jobs or default_jobs(),
         )
     print((reports / "matrix.md").read_text("utf-8"), flush=True)
-    passed, failed = closing(runs)
-    print(f"{passed} passed, {failed} failed", flush=True)
-    return EXIT_PASSED if all(run.ok for run in runs) else EXIT_FAILED
+    print(closing_line(matrix_totals(runs)), flush=True)
+    return exit_status(interrupted=bool(INTERRUPTS), broken=not all(run.ok for run in runs))
 
 
 def baseline(args: argparse.Namespace) -> int:
@@ -451,43 +473,58 @@ def baseline(args: argparse.Namespace) -> int:
     return EXIT_PASSED
 
 
-def mutate(args: argparse.Namespace, behave_args: list[str]) -> int:
+def mutate(args: argparse.Namespace, behave_args: list[str], own_options: list[str]) -> int:
     from hermetic.errors import ConfigError
-    from hermetic.integrations.suite import scratch_suite
-    from hermetic.mutation.command import MutateOptions, run_mutate
-    from hermetic.profile import find_profile
+    from hermetic.mutation.command import MutateOptions, check_inputs, run_mutate
+    from hermetic.plan.model import Spread
     from hermetic.runs.parallel import default_jobs
+    from hermetic.runs.start import CannotStart
 
-    try:
-        defines = _plugin_defines(args)
-    except ConfigError as exc:
-        return _option_error(exc)
     for name in ("jobs", "max"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             return _fail(f"--{name}: at least 1")
+    reports = args.reports.resolve()
+    features = args.features
     if args.suite and not (args.suite / "features").is_dir():
-        return _fail(f"--suite {args.suite}: no features/ folder (`hermetic init` writes one)")
+        message = f"--suite {args.suite}: no features/ folder (`hermetic init` writes one)"
+        return _cannot_start(reports, message)
+    if args.suite:
+        # --suite DIR: a plugin repository's suite, as `hermetic init` writes it.
+        features = [*(features or []), str(args.suite / "features")]
+    jobs = args.jobs or default_jobs()
+    equivalents = args.equivalents.resolve() if args.equivalents else None
+
+    def mutable(request: RunRequest) -> None:
+        # What a mutant is made from, checked before anything is installed.
+        check_inputs(Path(request.plugin or ".").resolve(), equivalents)
+
     with tempfile.TemporaryDirectory(prefix="hermetic-suite-") as scratch:
-        cwd = args.suite.resolve() if args.suite else Path(scratch)
-        features = cwd / "features" if args.suite else scratch_suite(Path(scratch))
-        plugin = Path(defines[0].removeprefix("--define=plugin="))
+        try:
+            plan = _start(
+                args, behave_args, own_options, features, Spread(jobs=jobs), Path(scratch), mutable
+            )
+        except (CannotStart, ConfigError) as exc:
+            return _cannot_start(reports, str(exc))
+        suite = plan.suite
+        assert suite is not None
         options = MutateOptions(
             python=Path(sys.executable),
-            plugin=plugin,
-            suite_args=_suite_arguments(features, defines[1:], behave_args),
-            features=features,
+            plugin=Path(plan.request.plugin or ".").resolve(),
+            suite_args=suite.behave_args,
+            features=suite.own or Path(suite.paths[-1]),
             # The one beside plugin.yaml too: a verdict depends on the promises it lists.
-            profile=args.profile.resolve() if args.profile else find_profile(plugin),
-            cwd=cwd,
-            reports=args.reports.resolve(),
-            jobs=args.jobs or default_jobs(),
+            profile=plan.settings.profile.path,
+            cwd=suite.cwd,
+            reports=reports,
+            jobs=jobs,
             max_mutants=args.max,
             only=args.only,
             timeout=args.timeout,
-            equivalents=args.equivalents.resolve() if args.equivalents else None,
+            equivalents=equivalents,
             env=os.environ,
             version=__version__,
             coverage=not args.no_coverage,
+            plan=plan,
         )
         return run_mutate(options, args.min_score, _say_mutate)
 
@@ -537,43 +574,190 @@ def clean(args: argparse.Namespace) -> int:
     return EXIT_PASSED
 
 
-def run(args: argparse.Namespace, behave_args: list[str]) -> int:
+def run(args: argparse.Namespace, behave_args: list[str], own_options: list[str]) -> int:
     from hermetic.errors import ConfigError
-    from hermetic.integrations.suite import scratch_suite
-    from hermetic.reporting.layout import SETUP_ERROR
+    from hermetic.plan.model import Spread
     from hermetic.runs.acceptance import report_locations, run_acceptance
+    from hermetic.runs.child_steps import INTERRUPTS
+    from hermetic.runs.exit_status import exit_status
+    from hermetic.runs.start import CannotStart
 
-    try:
-        defines = _plugin_defines(args)
-    except ConfigError as exc:
-        return _option_error(exc)
-    if args.hermes:
-        defines.append(f"--define=hermes={args.hermes.resolve()}")
-    if args.hermes_package:
-        defines.append(f"--define=hermes_package={_package_define(args.hermes_package)}")
-    if args.hermes_version:
-        defines.append(f"--define=hermes_version={args.hermes_version}")
     if args.jobs < 1:
         return _fail("--jobs: at least 1")
     reports = args.reports.resolve()
+    spread = Spread(
+        jobs=args.jobs,
+        shard=str(args.shard) if args.shard else None,
+        durations=args.durations.resolve() if args.durations else None,
+    )
     with tempfile.TemporaryDirectory(prefix="hermetic-suite-") as scratch:
-        features = scratch_suite(Path(scratch))
-        outcome = run_acceptance(
-            sys.executable,
-            reports,
-            _suite_arguments(features, defines, behave_args),
-            cwd=Path(scratch),
-            env=os.environ,
-            jobs=args.jobs,
-            shard=args.shard,
-            durations_file=args.durations.resolve() if args.durations else None,
-        )
+        try:
+            plan = _start(args, behave_args, own_options, args.features, spread, Path(scratch))
+        except (CannotStart, ConfigError) as exc:
+            return _cannot_start(reports, str(exc))
+        outcome = run_acceptance(sys.executable, plan, os.environ)
     for line in report_locations(reports, Path.cwd()):
         print(f"[run] {line}", flush=True)
     print(outcome.closing_line(), flush=True)
-    if (reports / SETUP_ERROR).is_file():
-        return EXIT_USAGE
-    return EXIT_PASSED if outcome.ok else EXIT_FAILED
+    return exit_status(
+        not_started=(reports / SETUP_ERROR).is_file(),
+        interrupted=bool(INTERRUPTS) or outcome.code >= 128,
+        broken=not outcome.ok,
+    )
+
+
+def _start(
+    args: argparse.Namespace,
+    behave_args: list[str],
+    own_options: list[str],
+    features: list[str] | None,
+    spread: Spread,
+    scratch: Path,
+    before: Callable[[RunRequest], None] | None = None,
+) -> RunPlan:
+    """The run's plan, resolved once and written into ``--reports``: the request checked,
+    the suite chosen, the selection listed, every install made (``before`` checks what the
+    command itself needs first). A ConfigError or CannotStart says why it cannot start."""
+    from hermetic.plan.request import COMMAND_LINE
+    from hermetic.runs.child_steps import say
+    from hermetic.runs.start import start
+
+    request, behave = _request(args, behave_args, own_options)
+    if before is not None:
+        before(request)
+    suite = choose_suite(features, behave, scratch)
+    python = Path(sys.executable)
+    return start(
+        request, suite, args.reports.resolve(), spread, python, os.environ, say, COMMAND_LINE
+    )
+
+
+def _cannot_start(reports: Path, message: str) -> int:
+    from hermetic.runs.start import record_cannot_start
+
+    record_cannot_start(reports, message)
+    return _fail(message)
+
+
+def _request(
+    args: argparse.Namespace, behave_args: list[str], own_options: list[str]
+) -> tuple[RunRequest, BehaveArguments]:
+    """The run's request from the command's options and the ``-D`` options hermetic reads;
+    behave's arguments checked (one line for an unknown option, never passed on)."""
+    from hermetic.errors import ConfigError
+    from hermetic.plan.behave_args import BehaveArguments, check_behave_args, split_defines
+    from hermetic.plan.request import COMMAND_LINE, PLAN_KEY, RunRequest, check_keys
+
+    checked = check_behave_args(behave_args, own_options)
+    options, defines, others = split_defines(checked.options)
+    check_keys({**others, **defines}, extra=())
+    values = {
+        "plugin": args.plugin,
+        "profile": str(args.profile) if args.profile else None,
+        "hermes": str(getattr(args, "hermes", None) or "") or None,
+        "hermes_package": getattr(args, "hermes_package", None),
+        "hermes_version": getattr(args, "hermes_version", None),
+    }
+    for key, value in defines.items():
+        if key == PLAN_KEY:
+            raise ConfigError("-D plan=…: a run writes its own plan")
+        if values.get(key):
+            option = COMMAND_LINE.options[key].strip()
+            raise ConfigError(f"{option} {values[key]} and -D {key}={value}: give one of them")
+        values[key] = value
+    try:
+        request = RunRequest(**{key: value for key, value in values.items() if value})
+    except ConfigError as exc:
+        raise ConfigError(COMMAND_LINE.show(str(exc))) from None
+    return request, BehaveArguments(checked.paths, tuple(options))
+
+
+#: ``--features bundled``: hermetic's own features.
+BUNDLED = "bundled"
+#: What this repository's pyproject says for a plain `behave` of the bundled features.
+BUNDLED_ARGS = ("--tags=not @wip",)
+CONSOLE_ARGS = ("--no-skipped", "--no-color")
+
+
+def choose_suite(features: list[str] | None, behave: BehaveArguments, scratch: Path) -> Suite:
+    """The suite a run runs. Your own features (``--features DIR``, else ``./features`` when it
+    holds any, as ``hermetic init`` writes it) run with the ``steps/`` and ``environment.py``
+    beside them; ``--features bundled`` (the default without features of your own) runs
+    hermetic's, copied into ``scratch`` with our steps and hooks; both, when both are named.
+
+    Feature paths given (``features/x.feature:12``) are your files, or, in a run of the
+    bundled features alone, the bundled ones as the reports name them.
+    """
+    from hermetic.errors import ConfigError
+    from hermetic.integrations.suite import scratch_suite
+    from hermetic.plan.behave_args import path_exists
+    from hermetic.plan.model import Suite
+
+    named = list(dict.fromkeys(features or []))
+    folders = [name for name in named if name != BUNDLED]
+    if len(folders) > 1:
+        raise ConfigError(f"--features {' and '.join(folders)}: one folder of your own at most")
+    own = _own_features(Path(folders[0]) if folders else None)
+    with_bundled = BUNDLED in named or own is None
+    bundled = scratch_suite(scratch) if with_bundled else None
+    if own is None:
+        assert bundled is not None
+        for path in behave.paths:
+            if not path_exists(path, scratch):
+                raise ConfigError(
+                    f"{path}: no such feature file or folder among the bundled features "
+                    f"({', '.join(sorted(p.name for p in bundled.glob('*.feature')))})"
+                )
+        return Suite(
+            cwd=scratch,
+            paths=behave.paths or (str(bundled),),
+            args=(*BUNDLED_ARGS, *CONSOLE_ARGS, *behave.options),
+            bundled=True,
+        )
+    here = Path.cwd()
+    for path in behave.paths:
+        if not path_exists(path, here):
+            raise ConfigError(f"{path}: no such feature file or folder")
+    paths = tuple(_absolute(path, here) for path in behave.paths) or (str(own),)
+    if bundled is not None:
+        paths = (*paths, str(bundled))
+    return Suite(
+        cwd=own.parent,
+        paths=paths,
+        args=(*CONSOLE_ARGS, *behave.options),
+        own=own,
+        bundled=bundled is not None,
+    )
+
+
+def _own_features(features: Path | None) -> Path | None:
+    """The author's features folder: ``--features DIR`` (checked), else ``./features`` when it
+    holds feature files; its suite needs ``steps/`` and ``environment.py`` beside it."""
+    from hermetic.errors import ConfigError
+
+    folder = (features or Path("features")).resolve()
+    if features is None and not (folder.is_dir() and any(folder.glob("**/*.feature"))):
+        return None
+    shown = features or "features"
+    if not folder.is_dir():
+        raise ConfigError(f"--features {shown}: not a folder")
+    if not any(folder.glob("**/*.feature")):
+        raise ConfigError(f"--features {shown}: no .feature file in it")
+    root = folder.parent
+    missing = [name for name in ("steps", "environment.py") if not (root / name).exists()]
+    if missing:
+        raise ConfigError(
+            f"--features {shown}: no {' or '.join(missing)} beside it in {root}; "
+            f"`hermetic init {root}` writes them (our steps and hooks, one line each)"
+        )
+    return folder
+
+
+def _absolute(path: str, base: Path) -> str:
+    head, sep, tail = path.rpartition(":")
+    if sep and head and all(part.isdigit() for part in tail.split(",") if part):
+        return f"{(base / head).resolve()}:{tail}"
+    return str((base / path).resolve())
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import pytest
 from hermetic.channels import channels
 from hermetic.contract.schema import DDL, database_path
 from hermetic.parts.alert_channel import AlertChannels
+from hermetic.plan.resolve import settings_from_userdata
 from hermetic.plan.settings import Settings
 from hermetic.world.world import build_world
 
@@ -29,7 +30,7 @@ _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 def settings_with(tmp_path: Path, profile: str) -> Settings:
     path = tmp_path / "hermetic.toml"
     path.write_text(profile, "utf-8")
-    return Settings.from_userdata(
+    return settings_from_userdata(
         {"plugin": str(PLUGIN), "profile": str(path), "sandbox_root": str(tmp_path)}
     )
 

@@ -459,6 +459,11 @@ def test_store_works_on_preexisting_table(store_mod: types.ModuleType, tmp_path:
     assert row["first_seen_at"] == "2026-01-01T00:00:00+00:00"
 
 
+#: How long the concurrency tests let a write wait for the lock: they count alerts, and on a
+#: busy CI machine a writer starved of CPU can hold the lock past the plugin's 5 s budget.
+LOADED_MACHINE_WAIT = 120.0
+
+
 def test_store_exact_count_under_threads(store_mod: types.ModuleType, tmp_path: Path) -> None:
     threads, writes = 8, 25
     db = tmp_path / "telemetry" / "telemetry.db"
@@ -467,8 +472,10 @@ def test_store_exact_count_under_threads(store_mod: types.ModuleType, tmp_path: 
 
     def worker() -> None:
         try:
-            # Separate AlertStore objects per thread, as separate hook calls would have.
-            store = store_mod.AlertStore(db)
+            # Separate AlertStore objects per thread, as separate hook calls would have. The
+            # count is under test, not the wait: a long one only fails a deadlock (a 5 s wait
+            # for the lock was outlasted once at load ~20 on 2 cores).
+            store = store_mod.AlertStore(db, timeout=LOADED_MACHINE_WAIT)
             barrier.wait()
             for i in range(writes):
                 store.record(model="m", provider="p", error_code=500, error_message=str(i))
@@ -493,8 +500,10 @@ def test_hook_exact_count_across_two_processes(home: Path) -> None:
     script = (
         LOADER_SOURCE
         + f"""
-import time
+import importlib, time
 plugin = load_plugin()
+# The count is under test, not the wait (see LOADED_MACHINE_WAIT).
+importlib.import_module({PKG + ".store"!r}).STORE_WAIT_SECONDS = {LOADED_MACHINE_WAIT!r}
 while time.time() < {start_at!r}:
     time.sleep(0.002)
 for i in range({writes}):

@@ -9,6 +9,7 @@ cleanup instead of exiting under it.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -21,8 +22,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-from hermetic.runs.acceptance import scenario_counts
 
 REPO = Path(__file__).resolve().parent.parent
 BEHAVE = Path(sys.executable).parent / "behave"
@@ -136,6 +135,14 @@ def test_cancelling_the_suite_mid_tick_leaves_nothing_running(how: str, tmp_path
     failures = sorted(reports.glob("artefacts/*/*/failure.txt"))
     assert len(failures) == 1, failures
     assert failures[0].read_text().startswith("interrupted (Ctrl-C or SIGTERM) during step:")
+    # Every report says interrupted, by which signal; never failed, never skipped.
+    summary = json.loads((reports / "summary.json").read_text())
+    first = CANCELLATIONS[how][0][0].name
+    assert summary["interrupted"] == first, summary
+    statuses = [row["status"] for row in summary["scenarios"]]
+    assert "interrupted" in statuses and set(statuses) <= {"passed", "interrupted"}, statuses
+    cut = next(row for row in summary["scenarios"] if row["status"] == "interrupted")
+    assert cut["message"].startswith(f"interrupted ({first}) during step:"), cut
 
 
 def _kill_if_alive(pid_file: Path) -> None:
@@ -212,16 +219,51 @@ def test_a_run_step_gets_the_signal_once_and_is_waited_for(signum: int, tmp_path
     assert f"{signal.Signals(signum).name}: passed on to stand-in" in output
 
 
-def test_scenarios_an_interrupted_run_never_reached_count_as_skipped(
-    tmp_path: Path,
+@pytest.mark.parametrize("jobs", ["1", "2"], ids=["serial", "parallel"])
+def test_an_interrupted_hermetic_run_exits_130_and_leaves_its_reports(
+    jobs: str, tmp_path: Path
 ) -> None:
-    # What behave's JUnit reporter writes after an abort: the reached scenarios with their
-    # outcome, every other one as a bare case with status="untested".
-    (tmp_path / "TESTS-f.xml").write_text(
-        '<testsuite name="f">'
-        '<testcase name="a" status="passed"><system-out/></testcase>'
-        '<testcase name="b" status="error"><error message="KeyboardInterrupt"/></testcase>'
-        '<testcase name="c" status="untested"><system-out/></testcase>'
-        "</testsuite>"
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    reports = tmp_path / "reports"
+    hermetic = Path(sys.executable).parent / "hermetic"
+    run = subprocess.Popen(
+        [
+            str(hermetic),
+            "run",
+            "--plugin",
+            str(REPO / "alerts_plugin"),
+            "--tags=@smoke",
+            "--jobs",
+            jobs,
+            "--reports",
+            str(reports),
+        ],
+        cwd=tmp_path,
+        env=dict(os.environ, TMPDIR=str(scratch)),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group, as under a terminal
     )
-    assert scenario_counts(tmp_path) == (1, 1, 1)
+    try:
+        _wait_for(lambda: _tick_running(scratch), 180, "a `hermes cron tick` of the run")
+        os.killpg(run.pid, signal.SIGINT)  # a terminal's Ctrl-C
+        output = run.communicate(timeout=120)[0]
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode == 130, output
+    assert _processes_mentioning(str(scratch)) == []
+    # The plan it ran and the reports of what it did are there, and every report says
+    # interrupted: never failed, errored or skipped.
+    assert (reports / "plan.json").is_file()
+    summary = json.loads((reports / "summary.json").read_text())
+    totals = summary["totals"]
+    assert totals["scenarios"] == 3 and totals["interrupted"] >= 1, totals
+    assert totals["passed"] + totals["interrupted"] == 3, totals
+    assert "interrupted" in output.strip().splitlines()[-1], output
+    junit = "".join(path.read_text() for path in (reports / "junit").glob("*.xml"))
+    assert 'status="interrupted"' in junit and 'status="failed"' not in junit

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from hermetic.cli import main
+from hermetic.hermes import cleanup
 from hermetic.hermes.cleanup import KEPT_MARK, find_leftovers, mark_kept, remove
 
 DAY = 86_400
@@ -119,6 +120,8 @@ def test_hermetic_clean_lists_and_removes_only_with_yes(
     envs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("HERMETIC_ENVS", str(envs))
+    # not the checkout's own .hermetic-envs (the old default), which a developer may still have
+    monkeypatch.setattr(cleanup, "_old_envs_folder", lambda: None)
     _env(envs, "hermes-0.16.0", days_unused=40)
     kept = tmp_path / "hermetic-k1"
     kept.mkdir()
@@ -138,6 +141,20 @@ def test_hermetic_clean_lists_and_removes_only_with_yes(
     assert capsys.readouterr().out.startswith("hermetic clean: nothing to remove")
 
 
+def test_the_old_environments_folder_is_listed_once_unused(tmp_path: Path) -> None:
+    envs, old = tmp_path / "envs", tmp_path / ".hermetic-envs"
+    (old / "hermes-0.19.0" / "bin").mkdir(parents=True)
+    (old / "hermes-0.19.0" / "bin" / "python").write_bytes(b"x" * 10)
+    (item,) = find_leftovers(envs, [tmp_path / "none"], old_envs=old)
+    assert (item.path, item.why, item.size) == (
+        old,
+        f"where hermetic kept environments before {envs}",
+        10,
+    )
+    in_use = find_leftovers(old, [tmp_path / "none"], old_envs=old)  # HERMETIC_ENVS names it
+    assert old not in [item.path for item in in_use]
+
+
 def test_a_bad_option_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["clean", "--sandbox-root", str(tmp_path / "nope")]) == 2
     assert capsys.readouterr().err == (
@@ -147,11 +164,11 @@ def test_a_bad_option_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: 
 
 def test_a_sandbox_kept_for_a_failed_scenario_is_marked_for_clean(tmp_path: Path) -> None:
     """build_world marks a sandbox it keeps; one it removes is gone, and a live one has no mark."""
-    from hermetic.plan.settings import Settings
+    from hermetic.plan.resolve import settings_from_userdata
     from hermetic.world import build_world
 
     plugin = Path(__file__).resolve().parent.parent / "alerts_plugin"
-    settings = Settings.from_userdata({"plugin": str(plugin), "sandbox_root": str(tmp_path)})
+    settings = settings_from_userdata({"plugin": str(plugin), "sandbox_root": str(tmp_path)})
     kept: list[Path] = []
     with build_world(settings, keep=lambda: True, on_kept=kept.append) as world:
         assert not (world.sandbox.root / KEPT_MARK).exists()

@@ -258,8 +258,10 @@ def test_a_binary_body_is_sized_in_the_report_never_pasted(collector: Collector)
     send(
         collector.url + "/v1/traces", b"\xff\x00garbage", {"Content-Type": "application/x-protobuf"}
     )
+    send(collector.url + "/api/notes", b"plain garbage text", {"Content-Type": "text/plain"})
     assert "garbage" not in collector.describe()
     assert "(9 bytes application/x-protobuf)" in collector.describe()
+    assert "(18 bytes text/plain)" in collector.describe()
 
 
 def test_any_other_path_is_journaled_and_answered_200_empty(collector: Collector) -> None:

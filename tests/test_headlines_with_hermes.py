@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from hermetic.plan.settings import Settings
+from hermetic.plan.resolve import settings_from_userdata
 from hermetic.steps.alerts import step_exactly_one_alert
 from hermetic.world import build_world
 
@@ -56,7 +56,7 @@ def _first_line_after_a_tick(
     shutil.copytree(plugin, copy, ignore=shutil.ignore_patterns("__pycache__"))
     if defect is not None:
         defect(copy)
-    settings = Settings.from_userdata(
+    settings = settings_from_userdata(
         {"plugin": str(copy), "sandbox_root": str(tmp_path), "keep_sandbox": "never"}
     )
     with build_world(settings) as world:

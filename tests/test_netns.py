@@ -25,8 +25,7 @@ from hermetic.isolation.netns.counters import describe, increase, parse_snmp, pa
 from hermetic.isolation.netns.offenders import c_level_connect, helper_program
 from hermetic.isolation.netns.refusals import unseen_refusal
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation, this_process
-from hermetic.reporting.html import isolation_row
-from hermetic.reporting.summary import build_summary
+from hermetic.reporting.html_page import isolation_row
 
 Wrap = Callable[[Sequence[str]], list[str]]
 REPO = Path(__file__).resolve().parent.parent
@@ -198,30 +197,6 @@ def test_only_netns_scenarios_are_not_run_without_a_namespace() -> None:
     assert NetworkIsolation(NAMESPACE).skip_reason(["netns"]) is None
 
 
-def test_summary_says_why_a_netns_scenario_was_not_run(tmp_path: Path) -> None:
-    (tmp_path / "run-info.json").write_text(
-        json.dumps({"isolation": GUARD_ONLY, "isolation_reason": "unshare(2) refused: EPERM"})
-    )
-    feature = {"name": "F", "location": "features/f.feature:1", "tags": [], "elements": []}
-    for name, tags in (("kernel", ["netns"]), ("other", [])):
-        feature["elements"].append(
-            {
-                "type": "scenario",
-                "name": name,
-                "location": "x",
-                "tags": tags,
-                "status": "skipped",
-                "steps": [],
-            }
-        )
-    rows = build_summary([feature], tmp_path)["scenarios"]
-    assert [row["message"] for row in rows] == [
-        "not run: it tries beyond loopback for real, so it needs a network namespace, and this "
-        "run has the python guard only (unshare(2) refused: EPERM)",
-        None,
-    ]
-
-
 # -- hand-offs and the finding -------------------------------------------------------------------
 
 
@@ -326,14 +301,15 @@ def test_a_hermes_process_in_another_namespace_is_named() -> None:
     assert outside_namespace(starts, 8, "hermes cron tick", own) is None
 
 
-def test_the_preparation_resolves_the_settings_as_behave_will_and_answers(tmp_path: Path) -> None:
-    # The same Settings.from_userdata as behave's before_all: a wrong option is said here once,
-    # and the answer (why there is no namespace) still comes, for behave to report the error.
+def test_planning_a_run_outside_the_namespace_says_a_wrong_option_once(tmp_path: Path) -> None:
+    # What every behave process of a run reads is planned once, outside: a wrong option is
+    # one line and exit status 2 there, before anything is installed or started.
     result = subprocess.run(
         [
             sys.executable,
             "-m",
-            "hermetic.isolation.netns.prepare",
+            "hermetic.runs.start",
+            f"--reports={tmp_path / 'reports'}",
             "-D",
             f"plugin={tmp_path / 'nothing'}",
         ],
@@ -343,11 +319,9 @@ def test_the_preparation_resolves_the_settings_as_behave_will_and_answers(tmp_pa
         text=True,
         timeout=60,
     )
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout.splitlines()[-1]) == {
-        "reason": "switched off with HERMETIC_NETNS=off"
-    }
+    assert result.returncode == 2, result.stderr
     assert result.stderr.strip() == f"hermetic: -D plugin={tmp_path / 'nothing'}: not a directory"
+    assert not (tmp_path / "reports" / "plan.json").exists()
 
 
 def test_report_html_shows_the_isolation_and_why_netns_scenarios_did_not_run() -> None:

@@ -15,17 +15,20 @@ import subprocess
 import sys
 import time
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from plans import demo_plan
 
 from hermetic.integrations.behave.listing_formatter import ArgumentsError, worker_arguments
+from hermetic.plan.selection import PlannedScenario
 from hermetic.reporting import merge as report_merge
+from hermetic.reporting.result import RunResult
 from hermetic.runs import durations, shards
-from hermetic.runs.acceptance import report_arguments, run_acceptance, scenario_counts
-from hermetic.runs.listing import PlannedScenario, list_scenarios
+from hermetic.runs.acceptance import report_arguments, run_acceptance
+from hermetic.runs.listing import list_scenarios
 from hermetic.runs.parallel import (
-    Options,
     _grouped_by_file,
     _Queue,
     run_parallel,
@@ -49,20 +52,13 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _run(
-    project: Path, jobs: int, *args: str, reports: str = "reports", **plan: object
+    project: Path, jobs: int, *args: str, reports: str = "reports", **spread: object
 ) -> tuple[int, dict]:
     """run_parallel on the demo project; its sandboxes go to <tmp>/sandboxes."""
     folder = project / reports
     sandboxes = project.parent / "sandboxes"
-    options = Options(
-        python=PYTHON,
-        reports=folder,
-        jobs=jobs,
-        behave_args=[*args, "-D", f"sandbox_root={sandboxes}"],
-        cwd=project,
-        **plan,  # type: ignore[arg-type]
-    )
-    code = run_parallel(options, say=lambda message: None)
+    plan = demo_plan(project, args, folder, jobs=jobs, sandbox_root=sandboxes, **spread)  # type: ignore[arg-type]
+    code = run_parallel(PYTHON, plan, say=lambda message: None)
     return code, json.loads((folder / "summary.json").read_text())
 
 
@@ -122,7 +118,7 @@ def test_a_worker_gets_the_report_options_of_a_serial_run(tmp_path: Path) -> Non
     assert changed == {
         ("--outfile=-", f"--outfile={tmp_path / 'console.txt'}"),
         (
-            "--format=behave_html_pretty_formatter:PrettyHTMLFormatter",
+            "--format=hermetic.reporting.html_page:HtmlPageFormatter",
             "--format=hermetic.reporting.html_model:HtmlModelFormatter",
         ),
         (f"--outfile={tmp_path / 'report.html'}", f"--outfile={tmp_path / 'html-model.json'}"),
@@ -159,7 +155,7 @@ def test_a_parallel_run_records_durations_and_runs_the_longest_first(project: Pa
     recorded = durations.load(project / "reports" / "durations.json")
     # Step time, as a serial run records it (the demo's steps take no measurable time).
     assert len(recorded) == 6 and all(seconds >= 0 for seconds in recorded.values())
-    plan = json.loads((project / "reports" / "plan.json").read_text())
+    plan = json.loads((project / "reports" / "share.json").read_text())
     assert plan["shard"] is None
     assert len(plan["expected"]) == 6
     assert not (project / "reports" / ".parallel").exists()
@@ -179,7 +175,7 @@ def test_a_worker_that_dies_costs_its_scenario_only_and_leaves_no_process(
     assert summary["totals"]["scenarios"] == 7
     assert _leftovers(project.parent / "sandboxes") == []
     junit = (project / "reports" / "junit" / "TESTS-workers.xml").read_text()
-    assert 'status="error"' in junit and "[[ATTACHMENT|" in junit
+    assert 'status="errored"' in junit and "[[ATTACHMENT|" in junit
     assert (
         "A worker dies and leaves a process behind"
         in (project / "reports" / "report.html").read_text()
@@ -191,17 +187,8 @@ def test_sigterm_stops_every_worker_cleans_up_and_reports_every_scenario(
 ) -> None:
     reports = project / "reports"
     sandboxes = project.parent / "sandboxes"
-    command = [
-        sys.executable,
-        "-m",
-        "hermetic.runs.parallel",
-        f"--reports={reports}",
-        "--jobs=2",
-        "--",
-        "--tags=@slow",
-        "-D",
-        f"sandbox_root={sandboxes}",
-    ]
+    demo_plan(project, ["--tags=@slow"], reports, jobs=2, sandbox_root=sandboxes)
+    command = [sys.executable, "-m", "hermetic.runs.parallel", str(reports / "plan.json")]
     coordinator = subprocess.Popen(command, cwd=project, env=ENV, stdout=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
@@ -217,12 +204,16 @@ def test_sigterm_stops_every_worker_cleans_up_and_reports_every_scenario(
     # The workers' own cleanups ran (the suite's hooks stop hermes the same way).
     assert len(list(sandboxes.glob("*/*/*/cleaned-up"))) == 2
     rows = _rows(json.loads((reports / "summary.json").read_text()))
+    # Interrupted, all three: the two cut short and the one never started; never failed or
+    # skipped, in summary.json and JUnit alike.
     statuses = sorted(row["status"] for row in rows.values())
-    assert statuses == ["errored", "errored", "skipped"]
-    interrupted = [row for row in rows.values() if row["status"] == "errored"]
-    assert all(row["message"].startswith("interrupted") for row in interrupted)
+    assert statuses == ["interrupted", "interrupted", "interrupted"]
+    messages = [row["message"] for row in rows.values()]
+    assert all(m.startswith(("interrupted (SIGTERM)", "not run", "not finished")) for m in messages)
+    summary = json.loads((reports / "summary.json").read_text())
+    assert summary["interrupted"] == "SIGTERM"
     junit = (reports / "junit" / "TESTS-workers.xml").read_text()
-    assert junit.count("<testcase") == 3 and 'status="untested"' in junit
+    assert junit.count("<testcase") == 3 and junit.count('status="interrupted"') == 3
 
 
 def test_shards_run_the_suite_once_and_merge_into_one_report(project: Path) -> None:
@@ -234,19 +225,26 @@ def test_shards_run_the_suite_once_and_merge_into_one_report(project: Path) -> N
     )
     parts = []
     for index in (1, 2):
-        shard = shards.Shard(index, 2)
         _run(
-            project, 2, "--tags=@demo", reports=f"shard-{index}", shard=shard, durations_file=record
+            project,
+            2,
+            "--tags=@demo",
+            reports=f"shard-{index}",
+            shard=f"{index}/2",
+            durations=record,
         )
         parts.append(project / f"shard-{index}")
-    ran = [json.loads((p / "plan.json").read_text())["expected"] for p in parts]
+    ran = [json.loads((p / "share.json").read_text())["expected"] for p in parts]
     assert not set(ran[0]) & set(ran[1]) and len(ran[0]) + len(ran[1]) == 6
     assert sorted(len(r) for r in ran) == [1, 5]
-    # What the hooks write: what was tested. Shards on different CI machines differ in paths.
+    # What the hooks record: what was tested. Shards on different CI machines differ in paths.
     about = {"plugin": {"name": "p", "path": "/a", "revision": "1"}, "promises": "all"}
+
+    def tested(part: Path, settings: dict) -> None:
+        replace(RunResult.read(part), settings=settings).write(part)
+
     for n, part in enumerate(parts):
-        info = {**about, "hermes": {"version": "0.19.0", "path": f"/ci/{n}/hermes"}}
-        (part / "run-info.json").write_text(json.dumps(info))
+        tested(part, {**about, "hermes": {"version": "0.19.0", "path": f"/ci/{n}/hermes"}})
     merged = project / "merged"
     summary = report_merge.merge_shards(parts, merged)
     assert summary["totals"] == {**summary["totals"], "scenarios": 6, "passed": 4}
@@ -260,13 +258,12 @@ def test_shards_run_the_suite_once_and_merge_into_one_report(project: Path) -> N
     alone = report_merge.merge_shards(parts[:1], project / "half")
     missing = [row for row in alone["scenarios"] if row["status"] == "errored"]
     assert any("shard(s) 2/2 are missing" in (row["message"] or "") for row in missing)
-    other_hermes = {**about, "hermes": {"version": "0.20.0", "path": "/ci/1/hermes"}}
-    (parts[1] / "run-info.json").write_text(json.dumps(other_hermes))
+    tested(parts[1], {**about, "hermes": {"version": "0.20.0", "path": "/ci/1/hermes"}})
     with pytest.raises(report_merge.MergeError, match="tested different things"):
         report_merge.merge_shards(parts, project / "bad")
-    other = json.loads((parts[1] / "plan.json").read_text())
+    other = json.loads((parts[1] / "share.json").read_text())
     other["digest"] = "different"
-    (parts[1] / "plan.json").write_text(json.dumps(other))
+    (parts[1] / "share.json").write_text(json.dumps(other))
     with pytest.raises(report_merge.MergeError, match="planned differently"):
         report_merge.merge_shards(parts, project / "bad")
 
@@ -281,7 +278,7 @@ def test_a_run_that_cannot_start_is_reported_once_with_exit_status_2(project: Pa
     reports = project / "reports"
     assert sorted(p.name for p in (reports / "junit").iterdir()) == ["TESTS-hermetic-setup.xml"]
     assert (reports / "setup-error.txt").read_text().strip() == "-D plugin=x: no such"
-    assert scenario_counts(reports / "junit") == (0, 1, 0)
+    assert RunResult.read(reports).setup_error == "-D plugin=x: no such"
 
 
 @pytest.mark.parametrize("jobs", [1, 2], ids=["serial", "parallel"])
@@ -290,28 +287,31 @@ def test_run_acceptance_reports_alike_serial_or_parallel_and_records_durations(
 ) -> None:
     reports = project / "reports"
     (reports / "artefacts" / "stale").mkdir(parents=True)  # an earlier run's
-    outcome = run_acceptance(
-        PYTHON,
-        reports,
-        ["--tags=@demo", "-D", f"sandbox_root={project.parent / 'sandboxes'}"],
-        cwd=project,
-        jobs=jobs,
+    sandboxes = project.parent / "sandboxes"
+    plan = demo_plan(project, ["--tags=@demo"], reports, jobs=jobs, sandbox_root=sandboxes)
+    outcome = run_acceptance(PYTHON, plan)
+    totals = outcome.totals()
+    assert (totals["passed"], totals["failed"], totals["errored"], totals["skipped"]) == (
+        4,
+        1,
+        1,
+        0,
     )
-    assert (outcome.passed, outcome.failed, outcome.skipped) == (4, 2, 0)
+    assert outcome.closing_line() == "4 passed, 1 failed, 1 errored"
     assert outcome.problems == ["behave (exit 1)"]
     assert not (reports / "artefacts" / "stale").exists()
     rows = json.loads((reports / "summary.json").read_text())["scenarios"]
     assert len(rows) == 6
     assert len(durations.load(reports / "durations.json")) == 6
-    assert (reports / "plan.json").is_file() == (jobs > 1)
+    assert (reports / "share.json").is_file() == (jobs > 1)
 
 
 def test_scenarios_the_hooks_skip_fail_nothing(project: Path) -> None:
     # A promise the plugin's profile does not claim is skipped, as serially: exit 0.
     code, summary = _run(project, 2, "--tags=@claims")
     assert code == 0
-    assert summary["totals"] == {**summary["totals"], "passed": 2, "skipped": 1}
-    assert scenario_counts(project / "reports" / "junit") == (2, 0, 0)
+    assert summary["totals"] == {**summary["totals"], "passed": 2, "not claimed": 1}
+    assert RunResult.read(project / "reports").totals()["passed"] == 2
 
 
 def test_batches_shrink_towards_the_end_and_never_exceed_their_share() -> None:
@@ -330,13 +330,6 @@ def test_a_worker_that_dies_in_a_batch_costs_only_the_scenario_that_killed_it(
     # and two of the demo's.
     said: list[str] = []
     reports = project / "reports"
-    options = Options(
-        python=PYTHON,
-        reports=reports,
-        jobs=1,
-        behave_args=["--tags=@demo or @dies", "-D", f"sandbox_root={project.parent / 'sandboxes'}"],
-        cwd=project,
-    )
     durations.save(
         reports / "durations.json",
         {
@@ -344,7 +337,16 @@ def test_a_worker_that_dies_in_a_batch_costs_only_the_scenario_that_killed_it(
             "features/demo.feature::A check that holds": 5.0,  # the others: their feature's mean
         },
     )
-    run_parallel(options, say=said.append)
+    plan = demo_plan(
+        project,
+        ["--tags=@demo or @dies"],
+        reports,
+        jobs=1,
+        shard=None,
+        sandbox_root=project.parent / "sandboxes",
+    )
+    # One slot, yet the parallel runner: as a plan spread over one job with a shard would be.
+    run_parallel(PYTHON, plan, say=said.append)
     summary = json.loads((reports / "summary.json").read_text())
     assert any("running them one by one" in line for line in said), said
     rows = _rows(summary)

@@ -327,7 +327,7 @@ def test_directory_only_scenarios_are_skipped_for_package_plugins(tmp_path: Path
 
 
 def test_the_report_shows_the_pins_a_plugin_changed_as_a_row() -> None:
-    from hermetic.reporting.html import run_info_rows
+    from hermetic.reporting.html_page import settings_rows as run_info_rows
 
     about = {
         "plugin": {

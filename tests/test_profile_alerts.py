@@ -6,7 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from hermetic.channels import channels
 from hermetic.profile import Profile, ProfileError, load_profile
+
+#: The registered channels, as a refusal lists them.
+KNOWN = ", ".join(channels())
 
 
 def load(tmp_path: Path, text: str) -> Profile:
@@ -50,7 +54,7 @@ def test_a_channel_that_is_not_a_store_never_keeps_the_store_promise(tmp_path: P
     [
         (
             'channel = "kafka"',
-            'alerts.channel: "kafka" is not a channel; known channels: sqlite, file, http, otlp',
+            f'alerts.channel: "kafka" is not a channel; known channels: {KNOWN}',
         ),
         (
             'channel = "sqlite"\nstatus = "x"',

@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from hermetic.channels import channels
 from hermetic.profile import ProfileError, load_profile
+
+#: The registered channels, as a refusal lists them.
+KNOWN = ", ".join(channels())
 
 
 def refusal(tmp_path: Path, text: str) -> str:
@@ -43,7 +47,7 @@ def refusal(tmp_path: Path, text: str) -> str:
         (
             '[[alerts]]\nchannel = "flie"\n',
             'alerts[0].channel: "flie" is not a channel; known '
-            'channels: sqlite, file, http, otlp; did you mean "file"?',
+            f'channels: {KNOWN}; did you mean "file"?',
         ),
         ('[promises]\nkeep = ["removed-modle"]\n', 'did you mean "removed-model"?'),
         ('[env]\nX = "{colector}"\n', "did you mean {collector}?"),

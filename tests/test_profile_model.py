@@ -12,7 +12,7 @@ import pytest
 from hermetic.channels import channels
 from hermetic.channels.otlp import OtlpSettings
 from hermetic.channels.sqlite import SqliteSettings
-from hermetic.plan.settings import choose_profile
+from hermetic.plan.resolve import choose_profile
 from hermetic.plugin_sources.directory import DirectoryPlugin
 from hermetic.profile import Profile, ProfileError, load_profile
 from hermetic.profile.schema import SCHEMA_PATH, render, schema
@@ -22,6 +22,9 @@ CREDENTIAL = (
     'looks like a credential; set it to "{credential}" (a fresh stand-in per scenario), '
     "never a real key"
 )
+
+#: The registered channels, as a refusal lists them.
+KNOWN = ", ".join(channels())
 
 
 def loaded(tmp_path: Path, text: str) -> Profile:
@@ -87,11 +90,11 @@ def test_an_http_channel_reads_a_path_with_jmespath(tmp_path: Path) -> None:
     [
         (
             'channel = "kafka"',
-            'alerts.channel: "kafka" is not a channel; known channels: sqlite, file, http, otlp',
+            f'alerts.channel: "kafka" is not a channel; known channels: {KNOWN}',
         ),
         (
             "channel = 1",
-            "alerts.channel: an integer is not a channel; known channels: sqlite, file, http, otlp",
+            f"alerts.channel: an integer is not a channel; known channels: {KNOWN}",
         ),
         (
             'channel = "otlp"\nstatus = 404',

@@ -15,6 +15,7 @@ from hermetic import __version__
 from hermetic.integrations.ci import KINDS, write_workflow
 from hermetic.integrations.pytest.plugin import release_skip_reason
 from hermetic.integrations.pytest.starter import TEST_FILE, write_starter
+from hermetic.reporting.result import RunResult, ScenarioResult
 from hermetic.reporting.step_summary import markdown
 
 HEAVY = ("behave", "aiohttp", "sqlalchemy", "yaml")
@@ -131,31 +132,37 @@ def test_init_ci_writes_a_workflow_once_pinned_to_this_hermetic(tmp_path, kind):
 
 
 def test_the_step_summary_shows_the_verdicts_and_the_failures():
-    summary = {
-        "totals": {"scenarios": 3, "passed": 1, "failed": 1, "errored": 1, "skipped": 0},
-        "run": {
+    def row(name: str, status: str, tags=(), **more) -> ScenarioResult:
+        feature = more.pop("feature", "F")
+        where = f"{feature}.feature:{len(name)}"
+        return ScenarioResult(feature, f"{feature}.feature", name, where, status, tags=tags, **more)
+
+    result = RunResult(
+        scenarios=(
+            row("ok", "passed", ("promise.healthy-model",)),
+            row("bad", "failed", ("promise.removed-model",), message="a | b\nc"),
+            row("worse", "errored", feature="G", artefacts="artefacts/g"),
+            row("cut", "interrupted", feature="G", message="interrupted (SIGINT) during step: x"),
+        ),
+        settings={
             "plugin": {"name": "hermetic-alerts", "revision": "abc123"},
             "hermes": {"version": "0.19.0"},
+            "promises": "all",
         },
-        "promises": {"removed-model": "failed", "healthy-model": "passed"},
-        "scenarios": [
-            {"feature": "F", "name": "ok", "status": "passed"},
-            {"feature": "F", "name": "bad", "status": "failed", "message": "a | b\nc"},
-            {"feature": "G", "name": "worse", "status": "errored", "artefacts": "artefacts/g"},
-        ],
-    }
-    text = markdown(summary)
+    )
+    text = markdown(result)
     assert text.startswith("## hermetic: ❌ failed\n")
-    assert "1 passed, 1 failed, 1 errored, 0 skipped (3 scenarios)" in text
+    assert "1 passed, 1 failed, 1 errored, 1 interrupted (4 scenarios)" in text
     assert "Plugin `hermetic-alerts` at abc123 on Hermes 0.19.0" in text
     assert "| removed-model | ❌ failed |" in text
-    assert "| F / bad | a \\| b c |  |" in text
-    assert "| G / worse |  | artefacts/g |" in text
-    assert "ok" not in text.split("failed scenario")[1]
+    assert "| F / bad | failed | a \\| b c |  |" in text
+    assert "| G / worse | errored |  | artefacts/g |" in text
+    assert "| G / cut | interrupted | interrupted (SIGINT) during step: x |  |" in text
+    assert "| F / ok" not in text
 
 
 def test_a_run_that_ran_nothing_is_not_green():
-    assert markdown({"totals": {"scenarios": 0}}).startswith("## hermetic: ❌ failed")
+    assert markdown(RunResult()).startswith("## hermetic: ❌ failed")
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))

@@ -11,7 +11,7 @@ import yaml
 from hermetic.hermes.commands import HermesCommands
 from hermetic.hermes.config import HermesConfig, HermesTuning
 from hermetic.hermes.sandbox import Sandbox
-from hermetic.plan.settings import load_plugin
+from hermetic.plugin_sources import load_plugin
 
 REPO = Path(__file__).resolve().parent.parent
 PLUGIN_DIR = REPO / "alerts_plugin"

@@ -8,7 +8,8 @@ import pytest
 
 from hermetic.errors import ConfigError
 from hermetic.hermes.installs import ensure_hermes
-from hermetic.plan.settings import Settings, load_plugin
+from hermetic.plan.resolve import settings_from_userdata
+from hermetic.plugin_sources import load_plugin
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "alerts_plugin"
 
@@ -17,7 +18,7 @@ def test_defaults_are_the_plugin_here_and_hermes_in_its_own_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(PLUGIN_DIR)
-    settings = Settings.from_userdata({})
+    settings = settings_from_userdata({})
     assert settings.plugin.source == PLUGIN_DIR
     assert settings.plugin.name == "hermetic-alerts"
     assert settings.hermes == ensure_hermes().hermes
@@ -68,7 +69,7 @@ def test_other_plugin_is_named_by_its_manifest(tmp_path: Path) -> None:
 )
 def test_wrong_option_names_itself(userdata: dict[str, str], fragment: str) -> None:
     with pytest.raises(ConfigError, match=None) as caught:
-        Settings.from_userdata({"plugin": str(PLUGIN_DIR), **userdata})
+        settings_from_userdata({"plugin": str(PLUGIN_DIR), **userdata})
     assert fragment in str(caught.value)
 
 
@@ -93,7 +94,7 @@ def test_broken_plugin_folder_is_explained(
 
 def test_a_release_without_the_hook_is_unsupported_in_one_line() -> None:
     with pytest.raises(ConfigError) as caught:
-        Settings.from_userdata({"plugin": str(PLUGIN_DIR), "hermes_version": "0.15.2"})
+        settings_from_userdata({"plugin": str(PLUGIN_DIR), "hermes_version": "0.15.2"})
     assert str(caught.value) == (
         "-D hermes_version=0.15.2: unsupported: Hermes 0.15.2 never calls api_request_error "
         "(the hook exists from 0.16.0 on), so no plugin can record an alert there"
@@ -103,7 +104,7 @@ def test_a_release_without_the_hook_is_unsupported_in_one_line() -> None:
 def test_a_named_hermes_must_be_the_release_asked_for() -> None:
     hermes = ensure_hermes().hermes
     with pytest.raises(ConfigError) as caught:
-        Settings.from_userdata(
+        settings_from_userdata(
             {"plugin": str(PLUGIN_DIR), "hermes": str(hermes), "hermes_version": "0.18.2"}
         )
     assert str(caught.value).startswith(f"-D hermes={hermes} is Hermes 0.19.0 (hermes-agent 0.19.0")
@@ -111,7 +112,7 @@ def test_a_named_hermes_must_be_the_release_asked_for() -> None:
 
 
 def test_the_run_names_the_build_that_ran() -> None:
-    settings = Settings.from_userdata({"plugin": str(PLUGIN_DIR), "hermes_version": "0.19.0"})
+    settings = settings_from_userdata({"plugin": str(PLUGIN_DIR), "hermes_version": "0.19.0"})
     about = settings.describe()["hermes"]
     assert about["distribution"] == "hermes-agent"
     assert about["distribution_version"] == "0.19.0"
@@ -129,7 +130,7 @@ def test_unwritable_sandbox_root_is_one_clear_message(tmp_path: Path) -> None:
         pytest.skip("needs chattr +i (root on ext4) to make a folder unwritable for root")
     try:
         with pytest.raises(ConfigError) as caught:
-            Settings.from_userdata({"plugin": str(PLUGIN_DIR), "sandbox_root": str(locked)})
+            settings_from_userdata({"plugin": str(PLUGIN_DIR), "sandbox_root": str(locked)})
         assert f"cannot create sandboxes in {locked}" in str(caught.value)
         assert "-D sandbox_root=DIR" in str(caught.value)
     finally:

@@ -13,7 +13,7 @@ import pytest
 
 from hermetic.parts.alert_channel import AlertChannels
 from hermetic.parts.why_no_alert import WhyNoAlert
-from hermetic.plan.settings import Settings
+from hermetic.plan.resolve import settings_from_userdata
 from hermetic.world import World, build_world
 
 PLUGIN = Path(__file__).resolve().parent.parent / "alerts_plugin"
@@ -45,7 +45,7 @@ def every_channel(monkeypatch: pytest.MonkeyPatch) -> None:
 def world(tmp_path: Path):  # noqa: ANN201 - a World
     profile = tmp_path / "hermetic.toml"
     profile.write_text("", "utf-8")
-    settings = Settings.from_userdata(
+    settings = settings_from_userdata(
         {"plugin": str(PLUGIN), "profile": str(profile), "sandbox_root": str(tmp_path)}
     )
     with build_world(settings) as built:
@@ -135,7 +135,7 @@ def test_a_model_no_call_failed_for_is_no_stray(world: World) -> None:
 def test_a_body_posted_to_the_sink_is_one_the_collector_got(tmp_path: Path) -> None:
     profile = tmp_path / "hermetic.toml"
     profile.write_text('[env]\nACME_WEBHOOK = "{sink}/hook"\n', "utf-8")
-    settings = Settings.from_userdata(
+    settings = settings_from_userdata(
         {"plugin": str(PLUGIN), "profile": str(profile), "sandbox_root": str(tmp_path)}
     )
     with build_world(settings) as world:

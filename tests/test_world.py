@@ -14,6 +14,7 @@ import yaml
 from hermetic.hermes.commands import CommandResult
 from hermetic.isolation.checks import IDENTITY, NETWORK
 from hermetic.parts.alert_records import AlertRecords
+from hermetic.plan.resolve import settings_from_userdata
 from hermetic.plan.settings import Settings
 from hermetic.world.world import World, build_world
 
@@ -22,7 +23,7 @@ PLUGIN = Path(__file__).resolve().parent.parent / "alerts_plugin"
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings.from_userdata({"plugin": str(PLUGIN), "sandbox_root": str(tmp_path)})
+    return settings_from_userdata({"plugin": str(PLUGIN), "sandbox_root": str(tmp_path)})
 
 
 def _result(world: World, stderr: str, pid: int = 0) -> CommandResult:

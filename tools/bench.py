@@ -37,7 +37,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
-from hermetic.plan.settings import Settings  # noqa: E402
+from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
 from hermetic.reporting import figures  # noqa: E402
 from hermetic.reporting.layout import DURATIONS_JSON  # noqa: E402
 from hermetic.runs.acceptance import Outcome, run_acceptance  # noqa: E402
@@ -145,7 +145,7 @@ def plugin_costs(runs: int) -> dict[tuple[str, bool], list[float]]:
     change in the machine's load hits both alike; a world holds one model, because Hermes skips
     a job whose default model changed after it was created.
     """
-    settings = Settings.from_userdata(
+    settings = settings_from_userdata(
         {"plugin": str(REPO / "alerts_plugin"), "keep_sandbox": "never"}
     )
     times: dict[tuple[str, bool], list[float]] = {}

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import sys
@@ -44,7 +43,7 @@ from hermetic.hermes.install_steps import (  # noqa: E402
     pip_install_command,
 )
 from hermetic.hermes.plugin_envs import build_wheel as build_project_wheel  # noqa: E402
-from hermetic.isolation.netns.confinement import prepare, why_no_namespace  # noqa: E402
+from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
 from hermetic.reporting.layout import BEHAVE_JSON  # noqa: E402
 from hermetic.runs.child_steps import run_step, say  # noqa: E402
 
@@ -212,28 +211,36 @@ def directory_examples(chosen: tuple[str, ...] = DIRECTORY_EXAMPLES) -> list[str
 
 
 def own_features(where: Path, profile: str | None = None) -> int:
-    """``behave`` in an example's folder, as its author runs its own features, in a network
-    namespace: the plugin and profile its behave settings name (``[tool.behave.userdata]``),
-    or else, given ``profile``, the folder itself as a pip project with that profile."""
-    behave = [str(BIN / "behave"), "--format=progress", "-D", "keep_sandbox=on-failure"]
-    if profile is not None and not names_its_plugin(where):
-        behave += ["-D", f"plugin={where}", "-D", f"profile={where / profile}"]
-    confinement = prepare(Path(sys.executable), behave[1:], where, os.environ, say)
-    return run_step(
-        f"{where.name}'s own features",
-        confinement.command(behave),
-        cwd=where,
-        env=confinement.env(os.environ),
+    """An example's own features, as its author runs them after ``hermetic init``: ``hermetic
+    run --features features`` (in a network namespace, with every report), on the plugin its
+    behave settings name (``[tool.behave.userdata]``), or else, given ``profile``, the folder
+    itself as a pip project with that profile."""
+    plugin, extra = where, []
+    named = userdata_plugin(where)
+    if named is not None:
+        plugin = where / named
+    elif profile is not None:
+        extra = ["--profile", str(where / profile)]
+    code, _ = hermetic_run(
+        f"{where.name}-own-features",
+        plugin,
+        *extra,
+        "--features",
+        str(where / "features"),
+        "-D",
+        "keep_sandbox=on-failure",
     )
+    return code
 
 
-def names_its_plugin(folder: Path) -> bool:
-    """Whether the folder's pyproject.toml tells behave which plugin its features test."""
+def userdata_plugin(folder: Path) -> str | None:
+    """The plugin the folder's pyproject.toml tells behave its features test, if it names one."""
     pyproject = folder / "pyproject.toml"
     if not pyproject.is_file():
-        return False
+        return None
     settings = tomllib.loads(pyproject.read_text("utf-8"))
-    return "plugin" in settings.get("tool", {}).get("behave", {}).get("userdata", {})
+    plugin = settings.get("tool", {}).get("behave", {}).get("userdata", {}).get("plugin")
+    return str(plugin) if plugin else None
 
 
 def own_unit_tests(folder: Path, scratch: Path, log: Path) -> int:

@@ -15,7 +15,7 @@ also gets this tool's pytest plugin (``hermetic/isolation/netns/egress_pytest.py
 tests during which they rose.
 
 Nothing can reach the registry in here: prepare first, outside, what COMMAND would install
-(``tools/run.py acceptance`` once, or ``python -m hermetic.isolation.netns.prepare BEHAVE_ARGS``).
+(``tools/run.py acceptance`` once, or ``python -m hermetic.runs.start BEHAVE_ARGS``).
 
 Exit status: COMMAND's, or 1 if the counters rose although COMMAND passed; 2 if no namespace
 can be made here (then nothing is run: an unconfined run proves nothing).

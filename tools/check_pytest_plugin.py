@@ -29,6 +29,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
 from check_mutants import MUTANTS, PLUGIN, build  # noqa: E402
 
+from hermetic.reporting.closing import closing_line  # noqa: E402
+
 BIN = Path(sys.executable).parent
 REPORTS = REPO / "reports" / "pytest-plugin"
 
@@ -165,11 +167,8 @@ def main() -> int:
                 print(f"    {problem}", flush=True)
             if problems:
                 failures.append(case.name)
-    print(
-        f"{len(CASES) - len(failures)} passed, {len(failures)} failed"
-        + (f": {', '.join(failures)}" if failures else ""),
-        flush=True,
-    )
+    line = closing_line({"passed": len(CASES) - len(failures), "failed": len(failures)})
+    print(line + (f": {', '.join(failures)}" if failures else ""), flush=True)
     return 1 if failures else 0
 
 

@@ -5,8 +5,8 @@ Prints one Markdown table and asserts nothing (speed is measured, not asserted):
 
 * per behave process: starting a command through ``python -m hermetic.isolation.netns.enter`` (a
   Python start, ``unshare(2)``, ``lo`` up, exec) against starting it directly;
-* per run: the preparation outside (``python -m hermetic.isolation.netns.prepare``: the settings
-  resolved, Hermes' environment found ready, the probe);
+* per run: the plan outside (``python -m hermetic.runs.start``: the request checked, the
+  selection listed, Hermes' environment found ready, the probe, plan.json written);
 * per ``hermes`` command: reading the kernel's counters twice, and ``hermes --version`` under the
   guard with and without its hand-off records (the audit hook);
 * with ``--suite``: the ``@smoke`` run with namespaces and with ``HERMETIC_NETNS=off``.
@@ -117,8 +117,15 @@ def main() -> int:
     rows.append(("per behave process: `python -c pass` directly", direct))
     rows.append(("per behave process: the same through hermetic.isolation.netns.enter", wrapped))
     rows.append(("per behave process: the namespace's share", wrapped - direct))
-    prepare = [sys.executable, "-m", "hermetic.isolation.netns.prepare", "--tags=@smoke"]
-    rows.append(("per run: the preparation outside", median_seconds(lambda: run(prepare), 3)))
+    with tempfile.TemporaryDirectory(prefix="netns-cost-plan-") as scratch:
+        plan = [
+            sys.executable,
+            "-m",
+            "hermetic.runs.start",
+            f"--reports={scratch}",
+            "--tags=@smoke",
+        ]
+        rows.append(("per run: the plan outside", median_seconds(lambda: run(plan), 3)))
     rows.append(("per hermes command: the counters read twice", counters_cost(args.runs)))
     without = hermes_version_cost(args.runs, handoffs=False)
     with_handoffs = hermes_version_cost(args.runs, handoffs=True)

@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from hermetic.plan.settings import Settings  # noqa: E402
+from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
 from hermetic.world.world import build_world  # noqa: E402
 
 MODEL = "gone-model"
@@ -68,7 +68,7 @@ def profile_tick(plugin: Path, hermes: str | None) -> tuple[pstats.Stats, float,
     userdata = {"plugin": str(plugin), "keep_sandbox": "never"}
     if hermes:
         userdata["hermes"] = hermes
-    with build_world(Settings.from_userdata(userdata)) as world:
+    with build_world(settings_from_userdata(userdata)) as world:
         installed = world.install_plugin()
         world.provider.remove_model(MODEL)
         world.scheduler.create_job(MODEL)

@@ -23,6 +23,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from hermetic.mock.phrases import PHRASES  # noqa: E402
+from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
 from hermetic.plan.settings import Settings  # noqa: E402
 from hermetic.world.world import build_world  # noqa: E402
 
@@ -65,7 +66,7 @@ def main() -> int:
         "--hermes", default="", help="a hermes executable (default: Hermes 0.19.0's own env)"
     )
     hermes = parser.parse_args().hermes
-    settings = Settings.from_userdata({"plugin": str(RECORDER_DIR), "hermes": hermes})
+    settings = settings_from_userdata({"plugin": str(RECORDER_DIR), "hermes": hermes})
     release = settings.hermes_version
     recorded = {}
     for phrase in PHRASES:

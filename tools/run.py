@@ -12,7 +12,9 @@ pyproject.toml changed); it creates Hermes' own environment, ``hermes-0.19.0`` i
 cache folder (``~/.cache/hermetic/envs``, or ``$HERMETIC_ENVS``), holding ``hermes-agent`` and
 nothing of the suite's, as users install it (once, and shared by every clone); then it runs the
 tests, and ends with one plain line ``N passed, N failed`` counting the behave scenarios. Exit
-code 0 only if everything passed and at least one scenario ran.
+status 0 only if everything passed and at least one scenario ran; 1 when something failed; 2
+when the run could not start (one line: a wrong option, a selection of no scenario, …); 130
+when interrupted. Once ``.venv`` exists, the script carries on in its Python.
 
 Every acceptance run writes its reports under ``reports/`` (see hermetic.runs.acceptance).
 By default the scenarios run in cores + 1 behave processes at once, longest first (see
@@ -36,29 +38,23 @@ import sys
 import venv
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-# The run library is standard library only, so this script can use it before .venv exists.
-sys.path.insert(0, str(REPO))
-from hermetic.hermes.releases import DEFAULT_RELEASE, MATRIX_RELEASES, NEWEST_CODE  # noqa: E402
-from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
-from hermetic.runs.acceptance import (  # noqa: E402
-    Outcome,
-    merge_reports,
-    report_locations,
-    run_acceptance,
-)
-from hermetic.runs.child_steps import INTERRUPTS, run_step, say, with_path  # noqa: E402
-from hermetic.runs.closing import closing_line  # noqa: E402
-from hermetic.runs.matrix import closing, parse_versions, run_matrix  # noqa: E402
-from hermetic.runs.parallel import add_spread_options  # noqa: E402
-
 VENV = REPO / ".venv"
 BIN = VENV / "bin"
 REPORTS = REPO / "reports"
 STAMP = VENV / ".hermetic-installed"
 # tests/test_reports.py renders report.html in Debian's chromium (skipped without it).
 CHROMIUM = Path("/usr/bin/chromium")
+
+
+#: Set for the Python bootstrap() hands over to: .venv is already up to date.
+_BOOTSTRAPPED = "HERMETIC_RUN_BOOTSTRAPPED"
+
+
+def say(message: str) -> None:
+    print(f"[run] {message}", flush=True)
 
 
 def ensure_environment() -> None:
@@ -98,6 +94,21 @@ def ensure_environment() -> None:
         tail = "\n".join(log.read_text(errors="replace").splitlines()[-25:])
         sys.exit(f"run: installing the project failed (exit {result.returncode}):\n{tail}")
     STAMP.write_text(wanted)
+
+
+def bootstrap() -> None:
+    """Under any python3: create .venv (once) and install the project, then carry on in its
+    Python, where the run's library and what it needs (behave, pydantic) are installed."""
+    if not (3, 11) <= sys.version_info[:2] <= (3, 13):
+        sys.exit(f"run: Python {sys.version.split()[0]} found; hermes-agent needs 3.11-3.13")
+    if Path(sys.prefix).resolve() == VENV.resolve():
+        return
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        return  # argparse's help needs no environment
+    ensure_environment()
+    os.environ[_BOOTSTRAPPED] = "1"
+    python = BIN / "python"
+    os.execv(python, [str(python), str(Path(__file__).resolve()), *sys.argv[1:]])
 
 
 def ensure_hermes() -> None:
@@ -148,6 +159,13 @@ def ensure_chromium() -> None:
 
 
 def main() -> int:
+    bootstrap()
+    sys.path.insert(0, str(REPO))
+    os.chdir(REPO)  # behave reads the suite's defaults ([tool.behave] in pyproject) here
+    from hermetic.hermes.releases import MATRIX_RELEASES
+    from hermetic.runs.matrix import parse_versions
+    from hermetic.runs.parallel import add_spread_options
+
     parser = argparse.ArgumentParser(
         description="Set up .venv and run hermetic's tests.",
         epilog="Extra arguments after 'acceptance' go to behave, e.g. --tags=@smoke; after "
@@ -167,93 +185,177 @@ def main() -> int:
         parser.error("extra behave arguments are only accepted with 'acceptance'")
     if args.jobs < 1:
         parser.error("--jobs: at least 1")
-    ensure_environment()
+    if not os.environ.pop(_BOOTSTRAPPED, ""):
+        ensure_environment()  # run with .venv's Python directly
+    from hermetic.runs.child_steps import with_path
+
     env = with_path(os.environ, BIN)
     if args.what == "merge-reports":
+        from hermetic.runs.acceptance import merge_reports
+
         outcome = merge_reports(BIN / "python", [Path(f) for f in extra], REPORTS, REPO, env)
-        return close(outcome.problems, outcome)
+        totals = outcome.totals()
+        return close(
+            outcome.problems, totals, _counted(outcome.problems, totals), outcome.code == 2
+        )
     ensure_hermes()
     if args.what == "matrix":
-        runs = run_matrix(BIN / "python", args.versions, REPORTS, extra, REPO, env, args.jobs)
-        return close_matrix(runs, REPORTS)
-    failures = []
-    counted: list[str] = []  # failures the closing line already counts as failed scenarios
-    matrix_runs: list = []
+        return matrix(args.versions, extra, env, args.jobs)
     if args.what == "all":
-        ensure_chromium()
-        checks = (
-            ("lint", [str(BIN / "ruff"), "check", "."], "ruff"),
-            (
-                "step wiring",
-                [str(BIN / "python"), "tools/check_steps.py"],
-                "undefined or unused steps",
-            ),
-            *unit_test_steps(),
-            (
-                "the wheel, from anywhere",
-                [str(BIN / "python"), "tools/check_wheel.py"],
-                "the installed wheel",
-            ),
-            (
-                "plugins we did not shape",
-                [str(BIN / "python"), "tools/check_examples.py"],
-                "the example plugins",
-            ),
-            (
-                "the pytest plugin, in a plugin repository",
-                [str(BIN / "python"), "tools/check_pytest_plugin.py"],
-                "the pytest plugin",
-            ),
-            (
-                "the CI workflows hermetic init writes",
-                [str(BIN / "python"), "tools/check_ci_workflows.py"],
-                "the CI workflows",
-            ),
-        )
-        for step, command, failure in checks:
-            if not INTERRUPTS and run_step(step, command, cwd=REPO, env=env) != 0:
-                failures.append(failure)
-        if not INTERRUPTS:
-            # The other releases, and the newest Hermes code (a repackaging), run the seed path;
-            # the full suite below runs on the default.
-            others = [version for version in MATRIX_RELEASES if version != DEFAULT_RELEASE]
-            others += NEWEST_CODE
-            folder = REPORTS / "release-matrix"
-            matrix_runs = run_matrix(
-                BIN / "python", others, folder, ["--tags=@smoke"], REPO, env, args.jobs
-            )
-            say(f"release matrix (@smoke): {folder / 'matrix.md'}")
-            if not all(run.ok for run in matrix_runs):
-                failures.append("the release matrix")
-    outcome = None
+        return everything(args, env)
+    return acceptance(args, extra, env)
+
+
+def acceptance(args: argparse.Namespace, extra: list[str], env: dict[str, str]) -> int:
+    """The acceptance suite: planned once (one line and exit 2 if it cannot start), then run."""
+    from hermetic.runs.acceptance import run_acceptance
+    from hermetic.runs.start import CannotStart, record_cannot_start
+
+    try:
+        plan = start_run(extra, env, args)
+    except CannotStart as exc:
+        record_cannot_start(REPORTS, str(exc))
+        print(f"run: {exc}", file=sys.stderr, flush=True)
+        return 2
+    outcome = run_acceptance(BIN / "python", plan, env)
+    totals = outcome.totals()
+    return close(outcome.problems, totals, _counted(outcome.problems, totals))
+
+
+def start_run(extra: list[str], env: dict[str, str], args: Any) -> Any:
+    """The acceptance run's plan (hermetic.runs.start): the suite's ``[tool.behave.userdata]``
+    and ``-D`` options resolved once, the selection listed, into ``reports/plan.json``."""
+    from hermetic.plan.model import Spread, Suite
+    from hermetic.plan.request import USERDATA
+    from hermetic.runs.start import CannotStart, request_from_behave, start
+
+    try:
+        request, behave = request_from_behave(extra)
+    except Exception as exc:  # a ConfigError or behave's own UsageError: one line
+        raise CannotStart(str(exc)) from None
+    spread = Spread(
+        jobs=args.jobs,
+        shard=str(args.shard) if args.shard else None,
+        durations=args.durations.resolve() if args.durations else None,
+    )
+    suite = Suite(cwd=REPO, paths=behave.paths, args=behave.options)
+    return start(request, suite, REPORTS, spread, BIN / "python", env, say, USERDATA)
+
+
+def matrix(versions: list[str], extra: list[str], env: dict[str, str], jobs: int) -> int:
+    from hermetic.plan.model import Suite
+    from hermetic.runs.matrix import run_matrix
+    from hermetic.runs.start import CannotStart, request_from_behave
+
+    try:
+        request, behave = request_from_behave(extra)
+    except Exception as exc:  # noqa: BLE001 - a ConfigError or behave's UsageError: one line
+        print(f"run: {CannotStart(str(exc))}", file=sys.stderr, flush=True)
+        return 2
+    suite = Suite(cwd=REPO, paths=behave.paths, args=behave.options)
+    runs = run_matrix(BIN / "python", versions, REPORTS, request, suite, env, jobs)
+    return close_matrix(runs, REPORTS)
+
+
+def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
+    """``all``: lint, the step wiring, the unit tests, the wheel, the example plugins, the
+    pytest plugin, the CI workflows, the release matrix on the seed path, the acceptance
+    suite; the closing line counts every step."""
+    from hermetic.hermes.releases import DEFAULT_RELEASE, MATRIX_RELEASES, NEWEST_CODE
+    from hermetic.plan.model import Suite
+    from hermetic.runs.acceptance import run_acceptance
+    from hermetic.runs.child_steps import INTERRUPTS, run_step
+    from hermetic.runs.matrix import matrix_totals, run_matrix
+    from hermetic.runs.start import CannotStart, record_cannot_start, request_from_behave
+
+    failures: list[str] = []
+    matrix_runs: list = []
+    ensure_chromium()
+    checks = (
+        ("lint", [str(BIN / "ruff"), "check", "."], "ruff"),
+        (
+            "step wiring",
+            [str(BIN / "python"), "tools/check_steps.py"],
+            "undefined or unused steps",
+        ),
+        *unit_test_steps(),
+        (
+            "the wheel, from anywhere",
+            [str(BIN / "python"), "tools/check_wheel.py"],
+            "the installed wheel",
+        ),
+        (
+            "plugins we did not shape",
+            [str(BIN / "python"), "tools/check_examples.py"],
+            "the example plugins",
+        ),
+        (
+            "the pytest plugin, in a plugin repository",
+            [str(BIN / "python"), "tools/check_pytest_plugin.py"],
+            "the pytest plugin",
+        ),
+        (
+            "the CI workflows hermetic init writes",
+            [str(BIN / "python"), "tools/check_ci_workflows.py"],
+            "the CI workflows",
+        ),
+    )
+    for step, command, failure in checks:
+        if not INTERRUPTS and run_step(step, command, cwd=REPO, env=env) != 0:
+            failures.append(failure)
     if not INTERRUPTS:
-        outcome = run_acceptance(
-            BIN / "python",
-            REPORTS,
-            extra,
-            cwd=REPO,
-            env=env,
-            jobs=args.jobs,
-            shard=args.shard,
-            durations_file=args.durations,
-        )
+        # The other releases, and the newest Hermes code (a repackaging), run the seed path;
+        # the full suite below runs on the default.
+        others = [version for version in MATRIX_RELEASES if version != DEFAULT_RELEASE]
+        others += NEWEST_CODE
+        folder = REPORTS / "release-matrix"
+        request, behave = request_from_behave(["--tags=@smoke"])
+        suite = Suite(cwd=REPO, paths=behave.paths, args=behave.options)
+        matrix_runs = run_matrix(BIN / "python", others, folder, request, suite, env, args.jobs)
+        say(f"release matrix (@smoke): {folder / 'matrix.md'}")
+        if not all(run.ok for run in matrix_runs):
+            failures.append("the release matrix")
+    totals: dict[str, int] | None = None
+    if not INTERRUPTS:
+        try:
+            plan = start_run([], env, args)
+        except CannotStart as exc:
+            record_cannot_start(REPORTS, str(exc))
+            print(f"run: {exc}", file=sys.stderr, flush=True)
+            return 2
+        outcome = run_acceptance(BIN / "python", plan, env)
         failures += outcome.problems
-        if outcome.failed:
-            counted += [problem for problem in outcome.problems if problem.startswith("behave")]
-        if matrix_runs:
-            # The closing line counts every behave scenario this run ran.
-            passed, failed = closing(matrix_runs)
-            outcome.passed += passed
-            outcome.failed += failed
-            if failed:
-                counted.append("the release matrix")
-    return close(failures, outcome, counted)
+        totals = outcome.totals()
+    if matrix_runs:
+        # The closing line counts every behave scenario this run ran, the matrix's too.
+        matrix = matrix_totals(matrix_runs)
+        totals = {key: value + (totals or {}).get(key, 0) for key, value in matrix.items()}
+    return close(failures, totals, _counted(failures, totals))
+
+
+def _counted(failures: Sequence[str], totals: dict[str, int] | None = None) -> list[str]:
+    """The failures the closing line already counts as scenarios: a behave step or the
+    release matrix that failed on scenarios, and an interruption (counted apart)."""
+    from hermetic.reporting.result import BROKEN, INTERRUPTED
+
+    scenarios = sum((totals or {}).get(status, 0) for status in (*BROKEN, INTERRUPTED))
+    return [
+        failure
+        for failure in failures
+        if failure == "interrupted"
+        or (
+            scenarios
+            and (failure.startswith(("behave", "merge-reports")) or failure == "the release matrix")
+        )
+    ]
 
 
 def unit_test_steps() -> list[tuple[str, list[str], str]]:
     """The unit tests, inside the egress check's namespace where one can be made (a test that
     tries beyond loopback outside a namespace of its own fails, named: docs/netns.md); the few
     that install from the registry run outside it."""
+    from hermetic.isolation.netns.confinement import why_no_namespace
+
     pytest = [str(BIN / "python"), "-m", "pytest"]
     why = why_no_namespace()
     if why is not None:
@@ -272,26 +374,48 @@ def unit_test_steps() -> list[tuple[str, list[str], str]]:
 
 def close_matrix(runs: list, reports: Path) -> int:
     """The matrix's table, the closing line over all releases; 0 only if every supported
-    release passed."""
+    release passed, 130 if interrupted."""
+    from hermetic.reporting.closing import closing_line
+    from hermetic.runs.child_steps import INTERRUPTS
+    from hermetic.runs.exit_status import exit_status
+    from hermetic.runs.matrix import matrix_totals
+
     say(f"release matrix: {reports / 'matrix.md'}, {reports / 'report.html'}")
     print((reports / "matrix.md").read_text(), flush=True)
-    passed, failed = closing(runs)
-    print(f"{passed} passed, {failed} failed", flush=True)
-    return 0 if all(run.ok for run in runs) and not INTERRUPTS else 1
+    print(closing_line(matrix_totals(runs)), flush=True)
+    return exit_status(interrupted=bool(INTERRUPTS), broken=not all(run.ok for run in runs))
 
 
-def close(failures: list[str], outcome: Outcome | None, counted: Sequence[str] = ()) -> int:
-    """Where the reports are, what failed, the closing line (every step counted); the exit
-    code."""
-    if outcome is not None:
+def close(
+    failures: list[str],
+    totals: dict[str, int] | None,
+    counted: Sequence[str] = (),
+    not_started: bool = False,
+) -> int:
+    """Where the reports are, what failed, the closing line (every step counted: each failed
+    step that ran no scenario of its own is one failure); the exit status
+    (hermetic.runs.exit_status): an interrupted run is said and counted apart, not failed."""
+    from hermetic.reporting.closing import closing_line
+    from hermetic.reporting.layout import SETUP_ERROR
+    from hermetic.runs.acceptance import report_locations
+    from hermetic.runs.child_steps import INTERRUPTS
+    from hermetic.runs.exit_status import exit_status
+
+    if totals is not None:
         for line in report_locations(REPORTS, REPO):
             say(line)
-    if INTERRUPTS and "interrupted" not in failures:
-        failures.append("interrupted")
+    failures = [failure for failure in failures if failure != "interrupted"]
+    if INTERRUPTS:
+        say("interrupted: the run stopped before it finished (exit status 130)")
     if failures:
         say("FAILED: " + ", ".join(failures))
-    print(closing_line(outcome, failures, counted), flush=True)
-    return 1 if failures else 0
+    extra = sum(failure not in counted and failure != "interrupted" for failure in failures)
+    print(closing_line(totals, extra), flush=True)
+    return exit_status(
+        not_started=not_started or (REPORTS / SETUP_ERROR).is_file(),
+        interrupted=bool(INTERRUPTS),
+        broken=bool(failures),
+    )
 
 
 if __name__ == "__main__":

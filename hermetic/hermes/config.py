@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from hermetic.hermes.protocols import BEDROCK_REGION
 from hermetic.hermes.releases import (
     DEFAULT_RELEASE,
     auto_recovery_exists,
@@ -45,7 +46,9 @@ class HermesConfig:
     """What the scenario has said about Hermes' configuration so far; :meth:`write` renders it.
 
     ``provider`` is ``custom`` (any OpenAI-compatible URL, no login) unless a scenario logs in
-    to a provider that needs one (``nous``), whose URL then comes from the environment.
+    to a provider that needs one (``nous``), whose URL then comes from the environment, or
+    talks to Bedrock (``bedrock``: boto3 finds the mock through the environment too).
+    ``api_mode`` is the wire protocol, when a scenario names one (Hermes' default otherwise).
     """
 
     path: Path
@@ -55,9 +58,13 @@ class HermesConfig:
     provider: str = "custom"
     model: str | None = None
     base_url: str | None = None
+    # model.api_mode: the wire protocol (hermetic.hermes.protocols); None leaves Hermes' choice.
+    api_mode: str | None = None
     tuning: HermesTuning = field(default_factory=HermesTuning)
     # (base_url, model) pairs Hermes switches to when the primary fails.
     fallbacks: list[tuple[str, str]] = field(default_factory=list)
+    # Plugins enabled beside the plugin under test (hermetic.companions), in this order.
+    companion_plugins: list[str] = field(default_factory=list)
     # The profile's [config], merged last (see hermetic.profile.rendering.merge_config).
     overlay: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
@@ -70,6 +77,8 @@ class HermesConfig:
         if self.provider == "custom":
             model["base_url"] = self.base_url
             model["api_key"] = DUMMY_API_KEY
+        if self.api_mode is not None:
+            model["api_mode"] = self.api_mode
         lookups_off: dict[str, Any] = {}
         if self.tuning.context_length is not None:
             # Without it every tick looks up model metadata on openrouter.ai.
@@ -82,7 +91,8 @@ class HermesConfig:
             # 0.22+ try a transiently failed request again for minutes after its last retry.
             agent["auto_recovery_cycles"] = 0
         # Plugins are opt-in: nothing loads unless listed here.
-        plugins: dict[str, Any] = {"enabled": [self.plugin_name] if self.plugin_name else []}
+        enabled = [self.plugin_name] if self.plugin_name else []
+        plugins: dict[str, Any] = {"enabled": [*enabled, *self.companion_plugins]}
         if self.tuning.hook_callback_timeout is not None:
             plugins["hook_callback_timeout"] = self.tuning.hook_callback_timeout
         security: dict[str, Any] = {
@@ -102,6 +112,9 @@ class HermesConfig:
             "security": security,
             **lookups_off,
         }
+        if self.provider == "bedrock":
+            # The region its requests are signed for; the endpoint is the environment's.
+            config["bedrock"] = {"region": BEDROCK_REGION}
         if shared_metrics_exist(self.release):
             # Off by default already; said here so that no run ever sends to nousresearch.com.
             config["telemetry"] = {"shared_metrics": {"enabled": False, "send": False}}

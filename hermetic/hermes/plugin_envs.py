@@ -10,6 +10,11 @@ dependencies, non-editable, exactly as ``pip install`` would resolve them agains
 already there. Nothing writes into a linked file in place: installers and Python's bytecode
 cache replace files (unlink, then create), so Hermes' own environment stays as it was.
 
+uv runs with the machine's trust store and pip's settings; where it still cannot, pip does the
+step, and the stamp records that pip did (:mod:`hermetic.hermes.install_steps`). The clone is
+made beside its place and renamed into it once stamped (:mod:`hermetic.hermes.env_folders`):
+a failed install leaves no environment a later run could reuse, and its error is one line.
+
 What the install changed in Hermes' pins (a dependency the plugin needs in another version)
 is recorded in the stamp and reported; it is what users get too.
 """

@@ -11,6 +11,7 @@ virtual environment exists.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 #: The first release that calls ``api_request_error``.
 FIRST_SUPPORTED = "0.16.0"
@@ -148,3 +149,19 @@ _AUTO_RECOVERY = "0.22.0"
 def auto_recovery_exists(version: str) -> bool:
     """Whether ``agent.auto_recovery_cycles`` must be set for one attempt per request."""
     return release_key(version) >= release_key(_AUTO_RECOVERY)
+
+
+#: A scenario's tags saying which releases it describes: ``@since.hermes-X``, ``@before.hermes-X``.
+SINCE_TAG = "since.hermes-"
+BEFORE_TAG = "before.hermes-"
+
+
+def describes(tags: Iterable[str], version: str) -> bool:
+    """Whether a scenario with ``tags`` describes Hermes ``version`` (its release tags allow it)."""
+    running = release_key(version)
+    for tag in tags:
+        if tag.startswith(SINCE_TAG) and running < release_key(tag[len(SINCE_TAG) :]):
+            return False
+        if tag.startswith(BEFORE_TAG) and running >= release_key(tag[len(BEFORE_TAG) :]):
+            return False
+    return True

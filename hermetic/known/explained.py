@@ -1,17 +1,17 @@
 """How an explained failure travels from the hook to every report: ``explained.json``.
 
-The hook (:mod:`hermetic.known.settle`) writes it into the scenario's artefact folder, which a
-parallel run's merge moves and a shard merge copies; summary.json, the JUnit rewrite and the
-closing line read it from there. So one decision, taken where the evidence is, reaches every
-report of every kind of run.
+The hook (:mod:`hermetic.known.settle`) writes it into the scenario's artefact folder; the run's
+result recorder (:mod:`hermetic.reporting.recorder`) reads it there, once, and every report of
+the run -- summary.json, JUnit, report.html, the closing line, and a merge of parallel workers
+or CI shards -- shows the status it gives. So one decision, taken where the evidence is, reaches
+every report of every kind of run.
 
-Standard library only: ``hermetic.reporting.summary`` imports it before any virtualenv exists.
+Standard library only: ``hermetic.reporting.result`` imports it before any virtualenv exists.
 """
 
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,8 +22,6 @@ HERMES_DEFECT = "hermes-defect"
 #: The scenario is listed in the plugin's baseline ([[baseline]] in hermetic.toml).
 KNOWN = "known"
 EXPLAINED = (HERMES_DEFECT, KNOWN)
-#: What the closing line calls each.
-CLOSING_NAMES = {HERMES_DEFECT: "Hermes' defects", KNOWN: "known"}
 EXPLANATION_FILE = "explained.json"
 #: behave names the rows of a Scenario Outline ``<name> -- @<row> <examples name>``.
 OUTLINE_ROW = " -- @"
@@ -121,64 +119,3 @@ def entry_label(entry: Mapping[str, Any]) -> str:
     if entry.get("scenario"):
         return f"scenario {json.dumps(entry['scenario'], ensure_ascii=False)}"
     return f"promise {json.dumps(entry.get('promise'), ensure_ascii=False)}"
-
-
-def rewrite_junit(junit_dir: Path, rows: Sequence[Mapping[str, Any]]) -> int:
-    """Turn the failure of every explained row's JUnit case into ``<skipped>`` with the reason.
-
-    pytest writes an expected failure (xfail) the same way, so CI tools count it neither as a
-    pass nor as a failure; ``status`` and ``type`` say which explanation it is. Returns the
-    number of cases rewritten; rewriting twice (a merge of merged shards) changes nothing.
-    """
-    # behave's classname is the feature file's path in dots, then the feature's name.
-    explained = {
-        (
-            f"{Path(str(row.get('feature_file', ''))).stem}.{row.get('feature', '')}",
-            str(row.get("name", "")),
-        ): row
-        for row in rows
-        if row.get("status") in EXPLAINED
-    }
-    if not explained:
-        return 0
-    changed = 0
-    for report in sorted(junit_dir.glob("*.xml")):
-        tree = ElementTree.parse(report)
-        suite = tree.getroot()
-        touched = False
-        for case in suite.iter("testcase"):
-            classname, name = str(case.get("classname", "")), str(case.get("name", ""))
-            row = next(
-                (
-                    row
-                    for (tail, row_name), row in explained.items()
-                    if row_name == name and (classname == tail or classname.endswith("." + tail))
-                ),
-                None,
-            )
-            if row is None or case.get("status") == row["status"]:
-                continue
-            for child in [c for c in case if c.tag in ("failure", "error", "skipped")]:
-                case.remove(child)
-            skipped = ElementTree.Element(
-                "skipped",
-                type=f"hermetic.{row['status']}",
-                message=str(row.get("explanation", "")),
-            )
-            skipped.text = str(row.get("message") or "")
-            case.insert(0, skipped)
-            case.set("status", row["status"])
-            touched = True
-            changed += 1
-        if touched:
-            _recount(suite)
-            tree.write(report, encoding="utf-8", xml_declaration=True)
-    return changed
-
-
-def _recount(suite: ElementTree.Element) -> None:
-    cases = list(suite.iter("testcase"))
-    suite.set("tests", str(len(cases)))
-    suite.set("failures", str(sum(case.find("failure") is not None for case in cases)))
-    suite.set("errors", str(sum(case.find("error") is not None for case in cases)))
-    suite.set("skipped", str(sum(case.find("skipped") is not None for case in cases)))

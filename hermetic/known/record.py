@@ -1,6 +1,6 @@
 """``hermetic baseline --write``: the current failures of a run, as ``[[baseline]]`` entries.
 
-It reads a reports folder's ``summary.json`` and turns every failed (not yet explained)
+It reads a reports folder's run result (``result.json``) and turns every failed (not yet explained)
 scenario into an entry whose reason says what failed and asks the author to say why. The
 entries are appended to the plugin's profile (created if there is none); nothing already in it
 is changed, a scenario it already lists is not repeated, and the result must still load as a
@@ -10,15 +10,14 @@ profile, or the file is left as it was. Without ``--write`` it only prints what 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from hermetic.errors import ConfigError
 from hermetic.known.explained import STALE_HEADLINE, plain_name
 from hermetic.profile import load_profile
-from hermetic.reporting.layout import SUMMARY_JSON
+from hermetic.reporting.result import ResultError, RunResult
 
 #: What every recorded reason starts with, so an unedited one stands out in review.
 TODO = "TODO say why this failure is expected"
@@ -34,16 +33,16 @@ class Recorded:
     created: bool
 
 
-def failures(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
+def failures(result: RunResult) -> list[tuple[str, str]]:
     """(scenario name, first failure line) of every failed scenario, outline rows by name."""
     found: dict[str, str] = {}
-    for row in summary.get("scenarios", []):
-        message = str(row.get("message") or row.get("status"))
-        if row.get("status") not in ("failed", "errored") or STALE_HEADLINE in message:
+    for row in result.scenarios:
+        message = str(row.message or row.status)
+        if not row.broken or STALE_HEADLINE in message:
             continue
-        if not row.get("feature_file"):
+        if not row.feature_file:
             continue  # the run could not start: nothing to put in a baseline
-        found.setdefault(plain_name(str(row["name"])), message)
+        found.setdefault(plain_name(row.name), message)
     return list(found.items())
 
 
@@ -62,12 +61,12 @@ def entries_text(found: Sequence[tuple[str, str]]) -> str:
 def record(reports: Path, profile: Path, write: bool) -> Recorded:
     """The entries for the failures in ``reports``; appended to ``profile`` if ``write``."""
     try:
-        summary = json.loads((reports / SUMMARY_JSON).read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{reports / SUMMARY_JSON}: cannot be read ({exc})") from None
+        result = RunResult.read(reports)
+    except ResultError as exc:
+        raise ConfigError(str(exc)) from None
     exists = profile.is_file()
     listed = {entry.scenario for entry in load_profile(profile).baseline} if exists else set()
-    found = [(name, message) for name, message in failures(summary) if name not in listed]
+    found = [(name, message) for name, message in failures(result) if name not in listed]
     text = entries_text(found)
     if write and found:
         before = profile.read_text("utf-8") if exists else None

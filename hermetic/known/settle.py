@@ -24,7 +24,7 @@ from behave.model_type import Status
 
 from hermetic.known import baseline, defects
 from hermetic.known.explained import HERMES_DEFECT, KNOWN, STALE_HEADLINE, Explanation
-from hermetic.reporting.artefacts import _SAVED_MARK, html_formatter, record_failure, warn
+from hermetic.reporting.artefacts import _SAVED_MARK, record_failure, warn
 
 if TYPE_CHECKING:
     from behave.model import Scenario
@@ -156,10 +156,11 @@ def broken_promises(world: World, defect: defects.HermesDefect | None = None) ->
 
 
 def record(context: Any, scenario: Scenario, explanation: Explanation) -> None:
-    """Put the explanation where every report reads it; say it on the console. Never raises."""
+    """Put the explanation where the run's result reads it (the scenario's artefact folder);
+    say it on the console. Never raises."""
     try:
         warn(f"{scenario.name!r}: {explanation.reason}")
-        # Captured into the JUnit case's system-out, beside the artefacts' lines.
+        # Captured into the scenario's output (its JUnit case), beside the artefacts' lines.
         print(f"hermetic: {explanation.status}: {explanation.reason}")
         folder = getattr(context, _SAVED_MARK, None)
         if folder is None:
@@ -167,18 +168,6 @@ def record(context: Any, scenario: Scenario, explanation: Explanation) -> None:
             folder = getattr(context, _SAVED_MARK, None)
         if folder is not None:
             explanation.write(Path(folder))
-        formatter = html_formatter(list(getattr(context._runner, "formatters", [])))
-        if formatter is not None:
-            caption = "Hermes' own defect" if explanation.status == HERMES_DEFECT else "Known"
-            feature = formatter.current_feature
-            if feature is not None and feature.scenarios:
-                # The formatter knows behave's statuses only; the title says which this is.
-                feature.scenarios[-1].name = f"[{caption}] {scenario.name}"
-            formatter.embed(
-                mime_type="text/plain",
-                data=f"{explanation.reason}\n\nNot counted as passed, nor as the plugin's failure.",
-                caption=f"{caption}: not the plugin's failure",
-            )
     except Exception as exc:  # noqa: BLE001 - the failure itself must still be reported
         warn(f"could not record why {scenario.name!r} failed ({explanation.reason}): {exc!r}")
 

@@ -212,15 +212,15 @@ class Collector(LoopbackServer):
         ]
 
     def describe(self) -> str:
-        """Every request with a body excerpt, for failure reports."""
+        """Every request, for failure reports: its line (method, path, answer, size, content
+        type), and an excerpt of its body where it is JSON. A body that is not (protobuf, a
+        broken encoding, text) is only sized: what a channel cannot read is named, never pasted."""
         where = self.url if self._port is not None else "(not started)"
         entries = self._journal.entries()
         lines = [f"{self.label} at {where}: {len(entries)} request(s)"]
         for entry in entries:
             lines.append(f"  {entry.summary()}")
             shown = json.dumps(entry.decoded) if entry.decoded is not None else None
-            if shown is None and entry.body and _is_text(entry):
-                shown = entry.body[:_EXCERPT].decode("utf-8", errors="replace")
             if shown:
                 lines.append(f"    {shown[:_EXCERPT]}{'…' if len(shown) > _EXCERPT else ''}")
         return "\n".join(lines)
@@ -364,12 +364,6 @@ def _decompress(body: bytes, encoding: str) -> bytes:
 def _bounded(decompressor: Any, body: bytes) -> bytes:
     # max_length: a small bomb must not expand into memory beyond what the journal keeps.
     return decompressor.decompress(body, BODY_LIMIT)
-
-
-def _is_text(entry: CollectorEntry) -> bool:
-    """Whether a body may be shown as text (protobuf and other binaries are only sized)."""
-    kind = entry.content_type
-    return kind.startswith("text/") or kind.endswith(("json", "xml", "x-www-form-urlencoded"))
 
 
 def _json_or_none(body: bytes) -> Any:

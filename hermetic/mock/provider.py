@@ -35,7 +35,7 @@ from typing import Any
 from aiohttp import web
 
 from hermetic.mock.answers import SUCCESS
-from hermetic.mock.routes import Routes
+from hermetic.mock.routes import Routes, error_message_over
 from hermetic.mock.script import (
     Answer,
     Script,
@@ -140,9 +140,17 @@ class MockProvider(LoopbackServer):
         return self._state.scripts.all()
 
     def error_message(self, model: str) -> str:
-        """The ``error.message`` the model's first failing stage sends: what an alert carries."""
+        """The error message the model's first failing stage sends: what an alert carries.
+
+        In the words of the protocol the model's last request came in by (chat completions
+        when it has none yet): Anthropic's ``"model: X"`` over Messages, Bedrock's message over
+        Converse."""
         script = self._state.scripts.get(model)
-        message = script.error_message(model) if script is not None else None
+        message = None
+        if script is not None:
+            requests = self.chat_requests(model)
+            path = requests[-1].path if requests else ""
+            message = error_message_over(path, script, model)
         if message is None:
             raise ValueError(f"model {model!r} is not scripted to fail with an error message")
         return message

@@ -6,6 +6,11 @@ Provider routes (journaled):
 * ``POST /v1/responses`` and ``/responses`` -- OpenAI's Responses API (what ``openai-codex``
   speaks), answered by the same script: an error answer sends the same OpenAI error body, a
   working one a ``response`` object, or its events as SSE when the request streams;
+* ``POST /v1/messages`` -- Anthropic's Messages API (``api_mode: anthropic_messages``),
+  answered by the same script in Anthropic's words (:mod:`hermetic.mock.messages`);
+* ``POST /model/{model id}/converse`` and ``…/converse-stream`` -- Amazon Bedrock's Converse
+  API (provider ``bedrock``, boto3 pointed here by ``AWS_ENDPOINT_URL``), answered by the same
+  script in Bedrock's words (:mod:`hermetic.mock.converse`);
 * ``GET /v1/models`` and ``/api/v1/models`` -- the models whose next chat would succeed
   (Hermes calls ``/api/v1/models`` to detect the server type; a 404 there makes it probe four
   more routes, so it answers 200 too);
@@ -48,11 +53,23 @@ from hermetic.mock.answers import (
     response_events,
     response_object,
 )
-from hermetic.mock.script import Answer, ScriptError, model_field, parse_script
+from hermetic.mock.converse import CONVERSE_PATH, CONVERSE_STREAM_PATH, converse_reply
+from hermetic.mock.converse import status_for as converse_status
+from hermetic.mock.messages import (
+    MESSAGES_PATHS,
+    invalid_request,
+    messages_reply,
+    request_id_for,
+    status_for,
+)
+from hermetic.mock.replies import Streamed
+from hermetic.mock.script import Answer, Script, ScriptError, model_field, parse_script
 from hermetic.mock.state import CHAT, PROBE, UNMATCHED, ProviderEntry, ProviderState, outcome_of
 
 __all__ = [
     "CHAT_PATHS",
+    "CONVERSE_PATHS",
+    "MESSAGES_PATHS",
     "RESPONSES_PATHS",
     "CONTROL_PREFIX",
     "CONTROL_ROUTES",
@@ -60,6 +77,8 @@ __all__ = [
     "MARKER_HEADER",
     "UNMATCHED_STATUS",
     "Routes",
+    "error_message_over",
+    "protocol_of_path",
 ]
 
 LOG = logging.getLogger(__name__)
@@ -72,6 +91,7 @@ CONTROL_PREFIX = "/__hermetic"
 
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 RESPONSES_PATHS = ("/v1/responses", "/responses")
+CONVERSE_PATHS = (CONVERSE_PATH, CONVERSE_STREAM_PATH)
 MODEL_LIST_PATHS = ("/v1/models", "/api/v1/models")
 MODEL_PATH = "/v1/models/{model}"
 OLLAMA_SHOW_PATH = "/api/show"
@@ -79,6 +99,8 @@ OLLAMA_SHOW_PATH = "/api/show"
 KNOWN_ROUTES = (
     *(f"POST {path}" for path in CHAT_PATHS),
     *(f"POST {path}" for path in RESPONSES_PATHS),
+    *(f"POST {path}" for path in MESSAGES_PATHS),
+    *(f"POST {path}" for path in CONVERSE_PATHS),
     *(f"GET {path}" for path in MODEL_LIST_PATHS),
     f"GET {MODEL_PATH}",
     f"POST {OLLAMA_SHOW_PATH}",
@@ -95,9 +117,17 @@ CONTROL_ROUTES = {
     "GET /__hermetic/health": '{"status": "ok"}',
 }
 
-# The two APIs a model request can come in by.
+# The protocols a model request can come in by, by Hermes' api_mode names.
+CHAT_COMPLETIONS = "chat_completions"
+CODEX_RESPONSES = "codex_responses"
+ANTHROPIC_MESSAGES = "anthropic_messages"
+BEDROCK_CONVERSE = "bedrock_converse"
+
+# The APIs a model request can come in by.
 _CHAT_API = "chat completions"
 _RESPONSES_API = "responses"
+_MESSAGES_API = "messages"
+_CONVERSE_API = "converse"
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("", "0", "false", "no", "off")
@@ -118,6 +148,12 @@ class Routes:
             app.router.add_post(path, self.chat_completions)
         for path in RESPONSES_PATHS:
             app.router.add_post(path, self.responses)
+        for path in MESSAGES_PATHS:
+            app.router.add_post(path, self.messages)
+        app.router.add_post(CONVERSE_PATH.replace("{model_id}", "{model_id:.+}"), self.converse)
+        app.router.add_post(
+            CONVERSE_STREAM_PATH.replace("{model_id}", "{model_id:.+}"), self.converse
+        )
         for path in MODEL_LIST_PATHS:
             app.router.add_get(path, self.list_models)
         app.router.add_get("/v1/models/{model:.+}", self.get_model)
@@ -150,17 +186,42 @@ class Routes:
     async def responses(self, request: web.Request) -> web.StreamResponse:
         return await self._model_request(request, _RESPONSES_API)
 
+    async def messages(self, request: web.Request) -> web.StreamResponse:
+        return await self._model_request(request, _MESSAGES_API)
+
+    async def converse(self, request: web.Request) -> web.StreamResponse:
+        return await self._model_request(request, _CONVERSE_API)
+
     async def _model_request(self, request: web.Request, api: str) -> web.StreamResponse:
-        """A request for a model (either API): journaled as a chat, answered by its script."""
+        """A request for a model (any API): journaled as a chat, answered by its script."""
         body, problem = await _read_json_object(request)
         model = body.get("model")
+        if api == _CONVERSE_API:
+            # Bedrock names the model in the path; its body has none.
+            model = request.match_info["model_id"]
+            if problem is not None:
+                self._record(request, kind=CHAT, model=model, status=400)
+                return web.json_response(
+                    {"message": "Unable to parse the request body as JSON."},
+                    status=400,
+                    headers={"x-amzn-ErrorType": "SerializationException"},
+                )
         if problem is None and not (isinstance(model, str) and model):
             problem = "you must provide a model parameter"
+            if api == _MESSAGES_API:
+                problem = "model: Field required"
+        elif problem is not None and api == _MESSAGES_API:
+            problem = "There was an issue with the format or content of your request."
         if problem is not None:
             self._record(request, kind=CHAT, model=None, status=400)
+            if api == _MESSAGES_API:
+                request_id = request_id_for(self._state.next_completion_id())
+                return web.json_response(invalid_request(problem, request_id), status=400)
             return web.json_response(invalid_request_error(problem), status=400)
 
         stream = body.get("stream") is True
+        if api == _CONVERSE_API:
+            stream = request.path.endswith("/converse-stream")
         with self._state.lock:
             picked = self._state.scripts.advance(model)
             if picked is not None:
@@ -169,7 +230,7 @@ class Routes:
                     request,
                     kind=CHAT,
                     model=model,
-                    status=answer.http_status,
+                    status=_status_over(api, answer),
                     stream=stream,
                     chat_attempt=True,
                     outcome=outcome_of(answer),
@@ -198,6 +259,27 @@ class Routes:
             return _drop_connection(request, reset=False)
 
         completion_id = self._state.next_completion_id()
+        if api == _MESSAGES_API:
+            reply = messages_reply(
+                answer,
+                model,
+                stream=stream,
+                message_id=completion_id.replace("chatcmpl", "msg"),
+                input_tokens=estimate_prompt_tokens(body.get("messages")),
+            )
+            if isinstance(reply, Streamed):
+                return await _send_event_stream(request, reply.chunks, reply.status, reply.headers)
+            return web.Response(status=reply.status, body=reply.body, headers=reply.headers)
+        if api == _CONVERSE_API:
+            reply = converse_reply(
+                answer,
+                stream=stream,
+                request_id=completion_id,
+                input_tokens=estimate_prompt_tokens(body.get("messages")),
+            )
+            if isinstance(reply, Streamed):
+                return await _send_event_stream(request, reply.chunks, reply.status, reply.headers)
+            return web.Response(status=reply.status, body=reply.body, headers=reply.headers)
         content = DEFAULT_CONTENT if answer.content is None else answer.content
         if api == _RESPONSES_API and answer.name in SUCCESS_ANSWERS and answer.body is None:
             tokens = estimate_prompt_tokens(body.get("input"))
@@ -366,6 +448,62 @@ class Routes:
             status=UNMATCHED_STATUS,
             headers={MARKER_HEADER: "unmatched"},
         )
+
+
+def protocol_of_path(path: str) -> str | None:
+    """The protocol a model request on ``path`` speaks, by Hermes' ``api_mode`` name
+    (``chat_completions``, ``codex_responses``, ``anthropic_messages``, ``bedrock_converse``);
+    None for any other path."""
+    if path in CHAT_PATHS:
+        return CHAT_COMPLETIONS
+    if path in RESPONSES_PATHS:
+        return CODEX_RESPONSES
+    if path in MESSAGES_PATHS:
+        return ANTHROPIC_MESSAGES
+    if path.startswith("/model/") and path.rsplit("/", 1)[-1] in ("converse", "converse-stream"):
+        return BEDROCK_CONVERSE
+    return None
+
+
+def error_message_over(path: str, script: Script, model: str) -> str | None:
+    """The error message ``script``'s first failing stage sends for ``model`` to a request on
+    ``path`` (which says the protocol); None when no stage sends one."""
+    api = protocol_of_path(path)
+    if api not in (ANTHROPIC_MESSAGES, BEDROCK_CONVERSE):
+        return script.error_message(model)
+    for stage in script.stages:
+        answer = stage.answer
+        if not answer.sends_response or answer.serves:
+            continue
+        if api == ANTHROPIC_MESSAGES:
+            reply = messages_reply(answer, model, stream=False, message_id="m", input_tokens=1)
+        else:
+            reply = converse_reply(answer, stream=False, request_id="r", input_tokens=1)
+        body = reply.json_body if not isinstance(reply, Streamed) else None
+        message = _message_in(body)
+        if message is not None:
+            return message
+    return None
+
+
+def _message_in(body: Any) -> str | None:
+    """``error.message`` (OpenAI's and Anthropic's envelopes) or a top-level ``message`` (AWS)."""
+    if not isinstance(body, dict):
+        return None
+    error = body.get("error")
+    for holder in (error, body):
+        if isinstance(holder, dict) and isinstance(holder.get("message"), str):
+            return holder["message"]
+    return None
+
+
+def _status_over(api: str, answer: Answer) -> int | None:
+    """The status ``answer`` sends over ``api`` (each protocol says some answers its own way)."""
+    if api == _MESSAGES_API:
+        return status_for(answer)
+    if api == _CONVERSE_API:
+        return converse_status(answer)
+    return answer.http_status
 
 
 def _invalid_script(field: str, detail: str) -> web.Response:

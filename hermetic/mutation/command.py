@@ -35,6 +35,7 @@ from hermetic.mutation.trials import Result, Trial, run_trials
 from hermetic.reporting.layout import slug
 
 if TYPE_CHECKING:
+    from hermetic.plan.model import RunPlan
     from hermetic.runs import acceptance
 
 EQUIVALENTS_FILE = "mutants.toml"
@@ -67,6 +68,9 @@ class MutateOptions:
     version: str = ""
     #: Run each mutant with only the scenarios that reached its line (``--no-coverage``: all).
     coverage: bool = True
+    #: The unmutated run's plan (hermetic.plan): each trial runs it with its mutant copy as the
+    #: plugin. None: a suite of its own, given the copy with ``-D plugin=`` (tests' stand-ins).
+    plan: RunPlan | None = None
 
 
 @dataclass
@@ -161,20 +165,18 @@ def mutate(
     # Which scenario killed how many mutants so far, in this run and the ones before it with
     # this suite and plugin: the next trials try those first.
     kills = cache.kill_counts(verdicts.kills_key(suite, options.plugin.resolve().name))
-    # JUnit names an outline's row without its " -- @1.1 Examples" (trials.junit_cases).
+    # A trial names an outline's row without its " -- @1.1 Examples" (trials.result_cases).
     by_name = {
         name.split(" -- @")[0]: location
         for location, name in (reached.names if reached else {}).items()
     }
     timeout = options.timeout or MIN_TIMEOUT
     finished = 0
-    # A directory plugin's copies differ from it in one .py file only: their settings (the
-    # manifest, the profile and what it installs) are the plugin's, resolved once.
     pip = pip_builds.is_pip_project(options.plugin)
-    settings_key = None if pip else "directory copies"
     builds: dict[str, str] = {}  # a pip project's mutant -> the key of its build's environment
     with tempfile.TemporaryDirectory(prefix="hermetic-mutants-") as scratch:
         trials, keys = [], {}
+        copies: dict[str, Path] = {}
         for mutant, entry_key in to_run:
             name = _copy_name(mutant)
             copy = copy_with(
@@ -183,26 +185,30 @@ def mutate(
                 mutant.file,
                 mutant.apply(texts[mutant.file]),
             )
-            trials.append(
-                Trial(
-                    mutant.id,
-                    [*options.suite_args, f"--define=plugin={copy}", "--define=keep_sandbox=never"],
-                    options.cwd,
-                    _without_coverage(options.env),
-                    settings_key=settings_key,
-                )
-            )
+            if options.plan is None:
+                args = [*options.suite_args, f"--define=plugin={copy}"]
+                args.append("--define=keep_sandbox=never")
+            else:
+                args = list(options.suite_args)
+            trial = Trial(mutant.id, args, options.cwd, _without_coverage(options.env))
+            trials.append(trial)
+            copies[mutant.id] = copy
             keys[mutant.id] = (mutant, entry_key)
             if pip:
                 builds[mutant.id] = pip_builds.build_key(copy)
 
         def arrange(trial: Trial) -> Trial:
-            """The trial with only its mutant's scenarios, ordered as the kills so far say."""
+            """The trial with its mutant's plugin in its plan (a pip mutant's build installed
+            now, outside any namespace), and only its mutant's scenarios, ordered as the kills
+            so far say."""
+            if options.plan is not None:
+                trial = replace(trial, plan=trial_plan(options.plan, copies[trial.name]))
             locations = selected[trial.name]
             if locations is None or reach is None:
                 return trial
-            features = str(options.features)
-            rest = [arg for arg in trial.behave_args if arg != features]
+            suite = options.plan.suite if options.plan is not None else None
+            paths = set(suite.paths) if suite is not None else {str(options.features)}
+            rest = [arg for arg in trial.behave_args if arg not in paths]
             return replace(trial, behave_args=[*rest, *reach.ordered(locations, kills)])
 
         def done(trial: Trial, result: Result) -> None:
@@ -262,17 +268,33 @@ def _unmutated_run(
         env = dict(os.environ if options.env is None else options.env)
         if traced:
             env[coverage.ROOT_VARIABLE] = lines
-        unmutated = run_acceptance(
-            options.python,
-            options.reports,
-            [*options.suite_args, f"--define=plugin={options.plugin}"],
-            cwd=options.cwd,
-            env=env,
-            jobs=options.jobs,
-        )
+        unmutated = run_acceptance(options.python, options.plan, env)  # type: ignore[arg-type]
         if not traced:
             return unmutated, None
         return unmutated, coverage.read_map(Path(lines), source_files(options.plugin))
+
+
+def trial_plan(plan: RunPlan, copy: Path) -> RunPlan:
+    """The run's plan with a mutant copy as its plugin and no sandbox kept. A copy of a
+    directory plugin differs from it in one .py file: its name, profile and Hermes are the
+    plugin's. A copy of a pip project is a new build: installed here, into an environment made
+    from Hermes' own, as the unmutated plugin was."""
+    from hermetic.plugin_sources import load_plugin
+    from hermetic.plugin_sources.directory import DirectoryPlugin
+
+    settings = plan.settings
+    if isinstance(settings.plugin, DirectoryPlugin):
+        plugin, hermes = replace(settings.plugin, source=copy), settings.hermes
+    else:
+        build = settings.hermes_build
+        assert build is not None, "a resolved plan names its Hermes build"
+        plugin, hermes = load_plugin(str(copy)).prepare(build.command, build.version, _quiet)
+    settings = replace(settings, plugin=plugin, hermes=hermes, keep_sandbox="never")
+    return replace(plan, settings=settings)
+
+
+def _quiet(line: str) -> None:
+    """A mutant's build says nothing: the run's lines are one per mutant."""
 
 
 def _build_files(plugin: Path) -> list[str]:
@@ -360,19 +382,25 @@ def unmutated_timeout(seconds: float, scenarios: int, jobs: int) -> float:
     return max(MIN_TIMEOUT, TIMEOUT_FACTOR * serial)
 
 
+def check_inputs(plugin: Path, equivalents: Path | None) -> None:
+    """What mutants are made from, checked before anything runs: a ConfigError (one line) for
+    a plugin that is no source folder, a file that is not Python, a broken equivalents file."""
+    if not plugin.is_dir():
+        # A wheel, an sdist or a requirement: what Hermes would import is built from a project.
+        raise ConfigError(
+            f"--plugin {plugin}: not a folder; a mutant is a changed copy of the plugin's "
+            "source tree: pass the project folder it is built from"
+        )
+    all_mutants(plugin)  # a file that is not Python
+    load_equivalents(equivalents, plugin)
+
+
 def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[str], None]) -> int:
     """The whole command: the unmutated run, the mutants, the reports, the exit status (0, 1
-    below ``min_score``, 2 when the unmutated plugin already fails or a file is wrong)."""
-    if not options.plugin.is_dir():
-        # A wheel, an sdist or a requirement: what Hermes would import is built from a project.
-        sys.stderr.write(
-            f"hermetic: --plugin {options.plugin}: not a folder; a mutant is a changed copy of "
-            "the plugin's source tree: pass the project folder it is built from\n"
-        )
-        return 2
+    below ``min_score``, 2 when the unmutated plugin already fails or a file is wrong, 130
+    when interrupted)."""
     try:
-        all_mutants(options.plugin)  # a file that is not Python: one line, before any run
-        load_equivalents(options.equivalents, options.plugin)
+        check_inputs(options.plugin, options.equivalents)
     except ConfigError as exc:
         sys.stderr.write(f"hermetic: {exc}\n")
         return 2
@@ -436,8 +464,7 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
         if entry.verdict in ("survived", "timeout", "error", report.NOT_REACHED):
             hang = f": {entry.hang}" if entry.hang else ""
             say(
-                f"{entry.verdict}: {entry.file}:{entry.line} {entry.description} ({entry.id})"
-                f"{hang}"
+                f"{entry.verdict}: {entry.file}:{entry.line} {entry.description} ({entry.id}){hang}"
             )
     say(f"reports: {options.reports / report.MUTATE_HTML}, {options.reports / report.MUTATE_JSON}")
     print(report.closing_line(outcome.entries, outcome.interrupted), flush=True)

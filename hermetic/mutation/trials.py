@@ -2,7 +2,8 @@
 
 A trial is one behave run (its own arguments, folder and environment: a mutant plugin named by
 ``-D plugin=``, or a whole mutated repository as cwd), stopping at its first failing scenario
-unless every scenario's message is wanted. Its verdict comes from its JUnit report:
+unless every scenario's message is wanted. Its verdict comes from its run's result
+(``result.json``, :mod:`hermetic.reporting.result`):
 
 * ``killed``: a scenario failed;
 * ``survived``: every selected scenario passed;
@@ -10,7 +11,7 @@ unless every scenario's message is wanted. Its verdict comes from its JUnit repo
 * ``timeout``: it ran past its time and was stopped, or every scenario that failed failed
   only on the suite's hang limit (:mod:`hermetic.hermes.hang_limit`: on a loaded machine a
   healthy ``hermes cron tick`` can run into it, so that is no proof that a check caught it);
-* ``error``: behave itself could not run (no JUnit case failed, yet it did not pass).
+* ``error``: behave itself could not run (no scenario failed, yet it did not pass).
 
 One process per trial, not the parallel runner's batches of one run's scenarios: here the unit
 that can be spread over the cores is the mutant, and a trial then costs one behave start (no
@@ -23,15 +24,20 @@ import os
 import signal
 import subprocess
 import time
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermetic.hermes.hang_limit import hang_in
 from hermetic.hermes.processes import stop_processes_under
-from hermetic.isolation.netns.confinement import Confinement, prepare
+from hermetic.isolation.netns.confinement import Confinement
+from hermetic.plan.request import PLAN_FILE, PLAN_KEY
 from hermetic.reporting import layout
+from hermetic.reporting.result import BROKEN, EXPLAINED, INTERRUPTED, PASSED, ResultError, RunResult
+
+if TYPE_CHECKING:
+    from hermetic.plan.model import RunPlan
 
 #: The suite's headline when Hermes could not load the plugin (hermetic.hermes.plugin_load).
 LOAD_FAILURE = "Failed to load plugin"
@@ -50,10 +56,10 @@ class Trial:
     cwd: Path
     env: Mapping[str, str] | None = None
     stop: bool = True  # stop at the first failing scenario
-    #: Trials with the same key resolve the same settings (copies of a directory plugin whose
-    #: manifest and profile are the plugin's own): prepared once, not once each. None: each
-    #: trial is prepared (a pip mutant is a new build, installed by its preparation).
-    settings_key: str | None = None
+    #: The run's plan with this trial's plugin (hermetic.plan): written into the trial's
+    #: folder and read by its behave process, which then runs in the isolation it names.
+    #: None: a behave suite of its own, started as given.
+    plan: RunPlan | None = None
 
 
 @dataclass(frozen=True)
@@ -88,20 +94,33 @@ class Result:
         ]
 
 
-def junit_cases(junit_dir: Path) -> list[Case]:
-    """Every test case of behave's JUnit files, untested ones (after ``--stop``) left out."""
+def result_cases(folder: Path) -> list[Case]:
+    """Every scenario of the trial's result (its folder's result.json): a failure with the
+    first line of its own message, or a pass; those not run (after ``--stop``) left out, as
+    are all of them when the trial left no result."""
+    try:
+        result = RunResult.read(folder)
+    except ResultError:
+        return []
     found = []
-    for report in sorted(junit_dir.glob("*.xml")):
-        for case in ElementTree.parse(report).getroot().iter("testcase"):
-            problem = case.find("failure")
-            problem = problem if problem is not None else case.find("error")
-            name = case.get("name", "?").split(" -- @")[0]
-            if problem is not None:
-                lines = (problem.get("message") or "").strip().splitlines()
-                found.append(Case(name, lines[0] if lines else ""))
-            elif case.find("skipped") is None and case.get("status", "passed") == "passed":
-                found.append(Case(name, None))
+    for scenario in result.rows():
+        name = scenario.name.split(" -- @")[0]
+        if scenario.status in (*BROKEN, *EXPLAINED, INTERRUPTED):
+            found.append(Case(name, own_message(scenario.message, scenario.failure)))
+        elif scenario.status == PASSED:
+            found.append(Case(name, None))
     return found
+
+
+def own_message(headline: str | None, failure: object) -> str:
+    """The failure's own words: its headline without ``ASSERT FAILED: `` (or the exception's
+    type) in front."""
+    text = headline or ""
+    kind = getattr(failure, "type", "")
+    for prefix in ("ASSERT FAILED: ", f"{kind}: " if kind else None):
+        if prefix and text.startswith(prefix):
+            return text.removeprefix(prefix)
+    return text
 
 
 def verdict_of(returncode: int, cases: list[Case]) -> str:
@@ -145,7 +164,8 @@ class _Stop:
 
 
 def trial_command(python: Path, trial: Trial, folder: Path) -> list[str]:
-    """behave with the console and JUnit written into ``folder``, its sandboxes beneath it."""
+    """behave with the console and its result written into ``folder`` (behave's JSON there
+    tells the hooks where its reports go), its sandboxes beneath it."""
     return [
         str(python),
         "-m",
@@ -154,8 +174,8 @@ def trial_command(python: Path, trial: Trial, folder: Path) -> list[str]:
         *(["--stop"] if trial.stop else []),
         "--format=pretty",
         f"--outfile={folder / 'console.txt'}",
-        "--junit",
-        f"--junit-directory={folder / layout.JUNIT_DIR}",
+        "--format=json",
+        f"--outfile={folder / layout.BEHAVE_JSON}",
         # Its own sandbox folder: how the hermes processes it leaves are traced back to it.
         f"--define=sandbox_root={folder / 'sandboxes'}",
     ]
@@ -177,7 +197,6 @@ def run_trials(
     """
     pending = list(reversed(trials))
     running: list[_Running] = []
-    prepared: dict[str, Confinement] = {}
     stop = _Stop()
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -185,7 +204,7 @@ def run_trials(
             while pending and not stop.signals and len(running) < max(1, jobs):
                 trial = pending.pop()
                 trial = arrange(trial) if arrange else trial
-                running.append(_start(python, trial, work, prepared))
+                running.append(_start(python, trial, work))
             time.sleep(POLL_SECONDS)
             now = time.monotonic()
             for item in list(running):
@@ -207,22 +226,24 @@ def run_trials(
     return not stop.signals
 
 
-def _start(python: Path, trial: Trial, work: Path, prepared: dict[str, Confinement]) -> _Running:
+def _start(python: Path, trial: Trial, work: Path) -> _Running:
     folder = work / layout.slug(trial.name)
     (folder / "sandboxes").mkdir(parents=True, exist_ok=True)
     output = (folder / "output.txt").open("wb")
-    # Like every behave process of a run: settings (and so every install, a pip mutant's build
-    # included) resolved outside, behave itself in a network namespace of its own with only lo.
-    confinement = prepared.get(trial.settings_key or "")
-    if confinement is None:
-        confinement = prepare(python, trial.behave_args, trial.cwd, trial.env, _quiet)
-        if trial.settings_key is not None:
-            prepared[trial.settings_key] = confinement
+    command = trial_command(python, trial, folder)
+    env = dict(trial.env) if trial.env is not None else None
+    if trial.plan is not None:
+        # Like every behave process of a run: the plan (every install made outside), behave
+        # itself in a network namespace of its own with only lo where one can be made.
+        plan_file = trial.plan.write(folder / PLAN_FILE)
+        confinement = Confinement(python, trial.plan.settings.isolation.reason)
+        command = confinement.command([*command, f"--define={PLAN_KEY}={plan_file}"])
+        env = confinement.env(trial.env)
     with output:
         process = subprocess.Popen(
-            confinement.command(trial_command(python, trial, folder)),
+            command,
             cwd=trial.cwd,
-            env=confinement.env(trial.env),
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=output,
             stderr=subprocess.STDOUT,
@@ -231,15 +252,11 @@ def _start(python: Path, trial: Trial, work: Path, prepared: dict[str, Confineme
     return _Running(trial, folder, process, time.monotonic())
 
 
-def _quiet(line: str) -> None:
-    """The run says once how it is isolated; each trial need not say it again."""
-
-
 def _finish(item: _Running, now: float) -> Result:
     stop_processes_under("HERMES_HOME", item.folder / "sandboxes")
     seconds = now - item.started
     returncode = item.process.returncode
-    cases = junit_cases(item.folder / layout.JUNIT_DIR)
+    cases = result_cases(item.folder)
     verdict = "timeout" if item.timed_out else verdict_of(returncode, cases)
     return Result(verdict, seconds, cases, returncode, item.folder)
 

@@ -179,13 +179,16 @@ class AlertChannels:
             self.world.check(False, found[0][1])
         failed = {view.label: finding.splitlines()[0] for view, finding in found}
         view, finding = found[0]
+        first = finding.splitlines()[0]
+        if not first.startswith(f"the {view.label} channel"):
+            first = f"the {view.label} channel: {first}"
         listing = "\n".join(
             f"  {other.label}: {failed.get(other.label, KEPT)}" for other in self.views
         )
         details = "\n\n".join(f"the {view.label} channel:\n{text}" for view, text in found)
         self.world.check(
             False,
-            f"the {view.label} channel: {finding.splitlines()[0]}\n"
+            f"{first}\n"
             f"each channel's verdict:\n{listing}\n\n{details}",
         )
 

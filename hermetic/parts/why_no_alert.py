@@ -148,8 +148,10 @@ class WhyNoAlert:
 
     # -- somewhere else ----------------------------------------------------------------------
     def elsewhere(self, reads: Reads, absent: str) -> str | None:
-        """The plugin recorded the failed model where the channel does not read."""
-        strays = [stray for stray in self.strays() if not reads_place(reads, stray)]
+        """The plugin recorded the failed model where the channel does not read (nor another
+        channel of the profile: with several, each reads its own place)."""
+        read = (reads, *self.world.settings.profile.channels)
+        strays = [s for s in self.strays() if not any(reads_place(r, s) for r in read)]
         if not strays:
             return None
         first = strays[0]

@@ -8,10 +8,10 @@ When a scenario fails, :func:`record_failure` copies what explains it into
 * ``agent.log`` (its last 200 lines), ``telemetry.log``, ``jobs.json``, ``config.yaml``;
 * ``mock-journal.txt`` and ``<name>-provider-journal.txt`` -- every request each mock received.
 
-It then prints one ``[[ATTACHMENT|/absolute/path]]`` line per file -- captured by behave into the
-test case's ``system-out``, the JUnit attachment convention of Jenkins' JUnit Attachments plugin
-(GitLab parses it too) -- and, when the ``html-pretty`` formatter runs, embeds links to the files
-(and the report, if behave's message lacks it) in the failing step of ``report.html``.
+The run's result records the folder (:mod:`hermetic.reporting.recorder`): the JUnit case lists
+its files as ``[[ATTACHMENT|/absolute/path]]`` lines (:mod:`hermetic.reporting.junit`), and,
+when the ``html-pretty`` formatter runs, links to the files (and the report, if behave's message
+lacks it) are embedded in the failing step of ``report.html``.
 
 Artefacts are saved only when the run writes report files (HTML, JSON or JUnit): they go beside
 them, so the HTML's relative links hold wherever the reports are put.
@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +32,9 @@ from urllib.parse import quote
 
 from hermetic.isolation import stand_in
 from hermetic.reporting import html as html_report
-from hermetic.reporting.layout import SETUP_CASE, SETUP_ERROR, SETUP_JUNIT, artefact_dir
+from hermetic.reporting.layout import SETUP_ERROR, artefact_dir
+from hermetic.reporting.recorder import headline_of
+from hermetic.reporting.result import interrupted_message
 
 if TYPE_CHECKING:
     from behave.formatter.base import Formatter
@@ -80,35 +81,23 @@ def html_formatter(formatters: Iterable[Formatter]) -> Any | None:
     return None
 
 
-def prepare_html_report(
-    formatters: Iterable[Formatter], about: dict[str, Any] | None = None
-) -> None:
-    """Adjust this run's html-pretty formatter, if any (from before_all), and show what was
-    tested (``about``: :meth:`hermetic.plan.settings.Settings.describe`). Never raises."""
+def prepare_html_report(formatters: Iterable[Formatter]) -> None:
+    """Adjust this run's html-pretty formatter, if any (from before_all). What was tested is
+    shown once, at the top of the page, from the run's result. Never raises."""
     try:
         formatter = html_formatter(formatters)
         if formatter is not None:
             html_report.adjust(formatter)
-            if about is not None:
-                formatter.additional_info.update(html_report.run_info_rows(about))
     except Exception as exc:  # noqa: BLE001 - a report problem must never stop a run
         warn(f"report.html is written without hermetic's adjustments: {exc!r}")
 
 
 def headline(scenario: Scenario, step: Step | None) -> str:
-    """One line saying how the scenario failed (the first line of failure.txt)."""
-    exception = getattr(step, "exception", None) if step is not None else None
-    if isinstance(exception, KeyboardInterrupt):
-        return f"interrupted (Ctrl-C or SIGTERM) during step: {step.keyword} {step.name}"
-    if exception is not None:
-        first = (str(exception).strip().splitlines() or [""])[0]
-        kind = (
-            "ASSERT FAILED" if isinstance(exception, AssertionError) else type(exception).__name__
-        )
-        return f"{kind}: {first}" if first else kind
-    if step is not None:
-        return f"{step.status.name} in step: {step.keyword} {step.name}"
-    return f"scenario ended with status {scenario.status.name} (a hook or cleanup failed)"
+    """One line saying how the scenario failed (the first line of failure.txt): the same
+    headline the run's result gives it."""
+    if step is not None and isinstance(getattr(step, "exception", None), KeyboardInterrupt):
+        return interrupted_message(None, f"{step.keyword} {step.name}")
+    return headline_of(scenario, step)
 
 
 def failure_text(
@@ -221,10 +210,8 @@ def record_failure(
         text = stand_in.redact(failure_text(scenario, step, run, verdict))
         saved = save_artefacts(run, dest, text)
         setattr(context, _SAVED_MARK, dest)
-        # Captured by behave into the test case's system-out (JUnit "attachments").
+        # The JUnit case lists the files (hermetic.reporting.junit); the console says where.
         print(f"hermetic: failure artefacts of {scenario.name!r} in {dest}")
-        for path in saved:
-            print(f"[[ATTACHMENT|{path.resolve()}]]")
         formatter = html_formatter(formatters)
         if formatter is not None:
             _embed(formatter, text, dest, saved, with_text=needs_report(step, run))
@@ -270,40 +257,14 @@ def _safely(name: str, produce: Callable[[], Any]) -> Any:
 
 
 def record_setup_error(config: Any, formatters: Iterable[Formatter], message: str) -> None:
-    """A run that could not start (a wrong option): an error in JUnit and for summary.json.
-
-    Without it the reports of such a run say "0 failed", and a dashboard shows green.
-    """
+    """A run that could not start (a wrong option): ``setup-error.txt`` says why. The run's
+    result records it too, so summary.json, JUnit and report.html show one errored row
+    (without it the reports of such a run say "0 failed", and a dashboard shows green)."""
     try:
         reports = reports_dir(config, formatters)
         if reports is None:
             return
         reports.mkdir(parents=True, exist_ok=True)
         (reports / SETUP_ERROR).write_text(message + "\n", "utf-8")
-        junit = Path(config.junit_directory) if getattr(config, "junit", False) else None
-        if junit is not None:
-            junit.mkdir(parents=True, exist_ok=True)
-            suite = ElementTree.Element(
-                "testsuite",
-                name="hermetic.setup",
-                tests="1",
-                errors="1",
-                failures="0",
-                skipped="0",
-                time="0",
-            )
-            case = ElementTree.SubElement(
-                suite,
-                "testcase",
-                classname="hermetic.setup",
-                name=SETUP_CASE,
-                status="error",
-                time="0",
-            )
-            error = ElementTree.SubElement(case, "error", type="ConfigError", message=message)
-            error.text = message
-            ElementTree.ElementTree(suite).write(
-                junit / SETUP_JUNIT, encoding="utf-8", xml_declaration=True
-            )
     except Exception as exc:  # noqa: BLE001 - the message itself is already on stderr
         warn(f"could not record the setup error in the reports: {exc!r}")

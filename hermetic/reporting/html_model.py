@@ -9,7 +9,7 @@ part, puts the scenarios back in source order and hands them to ONE formatter in
 renders ONE ``report.html``: the page is the formatter's own, not an imitation of it.
 
 A scenario no part holds (its worker died, the run was interrupted first, its shard is missing)
-is built from its behave-JSON element with the formatter's own classes, so it shows too.
+is built from the run's result with the formatter's own classes, so it shows too.
 
 Coupled to behave-html-pretty-formatter's internals (pinned in pyproject.toml): a type it has
 never stored fails loudly (tests/test_report_merge.py), it is never dropped silently.
@@ -34,7 +34,9 @@ from behave.model_type import FileLocation, Status
 from behave_html_pretty_formatter import html_pretty
 from behave_html_pretty_formatter.html_pretty import PrettyHTMLFormatter
 
-from hermetic.runs.acceptance import HTML_SETTINGS
+from hermetic.reporting.html_page import HtmlPageFormatter, worse_status
+from hermetic.reporting.layout import HTML_SETTINGS
+from hermetic.reporting.result import RunResult
 
 FORMAT = "hermetic-html-model/1"
 _CLASSES = {
@@ -69,8 +71,6 @@ _SETTINGS = (
     "pseudo_steps",
     "icon",
 )
-# Worst first: the status a merged feature takes from its parts.
-_FEATURE_STATUS_ORDER = (Status.failed, Status.undefined, Status.passed, Status.skipped)
 
 
 @dataclass
@@ -167,7 +167,7 @@ def merge_models(models: list[HtmlModel], feature_order: list[str]) -> HtmlModel
             else:
                 merged.start_time = min(merged.start_time, feature.start_time)
                 merged.finish_time = max(merged.finish_time, feature.finish_time)
-                merged.status = _worse(merged.status, feature.status)
+                merged.status = worse_status(merged.status, feature.status)
                 merged.to_embed += feature.to_embed
                 kept = merged.scenarios
             for scenario in feature.scenarios:
@@ -208,79 +208,6 @@ def renumber(model: HtmlModel) -> None:
             scenario.counter = scenario_number
 
 
-def feature_from_header(header: dict[str, Any], counter: int = 0) -> Any:
-    """A formatter feature built from a behave-JSON feature header (no part held it)."""
-    filename, line = _split_location(header["location"])
-    feature = html_pretty.Feature(
-        SimpleNamespace(
-            name=header.get("name", ""),
-            description=list(header.get("description", [])),
-            location=FileLocation(filename, line),
-            tags=list(header.get("tags", [])),
-        ),
-        counter,
-    )
-    feature.status = Status.skipped
-    return feature
-
-
-def scenario_from_element(
-    feature: Any, element: dict[str, Any], message: str | None, links: list[list[str]]
-) -> Any:
-    """A formatter scenario built from a behave-JSON scenario element, added to ``feature``.
-
-    ``message`` (why it has no result of its own, or its failure) and ``links`` (artefacts,
-    relative to the page) are embedded in its first step that did not pass.
-    """
-    filename, line = _split_location(element["location"])
-    status = Status.from_name(element.get("status") or "untested")
-    # A scenario that never ran counts as skipped on the page (its summary has no "untested").
-    shown = Status.skipped if status is Status.untested else _formatter_status(status)
-    steps = element.get("steps", [])
-    stand_in = SimpleNamespace(
-        name=element.get("name", ""),
-        description=list(element.get("description", [])),
-        tags=list(element.get("tags", [])),
-        location=FileLocation(filename, line),
-        status=shown,
-        error_message=None,
-        exception=None,
-        steps=[
-            SimpleNamespace(
-                keyword=step.get("keyword", ""),
-                name=step.get("name", ""),
-                text=step.get("text"),
-                table=_table(step.get("table")),
-            )
-            for step in steps
-        ],
-    )
-    background = feature._background
-    feature.add_background(None)  # the element's steps already include the Background's
-    scenario = html_pretty.Scenario(stand_in, feature, len(feature.scenarios) + 1)
-    feature.add_background(background)
-    feature.scenarios.append(scenario)
-    for model_step, step in zip(scenario.steps, steps, strict=True):
-        result = step.get("result") or {}
-        model_step.status = _formatter_status(Status.from_name(result.get("status", "untested")))
-        model_step.duration = float(result.get("duration") or 0.0)
-        match = (step.get("match") or {}).get("location")
-        model_step.location = match or ""
-    scenario.status = shown
-    scenario.duration = sum(model_step.duration for model_step in scenario.steps)
-    feature.status = _worse(feature.status, shown)
-    target = next(
-        (s for s in scenario.steps if s.status is not Status.passed),
-        scenario.steps[-1] if scenario.steps else None,
-    )
-    if target is not None:
-        if message:
-            target.embed(html_pretty.Embed("text", message, "Error Message"))
-        if links:
-            target.embed(html_pretty.Embed("link", links, f"Failure artefacts ({len(links)})"))
-    return scenario
-
-
 def default_model() -> HtmlModel:
     """An empty model with the settings every run gives the formatter (``HTML_SETTINGS``),
     for a merge in which no worker left a model: every scenario is then rebuilt."""
@@ -298,11 +225,12 @@ def default_model() -> HtmlModel:
     )
 
 
-def render(model: HtmlModel, page: Path) -> None:
-    """Write report.html from ``model`` with the formatter itself."""
+def render(model: HtmlModel, page: Path, result: RunResult | None = None) -> None:
+    """Write report.html from ``model`` with the formatter itself, showing ``result``."""
     page.parent.mkdir(parents=True, exist_ok=True)
     config = Configuration(command_args=[], load_config=False)
-    formatter = PrettyHTMLFormatter(StreamOpener(filename=str(page)), config)
+    formatter = HtmlPageFormatter(StreamOpener(filename=str(page)), config)
+    formatter.run_result = result
     for name, value in model.settings.items():
         setattr(formatter, name, value)
     for element in model.head:
@@ -311,30 +239,6 @@ def render(model: HtmlModel, page: Path) -> None:
     formatter.features = model.features
     formatter.close()
     formatter.close_stream()
-
-
-def _worse(first: Any, second: Any) -> Any:
-    def rank(status: Any) -> int:
-        shown = _formatter_status(status)
-        return (
-            _FEATURE_STATUS_ORDER.index(shown)
-            if shown in _FEATURE_STATUS_ORDER
-            else len(_FEATURE_STATUS_ORDER)
-        )
-
-    return first if rank(first) <= rank(second) else second
-
-
-def _formatter_status(status: Any) -> Any:
-    """The formatter shows every failure kind (error, hook_error, ...) as failed."""
-    if status.has_failed() and not status.is_undefined():
-        return Status.failed
-    return status
-
-
-def _split_location(location: str) -> tuple[str, int]:
-    filename, _, line = location.rpartition(":")
-    return filename, int(line or 0)
 
 
 def _table(data: dict[str, Any] | None) -> Table | None:

@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 
 BEHAVE_JSON = "behave.json"
+#: The run's result, every other report's source (hermetic.reporting.result).
+RESULT_JSON = "result.json"
 SUMMARY_JSON = "summary.json"
 HTML_REPORT = "report.html"
 JUNIT_DIR = "junit"
@@ -56,11 +58,24 @@ SETUP_JUNIT = "TESTS-hermetic-setup.xml"
 SETUP_CASE = "the run could not start"
 
 # Written by parallel runs and shards (hermetic.runs.parallel), read by merge-reports.
-#: What was planned: every selected scenario, this set's share, the shard, the plan's digest.
-PLAN_JSON = "plan.json"
+#: What this report set stands for: every selected scenario, this set's share of them, the
+#: shard, the split's digest, the seconds measured. (The run's plan is ``plan.json``:
+#: hermetic.plan.model.)
+SHARE_JSON = "share.json"
 #: The model report.html was rendered from, so that a merged set can be merged again.
 HTML_MODEL = "html-model.json"
 #: Seconds per scenario, kept across runs: the next run starts the longest first.
 DURATIONS_JSON = "durations.json"
 #: The workers' own report sets while a parallel run lasts (removed once merged).
 PARALLEL_DIR = ".parallel"
+
+#: report.html's formatter: behave-html-pretty-formatter showing the run's result
+#: (hermetic.reporting.html_page), named by its class so no behave configuration must register it.
+HTML_FORMATTER = "hermetic.reporting.html_page:HtmlPageFormatter"
+#: Its settings: open on the verdict and each feature's description (living documentation),
+#: with the run's totals even when only one feature ran (e.g. --tags=@smoke).
+HTML_SETTINGS = {
+    "title_string": "hermetic — Hermes plugin acceptance",
+    "show_summary": "true",
+    "global_summary": "true",
+}

@@ -6,18 +6,19 @@ the shape of a serial run's reports (README "Reports"), plus ``plan.json`` (what
 where the set was written, how long each scenario took) and ``html-model.json`` (what
 report.html was rendered from), which let a merged set be merged again.
 
-* ``behave.json``: per feature file, the Backgrounds once and every scenario, in source order;
-  a scenario's status is repaired where behave 1.3 left it on the next Background.
-* ``junit/TESTS-*.xml``: per feature file, every test case in source order, counts recomputed;
-  ``[[ATTACHMENT|path]]`` lines are rewritten to where the artefacts now are.
-* ``report.html``: rendered once by the formatter from the parts' models (html_model).
-* ``artefacts/<feature>/<scenario>/``: moved (a run's workers) or copied (shards).
+* the run's result (``result.json``): the sets' results merged into one
+  (:func:`hermetic.reporting.result.merge_results`), each scenario from the set that ran it,
+  in source order; ``summary.json`` and ``junit/`` are written from it, as after a serial run;
+* ``report.html``: rendered once by the formatter from the parts' models (html_model) and the
+  merged result (:mod:`hermetic.reporting.html_page`);
+* ``behave.json`` (behave's own record, for tools): per feature file, the Backgrounds once and
+  every scenario, in source order;
+* ``artefacts/<feature>/<scenario>/``: moved (a run's workers) or copied (shards);
 * ``run-info.json`` (what was tested) from the first set; shards that tested different
   plugins or Hermes releases are refused. A set that could not start (``setup-error.txt``)
   makes the merged run one that could not start, reported once.
-* ``summary.json``: rebuilt from the merged behave.json.
 * A planned scenario no set reports (its worker died, the run was interrupted, its shard is
-  missing) is never dropped: it appears in every report as an error or as untested, with why.
+  missing) is never dropped: it appears in every report as errored or interrupted, with why.
 
     python -m hermetic.reporting.merge --into reports DIR [DIR...]    # merge CI shards
     python -m hermetic.reporting.merge --request FILE                 # a parallel run's workers
@@ -28,39 +29,45 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import os
 import shutil
 import sys
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
-from behave.reporter.junit import CDATA, ElementTreeWithCDATA
-
-from hermetic.reporting import html_model, summary
+from hermetic.plan.selection import Listing, PlannedScenario
+from hermetic.reporting import html_model
+from hermetic.reporting.closing import closing_line
+from hermetic.reporting.html_page import add_missing
 from hermetic.reporting.layout import (
     ARTEFACTS_DIR,
     BEHAVE_JSON,
     DURATIONS_JSON,
     HTML_MODEL,
     HTML_REPORT,
-    JUNIT_DIR,
     RUN_INFO,
     SETUP_ERROR,
-    SETUP_JUNIT,
     artefact_dir,
 )
+from hermetic.reporting.result import (
+    Missing,
+    Part,
+    Planned,
+    ResultError,
+    RunResult,
+    ScenarioResult,
+    merge_results,
+)
+from hermetic.reporting.write import write_reports
 from hermetic.runs import durations
-from hermetic.runs.listing import Listing, PlannedScenario
-from hermetic.runs.parallel import MergeRequest, Missing
+from hermetic.runs.parallel import MergeRequest
 from hermetic.runs.shards import PlanError, PlanRecord
 
 # behave's statuses that make a scenario (and its feature) an error rather than a failure.
 _ERRORS = {"error", "hook_error", "cleanup_error", "undefined", "pending"}
-_TEXT_ELEMENTS = ("system-out", "system-err", "failure", "error")
+# The model's statuses as behave.json names them (a placeholder's, a scenario never run).
+_BEHAVE_STATUS = {"errored": "error", "interrupted": "untested", "not claimed": "skipped"}
 
 
 class MergeError(RuntimeError):
@@ -90,6 +97,7 @@ def merge(
     missing: Mapping[str, Missing] | None = None,
     move: bool = False,
     wall_seconds: float | None = None,
+    interrupted: str | None = None,
 ) -> dict[str, Any]:
     """Merge ``sets`` into ``dest``; return the summary (summary.json) of the merged run.
 
@@ -98,24 +106,64 @@ def merge(
     """
     dest = dest.resolve()
     dest.mkdir(parents=True, exist_ok=True)
-    missing = dict(missing or {})
-    setup_error = _carry_run_files(sets, dest)
-    results, headers, backgrounds = read_results(sets)
-    for scenario in expected:
-        if scenario.location not in results:
-            why = missing.get(scenario.location) or _unreported(setup_error)
-            missing[scenario.location] = why
-            results[scenario.location] = _placeholder(scenario, why)
-    feature_order = list(dict.fromkeys([*listing.features, *headers]))
-    features = _assemble(results, headers, backgrounds, listing, feature_order)
+    _carry_run_files(sets, dest)
+    parts = [part for part in map(_part, sets) if part is not None]
+    found = [s.feature_file for part in parts for s in part.result.scenarios]
+    feature_order = list(dict.fromkeys([*listing.features, *found]))
+    result = merge_results(
+        parts,
+        [planned(scenario, listing) for scenario in expected],
+        missing,
+        feature_order=feature_order,
+        junit_names={
+            file: header["junit"] for file, header in listing.features.items() if "junit" in header
+        },
+        dest=dest,
+        wall_seconds=wall_seconds,
+        interrupted=interrupted,
+    )
     _move_artefacts(sets, dest, move)
-    (dest / BEHAVE_JSON).write_text(json.dumps(features, indent=2) + "\n", "utf-8")
-    _merge_junit(sets, dest, features, listing, missing)
-    setup_junit = setup_error.folder / JUNIT_DIR / SETUP_JUNIT if setup_error else None
-    if setup_junit is not None and setup_junit.is_file():
-        shutil.copyfile(setup_junit, dest / JUNIT_DIR / SETUP_JUNIT)
-    _merge_html(sets, dest, features, listing, missing, feature_order)
-    return summary.write_summary(dest, wall_seconds)
+    result = _with_placeholder_artefacts(result, dest)
+    _merge_behave_json(sets, dest, listing, result, feature_order)
+    _merge_html(sets, dest, result, feature_order)
+    return write_reports(result, dest)
+
+
+def _with_placeholder_artefacts(result: RunResult, dest: Path) -> RunResult:
+    """A scenario without a result of its own whose artefacts were saved for it (a worker that
+    died leaves its output there) points at them."""
+    scenarios = []
+    for scenario in result.scenarios:
+        folder = artefact_dir(dest, scenario.feature_file, scenario.name)
+        if scenario.artefacts is None and not scenario.steps_ran and folder.is_dir():
+            scenario = replace(scenario, artefacts=folder.relative_to(dest).as_posix())
+        scenarios.append(scenario)
+    return replace(result, scenarios=tuple(scenarios))
+
+
+def _part(report_set: ReportSet) -> Part | None:
+    """A set's result, or None when it left none (its scenarios get placeholders)."""
+    try:
+        result = RunResult.read(report_set.folder)
+    except ResultError:
+        return None
+    return Part(result, report_set.scenarios, report_set.written_at)
+
+
+def planned(scenario: PlannedScenario, listing: Listing) -> Planned:
+    """What the listing knows of a planned scenario, for a placeholder."""
+    header = listing.features.get(scenario.feature_file) or {}
+    element = scenario.element
+    tags = [*header.get("tags", []), *element.get("tags", [])]
+    return Planned(
+        location=scenario.location,
+        name=scenario.name,
+        feature=header.get("name", ""),
+        tags=tuple(dict.fromkeys(tags)),
+        steps=tuple(
+            (step.get("keyword", ""), step.get("name", "")) for step in element.get("steps", [])
+        ),
+    )
 
 
 def merge_request(request: MergeRequest) -> dict[str, Any]:
@@ -134,6 +182,7 @@ def merge_request(request: MergeRequest) -> dict[str, Any]:
         missing=request.missing,
         move=True,
         wall_seconds=request.wall_seconds,
+        interrupted=request.interrupted,
     )
 
 
@@ -167,7 +216,7 @@ def merge_shards(folders: Sequence[Path], dest: Path) -> dict[str, Any]:
         absent = sorted(set(range(1, count + 1)) - {s.index for s in shard_list if s})
         expected = list(listing.scenarios)
         reason = Missing(
-            "error",
+            "errored",
             "not run: the reports of shard(s) "
             + ", ".join(f"{k}/{count}" for k in absent)
             + " are missing",
@@ -195,11 +244,12 @@ def merge_shards(folders: Sequence[Path], dest: Path) -> dict[str, Any]:
     return result
 
 
-def read_results(
+def _behave_records(
     sets: Sequence[ReportSet],
 ) -> tuple[dict[str, dict], dict[str, dict], dict[str, dict[str, dict]]]:
-    """Scenario elements by location (status repaired), feature headers and Backgrounds by
-    feature file, from the sets' behave.json; a set whose behave.json is unreadable adds none."""
+    """behave's own records in the sets' behave.json: scenario elements by location, feature
+    headers and Backgrounds by feature file (a set whose behave.json is unreadable adds none).
+    Only behave.json's own merge reads them; every verdict comes from the result."""
     results: dict[str, dict] = {}
     headers: dict[str, dict] = {}
     backgrounds: dict[str, dict[str, dict]] = {}
@@ -215,29 +265,18 @@ def read_results(
                 if element.get("type") == "background":
                     kept = {k: v for k, v in element.items() if k != "status"}
                     backgrounds.setdefault(file, {}).setdefault(element["location"], kept)
-        for location, element in summary.scenario_results(features).items():
-            if report_set.owns(location) and location not in results:
-                results[location] = element
+                elif element.get("type") == "scenario" and report_set.owns(element["location"]):
+                    results.setdefault(element["location"], element)
     return results, headers, backgrounds
 
 
-def _carry_run_files(sets: Sequence[ReportSet], dest: Path) -> ReportSet | None:
-    """run-info.json from the first set that has one; setup-error.txt likewise, returning the
-    set it came from (None when every set started)."""
+def _carry_run_files(sets: Sequence[ReportSet], dest: Path) -> None:
+    """run-info.json and setup-error.txt from the first set that has each."""
     for name in (RUN_INFO, SETUP_ERROR):
         (dest / name).unlink(missing_ok=True)
         source = next((s for s in sets if (s.folder / name).is_file()), None)
         if source is not None:
             shutil.copyfile(source.folder / name, dest / name)
-    return next((s for s in sets if (s.folder / SETUP_ERROR).is_file()), None)
-
-
-def _unreported(setup_error: ReportSet | None) -> Missing:
-    if setup_error is not None:
-        text = (setup_error.folder / SETUP_ERROR).read_text("utf-8", errors="replace").strip()
-        first = (text.splitlines() or ["setup error"])[0]
-        return Missing("error", f"not run: the run could not start ({first})")
-    return Missing("error", "no report of this scenario was found (its worker left none)")
 
 
 def _check_same_subject(folders: Sequence[Path]) -> None:
@@ -246,9 +285,11 @@ def _check_same_subject(folders: Sequence[Path]) -> None:
     seen: dict[str, list[str]] = {}
     for folder in folders:
         try:
-            about = json.loads((folder / RUN_INFO).read_text("utf-8"))
-        except (OSError, ValueError):
-            continue  # a shard that could not start has none; its setup error says why
+            about = RunResult.read(folder).settings
+        except ResultError:
+            continue  # a shard that left no result: its scenarios are reported missing
+        if not about:
+            continue  # a shard that could not start knows none; its setup error says why
         subject = json.dumps(
             [
                 about.get("plugin", {}).get("name"),
@@ -265,14 +306,42 @@ def _check_same_subject(folders: Sequence[Path]) -> None:
         )
 
 
-def _placeholder(scenario: PlannedScenario, why: Missing) -> dict[str, Any]:
-    element = copy.deepcopy(scenario.element)
-    element["status"] = why.status
+def _merge_behave_json(
+    sets: Sequence[ReportSet],
+    dest: Path,
+    listing: Listing,
+    result: RunResult,
+    feature_order: list[str],
+) -> None:
+    """behave.json of the merged run: behave's records of the scenarios, and for one no set
+    recorded an element from the listing, with its status in the result."""
+    elements, headers, backgrounds = _behave_records(sets)
+    by_location = {scenario.location: scenario for scenario in listing.scenarios}
+    for scenario in result.scenarios:
+        element = elements.get(scenario.location)
+        if element is None:
+            plan = by_location.get(scenario.location)
+            if plan is None:
+                continue
+            elements[scenario.location] = _placeholder(plan.element, scenario)
+        elif not element.get("status"):
+            # behave 1.3 left the status of a Rule's last scenario on the next Background.
+            element["status"] = scenario.behave_status or _behave(scenario.status)
+    features = _assemble(elements, headers, backgrounds, listing, feature_order)
+    (dest / BEHAVE_JSON).write_text(json.dumps(features, indent=2) + "\n", "utf-8")
+
+
+def _behave(status: str) -> str:
+    return _BEHAVE_STATUS.get(status, status)
+
+
+def _placeholder(element: dict[str, Any], scenario: ScenarioResult) -> dict[str, Any]:
+    element = copy.deepcopy(element)
+    element["status"] = _behave(scenario.status)
     for number, step in enumerate(element.get("steps", [])):
         step["result"] = {"status": "untested", "duration": 0}
-        if number == 0:
-            # summary.json takes a scenario's message from its steps; no step failed here.
-            step["result"]["error_message"] = why.message
+        if number == 0 and scenario.message:
+            step["result"]["error_message"] = scenario.message
     return element
 
 
@@ -330,192 +399,27 @@ def _move_artefacts(sets: Sequence[ReportSet], dest: Path, move: bool) -> None:
                 shutil.copytree(folder, target)
 
 
-def _artefact_files(dest: Path, feature_file: str, name: str) -> list[Path]:
-    folder = artefact_dir(dest, feature_file, name)
-    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
-
-
-def _merge_junit(
-    sets: Sequence[ReportSet],
-    dest: Path,
-    features: list[dict],
-    listing: Listing,
-    missing: Mapping[str, Missing],
-) -> None:
-    """One JUnit file per feature, named and its cases classed as a serial run names them."""
-    suites: dict[str, ElementTree.Element] = {}  # per feature file: timestamp, hostname
-    cases: dict[str, ElementTree.Element] = {}  # per scenario location
-    for report_set in sets:
-        for path in sorted((report_set.folder / JUNIT_DIR).glob("*.xml")):
-            try:
-                suite = ElementTree.parse(path).getroot()
-            except (OSError, ElementTree.ParseError):
-                continue
-            for case in suite.iter("testcase"):
-                scenario = _scenario_of(case, suite, report_set, listing)
-                if scenario is None or scenario.location in cases:
-                    continue
-                _rewrite_paths(case, report_set.written_at, dest)
-                cases[scenario.location] = case
-                first = suites.setdefault(scenario.feature_file, suite)
-                if suite.get("timestamp", "") < first.get("timestamp", ""):
-                    first.set("timestamp", suite.get("timestamp", ""))
-    out_dir = dest / JUNIT_DIR
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for old in out_dir.glob("*.xml"):
-        old.unlink()
-    for feature in features:
-        file = _file_of(feature["location"])
-        basename = (listing.features.get(file) or {}).get("junit") or _junit_name(file)
-        classname = f"{_suite_stem(basename)}.{feature.get('name', '')}"
-        ordered = []
-        for element in feature["elements"]:
-            if element.get("type") != "scenario":
-                continue
-            case = cases.get(element["location"])
-            if case is None and element["location"] not in missing:
-                if element.get("status") == "skipped":
-                    continue  # skipped (a promise not claimed) under --no-skipped: no case
-                case = _placeholder_case(element, dest, missing)
-            elif case is None:
-                case = _placeholder_case(element, dest, missing)
-            case.set("classname", classname)
-            ordered.append(case)
-        if ordered:  # as behave writes no file for a feature whose scenarios were all skipped
-            _write_suite(out_dir / basename, suites.get(file), classname, ordered)
-
-
-def _scenario_of(
-    case: ElementTree.Element,
-    suite: ElementTree.Element,
-    report_set: ReportSet,
-    listing: Listing,
-) -> PlannedScenario | None:
-    """The planned scenario a test case reports: same name, and its suite names its feature
-    (a worker names files and classes after its ``file:line``, not as the serial run would)."""
-    for scenario in listing.scenarios:
-        if scenario.name != case.get("name") or not report_set.owns(scenario.location):
-            continue
-        feature_name = (listing.features.get(scenario.feature_file) or {}).get("name", "")
-        if suite.get("name", "").endswith(f".{feature_name}"):
-            return scenario
-    return None
-
-
-def _placeholder_case(
-    element: dict, dest: Path, missing: Mapping[str, Missing]
-) -> ElementTree.Element:
-    why = missing.get(element["location"]) or Missing(
-        element["status"], "no JUnit record of this scenario was found"
-    )
-    case = ElementTree.Element("testcase")
-    case.set("name", element["name"])
-    case.set("status", why.status)
-    case.set("time", "0")
-    if why.status != "untested":
-        error = ElementTree.SubElement(case, "error")
-        error.set("type", "NoResult")
-        error.set("message", why.message)
-        error.text = why.message
-    files = _artefact_files(dest, _file_of(element["location"]), element["name"])
-    out = ElementTree.SubElement(case, "system-out")
-    out.text = "\n".join([why.message, *(f"[[ATTACHMENT|{path}]]" for path in files)]) + "\n"
-    return case
-
-
-def _write_suite(
-    path: Path,
-    template: ElementTree.Element | None,
-    name: str,
-    cases: list[ElementTree.Element],
-) -> None:
-    suite = ElementTree.Element("testsuite")
-    if template is not None:
-        suite.attrib.update(template.attrib)
-    suite.set("name", name)
-    suite.set("tests", str(len(cases)))
-    suite.set("errors", str(sum(case.find("error") is not None for case in cases)))
-    suite.set("failures", str(sum(case.find("failure") is not None for case in cases)))
-    suite.set("skipped", str(sum(case.find("skipped") is not None for case in cases)))
-    suite.set("time", str(round(sum(float(case.get("time") or 0) for case in cases), 6)))
-    for case in cases:
-        for element in case:
-            if element.tag in _TEXT_ELEMENTS and element.text:
-                # Written back as CDATA, as behave writes it (it adds a newline either side).
-                text = element.text.removeprefix("\n").removesuffix("\n")
-                element.text = None
-                element.append(CDATA(text))
-        suite.append(case)
-    with path.open("wb") as handle:
-        ElementTreeWithCDATA(suite).write(handle, "UTF-8")
-
-
-def _rewrite_paths(case: ElementTree.Element, written_at: Path, dest: Path) -> None:
-    """Attachment lines name absolute paths: point them at the merged artefacts folder."""
-    old, new = f"{written_at}/{ARTEFACTS_DIR}/", f"{dest}/{ARTEFACTS_DIR}/"
-    if old == new:
-        return
-    for element in case.iter():
-        if element.text:
-            element.text = element.text.replace(old, new)
-        if "message" in element.attrib:
-            element.set("message", element.get("message", "").replace(old, new))
-
-
 def _merge_html(
-    sets: Sequence[ReportSet],
-    dest: Path,
-    features: list[dict],
-    listing: Listing,
-    missing: Mapping[str, Missing],
-    feature_order: list[str],
+    sets: Sequence[ReportSet], dest: Path, result: RunResult, feature_order: list[str]
 ) -> None:
+    """report.html from the parts' models and the merged result; a scenario no model holds
+    (its worker died, the run was interrupted first, its shard is missing) is built from the
+    result, with why and its artefacts."""
     models = []
     for report_set in sets:
         try:
             model = html_model.read_model(report_set.folder / HTML_MODEL)
         except (OSError, ValueError, KeyError):
-            continue  # rebuilt below from behave.json, like any scenario without a model
+            continue  # rebuilt below from the result, like any scenario without a model
         html_model.keep_scenarios(model, report_set.owns)
         models.append(model)
     model = html_model.merge_models(models, feature_order) if models else html_model.default_model()
-    shown = {
-        (scenario.location.filename, scenario.location.line)
-        for feature in model.features
-        for scenario in feature.scenarios
-    }
-    by_file = {feature.location.filename: feature for feature in model.features}
-    for feature in features:
-        file = _file_of(feature["location"])
-        for element in feature["elements"]:
-            if element.get("type") != "scenario":
-                continue
-            if (file, _line_of(element["location"])) in shown:
-                continue
-            holder = by_file.get(file)
-            if holder is None:
-                holder = by_file[file] = html_model.feature_from_header(feature)
-                model.features.append(holder)
-            why = missing.get(element["location"])
-            files = _artefact_files(dest, file, element["name"])
-            links = [
-                [quote(Path(os.path.relpath(path, dest)).as_posix()), str(path.name)]
-                for path in files
-            ]
-            html_model.scenario_from_element(holder, element, why and why.message, links)
+    add_missing(model.features, result, dest)
     rank = {name: index for index, name in enumerate(feature_order)}
     model.features.sort(key=lambda f: rank.get(f.location.filename, len(rank)))
     html_model.renumber(model)
     html_model.write_model(model, dest / HTML_MODEL)
-    html_model.render(model, dest / HTML_REPORT)
-
-
-def _junit_name(feature_file: str) -> str:
-    return f"TESTS-{Path(feature_file).stem}.xml"
-
-
-def _suite_stem(basename: str) -> str:
-    return basename.removeprefix("TESTS-").removesuffix(".xml")
+    html_model.render(model, dest / HTML_REPORT, result)
 
 
 def _file_of(location: str) -> str:
@@ -546,8 +450,8 @@ def main(argv: list[str] | None = None) -> int:
     except MergeError as exc:
         print(f"merge-reports: {exc}", file=sys.stderr)
         return 2
-    counts = ", ".join(f"{totals[name]} {name}" for name in summary.VERDICTS)
-    print(f"[merge-reports] {totals['scenarios']} scenarios merged into {into}: {counts}")
+    line = closing_line(totals)
+    print(f"[merge-reports] {totals['scenarios']} scenarios merged into {into}: {line}")
     return 0
 
 

@@ -1,68 +1,73 @@
 """The verdicts of a report set as Markdown: ``hermetic summary REPORTS``, for a CI run's page.
 
 GitHub Actions shows what a step appends to ``$GITHUB_STEP_SUMMARY``; GitLab shows the job log.
-Read from ``summary.json`` (:mod:`hermetic.reporting.summary`): the totals, what was tested, each
-promise's verdict and every scenario that failed, with its message and artefact folder.
+A view of the run's result (:mod:`hermetic.reporting.result`): the closing line, what was
+tested, each promise's verdict and every scenario that failed, was explained or interrupted,
+with its headline and artefact folder.
 
-Standard library only, like the summary it reads.
+Standard library only, like the result it reads.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
+from hermetic.reporting.closing import closing_line
+from hermetic.reporting.result import (
+    ERRORED,
+    FAILED,
+    HERMES_DEFECT,
+    INTERRUPTED,
+    KNOWN,
+    RunResult,
+)
 
-from hermetic.reporting.layout import SUMMARY_JSON
-
-#: Failed scenarios listed in full; the rest are counted (a page must stay readable).
+#: Scenarios listed in full; the rest are counted (a page must stay readable).
 MAX_FAILURES = 30
-_MARK = {"passed": "✅", "failed": "❌", "errored": "❌", "not run": "➖", "not claimed": "➖"}
+_MARK = {
+    "passed": "✅",
+    "failed": "❌",
+    "errored": "❌",
+    "interrupted": "⏹️",
+    "known": "⚠️",
+    "hermes-defect": "⚠️",
+    "not run": "➖",
+    "not claimed": "➖",
+}
+_LISTED = (FAILED, ERRORED, INTERRUPTED, HERMES_DEFECT, KNOWN)
 
 
-def load_summary(reports: Path) -> dict[str, Any]:
-    """The ``summary.json`` of the report folder ``reports`` (or the file itself)."""
-    path = reports / SUMMARY_JSON if reports.is_dir() else reports
-    return json.loads(path.read_text("utf-8"))
-
-
-def markdown(summary: dict[str, Any]) -> str:
+def markdown(result: RunResult) -> str:
     """The verdicts as a Markdown section: headline, what was tested, promises, failures."""
-    totals = summary.get("totals", {})
-    bad = totals.get("failed", 0) + totals.get("errored", 0)
-    verdict = "❌ failed" if bad or not totals.get("scenarios") else "✅ passed"
+    totals = result.totals()
+    failed = result.failed or not result.ran_any
+    verdict = "❌ failed" if failed else ("⏹️ interrupted" if result.interrupted else "✅ passed")
     lines = [
         f"## hermetic: {verdict}",
         "",
-        f"{totals.get('passed', 0)} passed, {totals.get('failed', 0)} failed, "
-        f"{totals.get('errored', 0)} errored, {totals.get('skipped', 0)} skipped "
-        f"({totals.get('scenarios', 0)} scenarios)",
+        f"{closing_line(totals)} ({totals['scenarios']} scenarios)",
     ]
-    run = summary.get("run")
+    run = result.settings
     if run:
-        plugin, hermes = run.get("plugin", {}), run.get("hermes", {})
+        plugin, hermes = run.get("plugin") or {}, run.get("hermes") or {}
         revision = f" at {plugin['revision']}" if plugin.get("revision") else ""
-        lines += [
-            "",
-            f"Plugin `{plugin.get('name')}`{revision} on Hermes {hermes.get('version')}",
-        ]
-    promises = summary.get("promises") or {}
+        lines += ["", f"Plugin `{plugin.get('name')}`{revision} on Hermes {hermes.get('version')}"]
+    promises = result.promise_verdicts()
     if promises:
         lines += ["", "| promise | verdict |", "| --- | --- |"]
         for name, state in sorted(promises.items()):
             lines.append(f"| {name} | {_MARK.get(state, '')} {state} |")
-    failures = [
-        row for row in summary.get("scenarios", []) if row.get("status") in ("failed", "errored")
-    ]
-    if failures:
-        lines += ["", "| failed scenario | message | artefacts |", "| --- | --- | --- |"]
-        for row in failures[:MAX_FAILURES]:
+    listed = [row for status in _LISTED for row in result.rows() if row.status == status]
+    if listed:
+        lines += ["", "| scenario | status | message | artefacts |", "| --- | --- | --- | --- |"]
+        for row in listed[:MAX_FAILURES]:
+            message = row.message or ""
+            if row.explanation:
+                message = f"{message} ({row.explanation})"
             lines.append(
-                f"| {_cell(row.get('feature', ''))} / {_cell(row.get('name', ''))} "
-                f"| {_cell(row.get('message') or '')} | {_cell(row.get('artefacts') or '')} |"
+                f"| {_cell(row.feature)} / {_cell(row.name)} | {row.status} "
+                f"| {_cell(message)} | {_cell(row.artefacts or '')} |"
             )
-        if len(failures) > MAX_FAILURES:
-            lines.append(f"\n… and {len(failures) - MAX_FAILURES} more (see summary.json)")
+        if len(listed) > MAX_FAILURES:
+            lines.append(f"\n… and {len(listed) - MAX_FAILURES} more (see summary.json)")
     return "\n".join(lines) + "\n"
 
 
@@ -70,3 +75,6 @@ def _cell(text: str) -> str:
     """One table cell: a single line, no pipe to break the table, bounded."""
     line = " ".join(str(text).split()).replace("|", "\\|")
     return line if len(line) <= 200 else line[:199] + "…"
+
+
+__all__ = ["markdown"]

@@ -1,5 +1,4 @@
-"""Running the suite: behave with every report, in one process or spread over workers.
-
-Standard library only (behave runs as a subprocess), so ``tools/run.py`` can use it before the
-suite's virtual environment exists.
+"""Running the suite: a run planned once (:mod:`.start`), behave with every report in one process
+or spread over workers (:mod:`.acceptance`, :mod:`.parallel`), the release matrix, and one
+exit status for all of them (:mod:`.exit_status`).
 """

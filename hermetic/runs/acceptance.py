@@ -1,69 +1,74 @@
 """One acceptance run: behave with every report, the summary, and the closing line.
 
-Every run writes, in its reports folder: ``junit/*.xml``, ``behave.json``, ``report.html``,
+Every run writes, in its reports folder: ``plan.json`` (the run's plan, before it starts),
+``junit/*.xml``, ``behave.json``, ``report.html``,
 ``summary.json``, ``run-info.json``, ``durations.json`` and, per failed scenario,
 ``artefacts/<feature>/<scenario>/``; a parallel run (``jobs`` > 1) or a CI shard also
-``plan.json`` and ``html-model.json``, which ``merge-reports`` needs. The closing line is
-``N passed, N failed`` (CI reads it as pytest's), and a run passes only if behave passed and at
-least one scenario ran. A failure explained by hermetic.known (Hermes' own defect, the plugin's
-baseline) is counted apart (``, 1 known``) and does not fail the run; a stale baseline entry does.
+``share.json`` and ``html-model.json``, which ``merge-reports`` needs. Every report is a view of
+the run's result (``result.json``, :mod:`hermetic.reporting.result`), written at the end of the
+behave process (or by the merge of a parallel run). The closing line is ``N passed, N failed``
+(CI reads it as pytest's; :mod:`hermetic.reporting.closing`), and a run passes only if behave
+passed and at least one scenario ran. A failure explained by hermetic.known (Hermes' own
+defect, the plugin's baseline) is counted apart (``, 1 known``) and does not fail the run; a
+stale baseline entry does.
 """
 
 from __future__ import annotations
 
-import json
 import shutil
-import time
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hermetic.isolation.netns.confinement import prepare
-from hermetic.known.explained import CLOSING_NAMES, EXPLAINED, stale_entries
-from hermetic.reporting import layout, summary
+from hermetic.isolation.netns.confinement import Confinement
+from hermetic.known.explained import stale_entries
+from hermetic.plan.request import PLAN_FILE, PLAN_KEY
+from hermetic.reporting import layout
+from hermetic.reporting.closing import closing_line
+from hermetic.reporting.result import EXPLAINED, ResultError, RunResult
 from hermetic.runs import durations
 from hermetic.runs.child_steps import INTERRUPTS, run_step, say
-from hermetic.runs.shards import Shard
+
+if TYPE_CHECKING:
+    from hermetic.plan.model import RunPlan
 
 
 @dataclass
 class Outcome:
-    """How a run ended: behave's exit code, the scenario counts, and what went wrong."""
+    """How a run ended: behave's exit code, the run's result, and what went wrong."""
 
     code: int = 0
-    passed: int = 0
-    failed: int = 0
-    skipped: int = 0
+    result: RunResult | None = None
     problems: list[str] = field(default_factory=list)
-    #: Explained failures by status (hermetic.known): neither passed nor failed.
-    explained: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
-    def closing_line(self) -> str:
-        line = f"{self.passed} passed, {self.failed} failed"
-        for status in EXPLAINED:
-            if self.explained.get(status):
-                line += f", {self.explained[status]} {CLOSING_NAMES[status]}"
-        return line + (f", {self.skipped} skipped" if self.skipped else "")
+    def totals(self) -> dict[str, int]:
+        """Scenarios per status (empty when the run left no result)."""
+        return self.result.totals() if self.result is not None else {}
+
+    @property
+    def passed(self) -> int:
+        return self.totals().get("passed", 0)
+
+    def closing_line(self, extra_failures: int = 0) -> str:
+        return closing_line(self.totals(), extra_failures)
 
 
-#: report.html's formatter, named by its class so no behave configuration has to register it.
-HTML_FORMATTER = "behave_html_pretty_formatter:PrettyHTMLFormatter"
-#: Its settings: open on the verdict and each feature's description (living documentation),
-#: with the run's totals even when only one feature ran (e.g. --tags=@smoke).
-HTML_SETTINGS = {
-    "title_string": "hermetic — Hermes plugin acceptance",
-    "show_summary": "true",
-    "global_summary": "true",
-}
+#: report.html's formatter and its settings (hermetic.reporting.layout).
+HTML_FORMATTER = layout.HTML_FORMATTER
+HTML_SETTINGS = layout.HTML_SETTINGS
 
 
 def report_arguments(reports: Path) -> list[str]:
-    """behave options writing every report in one run; each --format takes the next --outfile."""
+    """behave options writing every report in one run; each --format takes the next --outfile.
+
+    No ``--junit``: the JUnit files are written from the run's result, as every other report
+    (the hooks' result recorder writes them beside report.html when behave ends).
+    """
     return [
         "--format=pretty",
         "--outfile=-",  # the console, as a plain `behave` prints it
@@ -75,8 +80,6 @@ def report_arguments(reports: Path) -> list[str]:
             f"--define=behave.formatter.html-pretty.{key}={value}"
             for key, value in HTML_SETTINGS.items()
         ),
-        "--junit",
-        f"--junit-directory={reports / layout.JUNIT_DIR}",
     ]
 
 
@@ -90,133 +93,88 @@ def clear_reports(reports: Path) -> None:
     for name in (
         layout.BEHAVE_JSON,
         layout.HTML_REPORT,
+        layout.RESULT_JSON,
         layout.SUMMARY_JSON,
         layout.RUN_INFO,
         layout.SETUP_ERROR,
-        layout.PLAN_JSON,
+        layout.SHARE_JSON,
         layout.HTML_MODEL,
+        PLAN_FILE,
     ):
         (reports / name).unlink(missing_ok=True)
     for folder in (layout.ARTEFACTS_DIR, layout.PARALLEL_DIR):
         shutil.rmtree(reports / folder, ignore_errors=True)
 
 
-def scenario_counts(junit_dir: Path) -> tuple[int, int, int]:
-    """(passed, failed, skipped) scenarios from behave's JUnit files.
-
-    A scenario an interrupted run never reached is written as a bare test case with
-    ``status="untested"``: it counts as skipped, not passed. A run that could not start has one
-    errored case (``TESTS-hermetic-setup.xml``): it counts as failed. An explained failure
-    (``status="known"``, ``"hermes-defect"``) is none of the three (:func:`explained_counts`).
-    """
-    passed = failed = skipped = 0
-    for report in sorted(junit_dir.glob("*.xml")):
-        for case in ElementTree.parse(report).getroot().iter("testcase"):
-            if case.get("status") in EXPLAINED:
-                continue
-            if case.find("failure") is not None or case.find("error") is not None:
-                failed += 1
-            elif case.find("skipped") is not None or case.get("status", "passed") != "passed":
-                skipped += 1
-            else:
-                passed += 1
-    return passed, failed, skipped
-
-
-def explained_counts(junit_dir: Path) -> dict[str, int]:
-    """Explained failures (hermetic.known) by status, from the rewritten JUnit cases."""
-    counts: dict[str, int] = {}
-    for report in sorted(junit_dir.glob("*.xml")):
-        for case in ElementTree.parse(report).getroot().iter("testcase"):
-            status = case.get("status")
-            if status in EXPLAINED:
-                counts[status] = counts.get(status, 0) + 1
-    return counts
-
-
 def _count(outcome: Outcome, reports: Path, step: str = "behave") -> None:
-    """Fill in the counts from the run's reports; judge behave's exit status and the baseline.
+    """Read the run's result; judge behave's exit status and the baseline.
 
     behave exits 1 when a scenario failed, explained or not: a run whose every failure is
     explained passes, unless a baseline entry is stale (named, one line each).
     """
-    junit = reports / layout.JUNIT_DIR
-    outcome.passed, outcome.failed, outcome.skipped = scenario_counts(junit)
-    outcome.explained = explained_counts(junit)
-    explained_only = outcome.code == 1 and outcome.failed == 0 and any(outcome.explained.values())
+    try:
+        outcome.result = RunResult.read(reports)
+    except ResultError as exc:
+        say(f"no result of the run: {exc}")
+        # A green run must come with its reports.
+        outcome.problems.append(f"{step} (exit {outcome.code}), no result.json")
+        return
+    result = outcome.result
+    explained_only = (
+        outcome.code == 1
+        and not result.failed
+        and any(s.status in EXPLAINED for s in result.scenarios)
+    )
     if outcome.code != 0 and not explained_only:
         outcome.problems.append(f"{step} (exit {outcome.code})")
-    try:
-        written = json.loads((reports / layout.SUMMARY_JSON).read_text("utf-8"))
-    except (OSError, ValueError):
-        return
-    outcome.problems += stale_entries(written.get("baseline", []))
+    outcome.problems += stale_entries(result.baseline())
 
 
 def run_acceptance(
-    python: str | Path,
-    reports: Path,
-    args: Sequence[str] = (),
-    cwd: Path | None = None,
-    env: Mapping[str, str] | None = None,
-    *,
-    jobs: int = 1,
-    shard: Shard | None = None,
-    durations_file: Path | None = None,
+    python: str | Path, plan: RunPlan, env: Mapping[str, str] | None = None
 ) -> Outcome:
-    """Run behave (``python -m behave ARGS``) with every report into ``reports``; count.
+    """Run the planned suite with every report into ``plan.reports``; count.
 
-    Every install happens first, outside; behave then runs in a network namespace of its own
-    with only ``lo`` where one can be made (:mod:`hermetic.isolation.netns.confinement`).
+    The plan was resolved (every install made) and written beside the reports by
+    :func:`hermetic.runs.start.start`; each behave process reads it (``-D plan=PATH``) and
+    runs in a network namespace of its own with only ``lo`` where one can be made
+    (:mod:`hermetic.isolation.netns.confinement`).
 
-    ``jobs`` > 1 or a ``shard`` spread the scenarios over that many behave processes
-    (:mod:`hermetic.runs.parallel`, planned with ``durations_file``, default
-    ``<reports>/durations.json``) and merge their reports into the same shape; ``jobs`` 1
-    without a shard is one plain behave process.
+    A plan spread over several jobs or a CI shard runs in that many behave processes
+    (:mod:`hermetic.runs.parallel`) whose reports are merged into the same shape; otherwise
+    one plain behave process runs it.
     """
-    reports.mkdir(parents=True, exist_ok=True)
-    clear_reports(reports)
-    started = time.monotonic()
-    serial = jobs <= 1 and shard is None
-    if serial:
-        # Every install first, outside; then behave in a network namespace of its own.
-        confinement = prepare(Path(python), args, cwd, env, say)
-        command = [str(python), "-m", "behave", *report_arguments(reports), *args]
+    reports, suite = plan.reports, plan.suite
+    assert reports is not None and suite is not None, "a runner's plan has reports and a suite"
+    confinement = Confinement(Path(python), plan.settings.isolation.reason)
+    say(confinement.headline())
+    if plan.spread.serial:
+        command = [
+            str(python),
+            "-m",
+            "behave",
+            *report_arguments(reports),
+            *suite.behave_args,
+            f"--define={PLAN_KEY}={reports / PLAN_FILE}",
+        ]
         code = run_step(
-            "acceptance", confinement.command(command), cwd=cwd, env=confinement.env(env)
+            "acceptance", confinement.command(command), cwd=suite.cwd, env=confinement.env(env)
         )
     else:
         # Imported here: the parallel runner builds its workers' options from this module.
-        from hermetic.runs.parallel import Options, run_parallel
+        from hermetic.runs.parallel import run_parallel
 
-        where = f", shard {shard}" if shard else ""
-        say(f"acceptance: {jobs} behave workers{where}: behave {' '.join(args)}")
-        code = run_parallel(
-            Options(
-                python=Path(python),
-                reports=reports,
-                jobs=jobs,
-                behave_args=list(args),
-                shard=shard,
-                durations_file=durations_file,
-                cwd=cwd or Path.cwd(),
-                env=env,
-            )
+        where = f", shard {plan.spread.shard}" if plan.spread.shard else ""
+        say(
+            f"acceptance: {plan.spread.jobs} behave workers{where}: "
+            f"behave {' '.join(suite.behave_args)}"
         )
+        code = run_parallel(Path(python), plan, env)
     outcome = Outcome(code)
-    try:
-        if serial:
-            written = summary.write_summary(reports, wall_seconds=time.monotonic() - started)
-            # Step time, not the whole scenario's as a parallel run records; enough to order.
-            durations.record(
-                reports / layout.DURATIONS_JSON, durations.measured_in_summary(written)
-            )
-        else:
-            json.loads((reports / layout.SUMMARY_JSON).read_text("utf-8"))  # the merge's
-    except (OSError, ValueError) as exc:
-        say(f"summary not written: cannot read {reports / layout.BEHAVE_JSON}: {exc}")
-        outcome.problems.append("no summary.json")  # a green run must come with its reports
     _count(outcome, reports)
+    if plan.spread.serial and outcome.result is not None:
+        # Step time, not the whole scenario's as a parallel run records; enough to order.
+        durations.record(reports / layout.DURATIONS_JSON, durations.measured_in(outcome.result))
     _check_ran(outcome)
     return outcome
 
@@ -248,7 +206,7 @@ def merge_reports(
 
 
 def _check_ran(outcome: Outcome) -> None:
-    if outcome.passed + outcome.failed + sum(outcome.explained.values()) == 0:
+    if outcome.result is not None and not outcome.result.ran_any:
         outcome.problems.append("behave ran no scenario")
     if INTERRUPTS:
         outcome.problems.append("interrupted")

@@ -6,7 +6,9 @@ behaviour changed.
 * ``badge.svg``: ``Hermes 0.16–0.22 | passing``, the span of the rows that ran;
 * when a column fails on a row after passing on an earlier one, the row where the behaviour
   changed, with the first differing line of the two runs' evidence: the failing scenario's
-  steps as each run's ``behave.json`` reports them (a passing scenario keeps no other evidence).
+  steps as each run's result records them (a passing scenario keeps no other evidence).
+
+Everything here is read from each row's run result (:mod:`hermetic.reporting.result`).
 
 Standard library only (``tools/run.py matrix`` writes them before any virtualenv exists); the
 badge is a few lines of SVG in shields.io's flat layout, so it needs no badge service.
@@ -22,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermetic import __version__
-from hermetic.reporting import layout
-from hermetic.runs.matrix_releases import folder_name, package_of, release_of, version_of
+from hermetic.reporting.result import RunResult
+from hermetic.runs.matrix_releases import package_of, release_of, version_of
 
 if TYPE_CHECKING:
     from hermetic.runs.matrix import ReleaseRun
@@ -44,7 +46,7 @@ class Change:
     failed_line: str
 
 
-def behaviour_changes(runs: Sequence[ReleaseRun], root: Path) -> list[Change]:
+def behaviour_changes(runs: Sequence[ReleaseRun]) -> list[Change]:
     """Per column, the first row that fails after one that passed (rows in version order)."""
     changes = []
     columns = sorted({name for run in runs for name in run.cells})
@@ -57,19 +59,15 @@ def behaviour_changes(runs: Sequence[ReleaseRun], root: Path) -> list[Change]:
             if cell.status == "passed":
                 last_passed = run
             elif cell.status == "failed" and last_passed is not None:
-                changes.append(_change(column, last_passed, run, root))
+                changes.append(_change(column, last_passed, run))
                 break
     return changes
 
 
-def _change(column: str, before: ReleaseRun, after: ReleaseRun, root: Path) -> Change:
-    after_folder, before_folder = (
-        root / folder_name(after.version),
-        root / folder_name(before.version),
-    )
-    scenario = _first_failing(_summary(after_folder), column)
-    failed_lines = _evidence(after_folder, scenario)
-    passed_lines = _evidence(before_folder, scenario)
+def _change(column: str, before: ReleaseRun, after: ReleaseRun) -> Change:
+    scenario = _first_failing(after.result, column)
+    failed_lines = _evidence(after.result, scenario)
+    passed_lines = _evidence(before.result, scenario)
     for index in range(max(len(failed_lines), len(passed_lines))):
         was = passed_lines[index] if index < len(passed_lines) else f"(not run on {before.version})"
         now = failed_lines[index] if index < len(failed_lines) else f"(not run on {after.version})"
@@ -78,46 +76,23 @@ def _change(column: str, before: ReleaseRun, after: ReleaseRun, root: Path) -> C
     return Change(column, before.version, after.version, scenario, "(same steps)", "(same steps)")
 
 
-def _summary(folder: Path) -> Mapping[str, Any]:
-    try:
-        return json.loads((folder / layout.SUMMARY_JSON).read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
-def _first_failing(summary: Mapping[str, Any], column: str) -> str:
-    for row in summary.get("scenarios", []):
+def _first_failing(result: RunResult | None, column: str) -> str:
+    for row in result.scenarios if result is not None else ():
         in_column = (
-            Path(str(row.get("feature_file", ""))).stem == column
-            or f"promise.{column}" in row.get("tags", [])
-            or (column == "isolation" and "isolation" in row.get("tags", []))
+            Path(row.feature_file).stem == column
+            or f"promise.{column}" in row.tags
+            or (column == "isolation" and "isolation" in row.tags)
         )
-        if in_column and row.get("status") in ("failed", "errored"):
-            return str(row.get("name", ""))
+        if in_column and row.broken:
+            return row.name
     return ""
 
 
-def _evidence(folder: Path, scenario: str) -> list[str]:
+def _evidence(result: RunResult | None, scenario: str) -> list[str]:
     """The scenario's steps in one run, one line each: keyword, text, status, first message line."""
-    try:
-        features = json.loads((folder / layout.BEHAVE_JSON).read_text("utf-8") or "[]")
-    except (OSError, ValueError):
-        return []
-    for feature in features:
-        for element in feature.get("elements", []):
-            if element.get("type") != "scenario" or element.get("name") != scenario:
-                continue
-            lines = []
-            for step in element.get("steps", []):
-                result = step.get("result", {})
-                message = result.get("error_message") or ""
-                if isinstance(message, list):
-                    message = "\n".join(message)
-                first = (message.strip().splitlines() or [""])[0]
-                line = f"{step.get('keyword', '')} {step.get('name', '')}: "
-                line += result.get("status", "untested") + (f" — {first}" if first else "")
-                lines.append(line)
-            return lines
+    for row in result.scenarios if result is not None else ():
+        if row.name == scenario:
+            return [step.line() for step in row.steps]
     return []
 
 
@@ -166,14 +141,12 @@ def verdict(runs: Sequence[ReleaseRun]) -> str:
 
 
 def manifest(
-    runs: Sequence[ReleaseRun], columns: Sequence[str], changes: Sequence[Change], reports: Path
+    runs: Sequence[ReleaseRun], columns: Sequence[str], changes: Sequence[Change]
 ) -> dict[str, Any]:
     """compatibility.json: what was tested, on what, and the verdicts."""
-    about: Mapping[str, Any] = {}
-    for run in runs:
-        about = _summary(reports / "matrix" / folder_name(run.version)).get("run", {})
-        if about:
-            break
+    about: Mapping[str, Any] = next(
+        (run.result.settings for run in runs if run.result and run.result.settings), {}
+    )
     return {
         "hermetic": __version__,
         "plugin": about.get("plugin"),
@@ -198,7 +171,7 @@ def manifest(
                 "failed": run.failed,
                 "explained": run.explained,
                 "verdicts": {name: cell.status for name, cell in sorted(run.cells.items())},
-                "hermes": _what_ran(reports / "matrix" / folder_name(run.version)),
+                "hermes": _what_ran(run.result),
             }
             for run in runs
         ],
@@ -206,10 +179,10 @@ def manifest(
     }
 
 
-def _what_ran(folder: Path) -> dict[str, Any] | None:
+def _what_ran(result: RunResult | None) -> dict[str, Any] | None:
     """The Hermes a row's run reported (distribution, its version, the ``--version`` line), or
     None for a row that never ran one: what was judged, not only what was asked for."""
-    hermes = _summary(folder).get("run", {}).get("hermes")
+    hermes = ((result.settings if result else None) or {}).get("hermes")
     if not isinstance(hermes, Mapping):
         return None
     keys = ("version", "distribution", "distribution_version", "version_line")
@@ -241,7 +214,7 @@ def write(
     runs: Sequence[ReleaseRun], columns: Sequence[str], changes: Sequence[Change], reports: Path
 ) -> None:
     """compatibility.json and badge.svg into ``reports``."""
-    data = manifest(runs, columns, changes, reports)
+    data = manifest(runs, columns, changes)
     (reports / COMPATIBILITY_JSON).write_text(json.dumps(data, indent=2) + "\n", "utf-8")
     colour = "#4c1" if data["verdict"] == "passing" else "#e05d44"
     (reports / BADGE_SVG).write_text(badge(f"Hermes {data['span']}", data["verdict"], colour))

@@ -15,7 +15,8 @@ import json
 import statistics
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+
+from hermetic.reporting.result import INTERRUPTED, NOT_RUN, RunResult
 
 FORMAT = "hermetic-durations/1"
 UNKNOWN_SECONDS = 1.0
@@ -61,16 +62,16 @@ def record(path: Path, measured: Mapping[str, float], previous: Path | None = No
     save(path, {**recorded, **load(path), **measured})
 
 
-def measured_in_summary(summary: Mapping[str, Any]) -> dict[str, float]:
-    """Step time per scenario from a serial run's summary.json (skipped ones left out).
+def measured_in(result: RunResult) -> dict[str, float]:
+    """Step time per scenario from a run's result (those not run or interrupted left out).
 
     Hooks and sandbox set-up are not in it, unlike a parallel worker's whole time; both order
     scenarios alike, which is all the record is for.
     """
     return {
-        key(row["feature_file"], row["name"]): float(row["duration_seconds"])
-        for row in summary.get("scenarios", [])
-        if row.get("status") != "skipped" and row.get("feature_file")
+        key(scenario.feature_file, scenario.name): scenario.duration_seconds
+        for scenario in result.scenarios
+        if scenario.status not in (*NOT_RUN, INTERRUPTED) and scenario.feature_file
     }
 
 

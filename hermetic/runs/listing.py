@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from hermetic.plan.selection import Listing
 
 #: The behave side of the listing (a formatter, and the dry run that uses it).
 LISTING_MODULE = "hermetic.integrations.behave.listing_formatter"
@@ -27,59 +27,6 @@ LISTING_MODULE = "hermetic.integrations.behave.listing_formatter"
 
 class ListingError(RuntimeError):
     """behave could not list the scenarios (bad arguments, a broken feature file, ...)."""
-
-
-@dataclass(frozen=True)
-class PlannedScenario:
-    """One scenario (or outline row) to run: where it is and what its report entry looks like."""
-
-    location: str  # features/x.feature:17 -- behave runs exactly this scenario or row
-    name: str
-    element: dict[str, Any]  # a behave-JSON scenario element without results
-
-    @property
-    def feature_file(self) -> str:
-        return self.location.rpartition(":")[0]
-
-    @property
-    def key(self) -> str:
-        """Stable across edits that move lines: how recorded durations are looked up."""
-        return f"{self.feature_file}::{self.name}"
-
-
-@dataclass(frozen=True)
-class Listing:
-    """The selected scenarios in run order, a behave-JSON header for each feature file, and
-    the arguments each worker gets (``ARGS`` without its paths) plus the user's sandbox root.
-    """
-
-    features: dict[str, dict[str, Any]]
-    scenarios: list[PlannedScenario]
-    worker_args: list[str] = field(default_factory=list)
-    sandbox_root: str = ""
-    console_formats: list[str] = field(default_factory=list)  # dropped: see parallel.py
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "features": self.features,
-            "scenarios": [scenario.element for scenario in self.scenarios],
-            "worker_args": self.worker_args,
-            "sandbox_root": self.sandbox_root,
-            "console_formats": self.console_formats,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Listing:
-        return cls(
-            features=dict(data["features"]),
-            scenarios=[
-                PlannedScenario(location=e["location"], name=e["name"], element=e)
-                for e in data["scenarios"]
-            ],
-            worker_args=list(data.get("worker_args", [])),
-            sandbox_root=str(data.get("sandbox_root", "")),
-            console_formats=list(data.get("console_formats", [])),
-        )
 
 
 def list_scenarios(

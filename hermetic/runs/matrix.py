@@ -12,7 +12,7 @@ first failing scenario and its message) or, for a release without the hook, one 
 Releases run side by side (each in its own process, with its share of the workers), so the
 machine stays busy while one release waits on a slow scenario. Standard library only.
 
-    python -m hermetic.runs.matrix one --version X --reports DIR --jobs N -- BEHAVE ARGS
+    python -m hermetic.runs.matrix one --version X --reports DIR --jobs N --base REQUEST
 """
 
 from __future__ import annotations
@@ -25,25 +25,38 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from hermetic.hermes.releases import unsupported_reason
-from hermetic.known.explained import EXPLAINED
+from hermetic.plan.model import Suite
+from hermetic.plan.request import RunRequest
 from hermetic.reporting import layout
+from hermetic.reporting.closing import closing_line
+from hermetic.reporting.result import (
+    BROKEN,
+    EXPLAINED,
+    PASSED,
+    STATUSES,
+    ResultError,
+    RunResult,
+    ScenarioResult,
+)
 from hermetic.runs import compatibility
 from hermetic.runs.child_steps import INTERRUPTS, forwarding_signals, say
 from hermetic.runs.matrix_releases import (
-    behave_defines,
     check_row,
     folder_name,
     is_build,
     release_of,
+    release_request,
     sort_key,
     version_of,
 )
 
 MATRIX_DIR = "matrix"
+#: The request every release's run is made from (hermetic.plan.request), in MATRIX_DIR.
+BASE_JSON = "request.json"
 MATRIX_JSON = "matrix.json"
 MATRIX_MD = "matrix.md"
 CONSOLE = "console.txt"
@@ -69,6 +82,10 @@ class ReleaseRun:
     seconds: float = 0.0
     cells: dict[str, Cell] = field(default_factory=dict)
     explained: int = 0  # failures that are Hermes' defects or in the baseline (hermetic.known)
+    #: Its scenarios per status (the closing line adds them up over every release).
+    totals: dict[str, int] = field(default_factory=dict)
+    #: The run's result (None: it left none); not in matrix.json, which has the cells.
+    result: RunResult | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -84,42 +101,44 @@ def parse_versions(text: str) -> list[str]:
     return sorted(dict.fromkeys(versions), key=sort_key)
 
 
-def cells_of(summary: Mapping) -> dict[str, Cell]:
-    """The cells of one release from its summary.json: per promise if the plugin declared
+def cells_of(result: RunResult) -> dict[str, Cell]:
+    """The cells of one release from its result: per promise if the plugin declared
     promises, else per feature file."""
-    rows = summary.get("scenarios", [])
-    declared = summary.get("run", {}).get("promises", "all") != "all"
+    rows = result.scenarios
+    declared = (result.settings or {}).get("promises", "all") != "all"
     if declared:
-        verdicts = summary.get("promises", {})
-        cells = {name: Cell(status) for name, status in verdicts.items()}
-        isolation = [row for row in rows if "isolation" in row.get("tags", [])]
+        cells = {name: Cell(status) for name, status in result.promise_verdicts().items()}
+        isolation = [row for row in rows if "isolation" in row.tags]
         if isolation:
             cells["isolation"] = _verdict(isolation)
         for name, cell in cells.items():
             if cell.status == "failed":
                 tag = f"promise.{name}" if name != "isolation" else "isolation"
-                cell.detail = _verdict([r for r in rows if tag in r.get("tags", [])]).detail
+                cell.detail = _verdict([r for r in rows if tag in r.tags]).detail
         return cells
-    by_feature: dict[str, list[Mapping]] = {}
+    by_feature: dict[str, list[ScenarioResult]] = {}
     for row in rows:
-        if row.get("feature_file"):
-            by_feature.setdefault(Path(row["feature_file"]).stem, []).append(row)
+        if row.feature_file:
+            by_feature.setdefault(Path(row.feature_file).stem, []).append(row)
     return {name: _verdict(feature_rows) for name, feature_rows in sorted(by_feature.items())}
 
 
-def _verdict(rows: Sequence[Mapping]) -> Cell:
-    failing = [row for row in rows if row.get("status") in ("failed", "errored")]
+def _verdict(rows: Sequence[ScenarioResult]) -> Cell:
+    failing = [row for row in rows if row.broken]
     if failing:
         first = failing[0]
-        return Cell("failed", f"{first['name']}: {first.get('message') or first['status']}")
-    explained = [row for row in rows if row.get("status") in EXPLAINED]
+        return Cell("failed", f"{first.name}: {first.message or first.status}")
+    explained = [row for row in rows if row.status in EXPLAINED]
     if explained:
         # Not the plugin's failure, not a pass either: the cell says which, and why.
         first = explained[0]
-        return Cell(first["status"], f"{first['name']}: {first.get('explanation', '')}")
-    passed = sum(row.get("status") == "passed" for row in rows)
+        return Cell(first.status, f"{first.name}: {first.explanation or ''}")
+    passed = sum(row.status == PASSED for row in rows)
     if passed:
         return Cell("passed", f"{passed} passed")
+    interrupted = [row for row in rows if row.status == "interrupted"]
+    if interrupted:
+        return Cell("interrupted", f"{interrupted[0].name}: {interrupted[0].message or ''}")
     return Cell("not run")
 
 
@@ -127,15 +146,22 @@ def run_matrix(
     python: str | Path,
     versions: Sequence[str],
     reports: Path,
-    behave_args: Sequence[str],
-    cwd: Path,
+    request: RunRequest,
+    suite: Suite,
     env: Mapping[str, str] | None,
     jobs: int,
     at_once: int = 2,
 ) -> list[ReleaseRun]:
     """Run every supported release (``at_once`` side by side, ``jobs`` workers shared), then
-    write the matrix into ``reports``; return each release's run."""
+    write the matrix into ``reports``; return each release's run. Each release's run is the
+    ``request`` with that release as its Hermes, planned in its own process
+    (:mod:`hermetic.runs.start`) into ``matrix/<release>/plan.json``."""
     root = reports / MATRIX_DIR
+    root.mkdir(parents=True, exist_ok=True)
+    base = root / BASE_JSON
+    base.write_text(
+        json.dumps({"request": asdict(request), "suite": suite.to_json()}, indent=1), "utf-8"
+    )
     runs = [
         ReleaseRun(
             version,
@@ -171,10 +197,10 @@ def run_matrix(
                             str(folder),
                             "--jobs",
                             str(per_release),
-                            "--",
-                            *behave_args,
+                            "--base",
+                            str(base),
                         ],
-                        cwd=cwd,
+                        cwd=suite.cwd,
                         env=dict(env) if env is not None else None,
                         stdin=subprocess.DEVNULL,
                         stdout=console,
@@ -190,7 +216,7 @@ def run_matrix(
                 run.seconds = round(time.monotonic() - started, 1)
                 _read_release(run, root / folder_name(run.version))
                 say(
-                    f"matrix: {run.version}: {run.passed} passed, {run.failed} failed "
+                    f"matrix: {run.version}: {closing_line(run.totals)} "
                     f"in {run.seconds:.0f}s (console: {root / folder_name(run.version) / CONSOLE})"
                 )
             time.sleep(0.2)
@@ -200,32 +226,35 @@ def run_matrix(
 
 def _read_release(run: ReleaseRun, folder: Path) -> None:
     try:
-        summary = json.loads((folder / layout.SUMMARY_JSON).read_text("utf-8"))
-    except (OSError, ValueError):
-        run.cells = {"(run)": Cell("failed", f"no summary.json in {folder}; see {CONSOLE}")}
+        result = RunResult.read(folder)
+    except ResultError:
+        run.cells = {"(run)": Cell("failed", f"no result.json in {folder}; see {CONSOLE}")}
         run.failed = max(run.failed, 1)
+        run.totals = {"failed": run.failed}
         return
-    totals = summary.get("totals", {})
-    run.passed = int(totals.get("passed", 0))
-    run.failed = int(totals.get("failed", 0)) + int(totals.get("errored", 0))
-    run.explained = sum(int(totals.get(status, 0)) for status in EXPLAINED)
-    run.cells = cells_of(summary)
-    failing = [r for r in summary.get("scenarios", []) if r.get("status") in ("failed", "errored")]
+    run.result = result
+    run.totals = result.totals()
+    run.passed = run.totals[PASSED]
+    run.failed = sum(run.totals[status] for status in BROKEN)
+    run.explained = sum(run.totals[status] for status in EXPLAINED)
+    run.cells = cells_of(result)
+    failing = [row for row in result.rows() if row.broken]
     if failing and not any(cell.status == "failed" for cell in run.cells.values()):
         # A run that could not start has no feature to put its failure under: say why.
-        run.cells["(run)"] = Cell("failed", str(failing[0].get("message") or "failed"))
+        run.cells["(run)"] = Cell("failed", str(failing[0].message or "failed"))
 
 
 def write_matrix(runs: Sequence[ReleaseRun], reports: Path) -> None:
     """matrix.json, matrix.md and report.html (the table, linking each release's report)."""
     columns = sorted({name for run in runs for name in run.cells})
     reports.mkdir(parents=True, exist_ok=True)
+    releases = [
+        {key: value for key, value in asdict(run).items() if key != "result"} for run in runs
+    ]
     (reports / MATRIX_JSON).write_text(
-        json.dumps({"columns": columns, "releases": [asdict(run) for run in runs]}, indent=2)
-        + "\n",
-        "utf-8",
+        json.dumps({"columns": columns, "releases": releases}, indent=2) + "\n", "utf-8"
     )
-    changes = compatibility.behaviour_changes(runs, reports / MATRIX_DIR)
+    changes = compatibility.behaviour_changes(runs)
     (reports / MATRIX_MD).write_text(
         render_markdown(runs, columns) + compatibility.render_changes(changes), "utf-8"
     )
@@ -310,30 +339,50 @@ report.</p>
 """
 
 
-def closing(runs: Sequence[ReleaseRun]) -> tuple[int, int]:
-    """(passed, failed) over every release."""
-    return sum(run.passed for run in runs), sum(run.failed for run in runs)
+def matrix_totals(runs: Sequence[ReleaseRun]) -> dict[str, int]:
+    """Scenarios per status over every release (for the closing line)."""
+    summed = dict.fromkeys(("scenarios", *STATUSES), 0)
+    for run in runs:
+        for key, value in run.totals.items():
+            summed[key] = summed.get(key, 0) + value
+    return summed
 
 
 def _one(argv: Sequence[str]) -> int:
     """One release's run, in its own process (so its signals and workers are its own)."""
+    from hermetic.plan.model import Spread
+    from hermetic.plan.request import COMMAND_LINE
     from hermetic.runs.acceptance import run_acceptance
+    from hermetic.runs.exit_status import exit_status
+    from hermetic.runs.start import CannotStart, record_cannot_start, start
 
     parser = argparse.ArgumentParser(prog="hermetic.runs.matrix one")
     parser.add_argument("--version", required=True)
     parser.add_argument("--reports", type=Path, required=True)
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("behave_args", nargs=argparse.REMAINDER)
+    parser.add_argument("--base", type=Path, required=True, help="the matrix's request")
     args = parser.parse_args(argv)
-    behave_args = args.behave_args[1:] if args.behave_args[:1] == ["--"] else args.behave_args
-    outcome = run_acceptance(
-        sys.executable,
-        args.reports,
-        [*behave_args, *behave_defines(args.version)],
-        jobs=args.jobs,
-    )
+    base = json.loads(args.base.read_text("utf-8"))
+    request = replace(RunRequest(**base["request"]), **release_request(args.version))
+    reports = args.reports.resolve()
+    try:
+        plan = start(
+            request,
+            Suite.from_json(base["suite"]),
+            reports,
+            Spread(jobs=args.jobs),
+            Path(sys.executable),
+            None,
+            say,
+            COMMAND_LINE,
+        )
+    except CannotStart as exc:
+        record_cannot_start(reports, str(exc))
+        print(f"hermetic: {exc}", flush=True)
+        return 2
+    outcome = run_acceptance(sys.executable, plan)
     print(outcome.closing_line(), flush=True)
-    return 0 if outcome.ok else 1
+    return exit_status(interrupted=bool(INTERRUPTS), broken=not outcome.ok)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

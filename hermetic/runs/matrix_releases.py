@@ -92,15 +92,16 @@ def folder_name(row: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", row)
 
 
-def behave_defines(row: str) -> list[str]:
-    """The behave options that make a run test this row's Hermes (and check its version)."""
+def release_request(row: str) -> dict[str, str]:
+    """The request fields (hermetic.plan.request) that make a run test this row's Hermes (and
+    check its version); the row replaces any Hermes the run was asked for."""
     if is_build(row):
-        return [f"--define=hermes_package={row}"]
-    defines = [f"--define=hermes_version={version_of(row)}"]
-    package = package_of(row)
-    if package is not None:
-        defines.insert(0, f"--define=hermes_package={package}")
-    return defines
+        return {"hermes": "", "hermes_package": row, "hermes_version": ""}
+    return {
+        "hermes": "",
+        "hermes_package": package_of(row) or "",
+        "hermes_version": version_of(row),
+    }
 
 
 def declared_rows(specifier: str | None, candidates: Iterable[str] | None = None) -> list[str]:

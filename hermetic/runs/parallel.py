@@ -1,13 +1,14 @@
-"""Run the selected scenarios in N behave processes at once, and merge their reports into one.
+"""Run a plan's selection in N behave processes at once, and merge their reports into one.
 
-    python -m hermetic.runs.parallel --reports reports --jobs 2 [--shard K/N] -- [BEHAVE ARGS]
+    python -m hermetic.runs.parallel REPORTS/plan.json
 
-0. The run is prepared outside any namespace (hermetic.isolation.netns.confinement): the settings
-   resolved (every install), and whether each worker gets a network namespace of its own.
-1. behave lists what ``BEHAVE ARGS`` select, outline rows one by one (hermetic.runs.listing).
-2. The longest scenarios (recorded in ``<reports>/durations.json``) go first; with ``--shard``
+0. The run was planned before (hermetic.runs.start): every install made outside any
+   namespace, the selection listed by behave (outline rows one by one), whether each worker
+   gets a network namespace of its own; all of it in ``<reports>/plan.json``, which every
+   worker reads (``-D plan=PATH``) instead of resolving anything again.
+1. The longest scenarios (recorded in ``<reports>/durations.json``) go first; with a shard
    only this shard's duration-balanced share is kept (hermetic.runs.shards).
-3. N slots each run behave processes (``behave ARGS features/x.feature:17 …``) with exactly the
+2. N slots each run behave processes (``behave ARGS features/x.feature:17 …``) with exactly the
    report options of a serial run (hermetic.runs.acceptance), in their own process group
    and network namespace (only ``lo``),
    writing a complete report set into ``<reports>/.parallel/<n>/`` and creating their
@@ -18,20 +19,18 @@
    exactly its scenario: the scenarios its batch did not report are run again one per process,
    and the one that kills its worker is reported as an error with the worker's last output;
    any ``hermes`` process a worker left is found by its sandbox folder and stopped.
-4. The sets are merged into ``<reports>/`` (``python -m hermetic.reporting.merge``), shaped as
-   a serial run's, plus ``plan.json`` (for ``merge-reports``) and an updated
-   ``durations.json``. A run whose workers could not start (a wrong ``-D`` option) is
-   reported once, as a serial run reports it: ``setup-error.txt``, one errored JUnit case,
-   exit status 2.
+3. The sets are merged into ``<reports>/`` (``python -m hermetic.reporting.merge``), shaped as
+   a serial run's, plus ``share.json`` (for ``merge-reports``) and an updated
+   ``durations.json``. A run whose workers could not start is reported once, as a serial run
+   reports it: ``setup-error.txt``, one errored JUnit case, exit status 2.
 
 Cancellation: the first SIGINT/SIGTERM stops starting scenarios and is passed on to every
 running worker, whose hooks then clean up as in a serial run (hermes groups killed, the
 interrupted sandbox kept); a second is passed on too (the workers only acknowledge it); a third
 kills the workers. Either way their leftover processes are stopped, the reports are merged
-(interrupted scenarios as behave reports them, unstarted ones as untested) and none is lost.
+(the interrupted and the unstarted scenarios as interrupted) and none is lost.
 
-Standard library only: behave and the merge run in subprocesses of ``Options.python`` (the
-suite's virtual environment), so ``tools/run.py`` can coordinate from any ``python3``.
+behave and the merge run in subprocesses of the suite's Python.
 """
 
 from __future__ import annotations
@@ -50,17 +49,30 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from hermetic.hermes.processes import stop_processes_under
-from hermetic.isolation.netns.confinement import Confinement, prepare
-from hermetic.known.explained import Explanation
-from hermetic.reporting import layout, summary
+from hermetic.isolation.netns.confinement import Confinement
+from hermetic.plan.request import PLAN_FILE, PLAN_KEY
+from hermetic.plan.selection import Listing, PlannedScenario
+from hermetic.reporting import layout
+from hermetic.reporting.closing import closing_line
+from hermetic.reporting.result import (
+    BROKEN,
+    ERRORED,
+    INTERRUPTED,
+    Missing,
+    ResultError,
+    RunResult,
+    interrupted_message,
+)
 from hermetic.runs import durations, shards
 from hermetic.runs.acceptance import HTML_FORMATTER, report_arguments
 from hermetic.runs.child_steps import INTERRUPTS
 from hermetic.runs.child_steps import say as run_say
-from hermetic.runs.listing import Listing, ListingError, PlannedScenario, list_scenarios
+
+if TYPE_CHECKING:
+    from hermetic.plan.model import RunPlan
 
 #: report.html's formatter in a worker: html-pretty storing its model for the merge.
 HTML_MODEL_FORMATTER = "hermetic.reporting.html_model:HtmlModelFormatter"
@@ -70,14 +82,6 @@ OUTPUT = "output.txt"  # a worker's stdout and stderr (hermetic's own lines amon
 POLL_SECONDS = 0.2
 OUTPUT_TAIL_LINES = 40
 EXIT_SETUP = 2
-
-
-@dataclass(frozen=True)
-class Missing:
-    """Why a planned scenario has no result: a behave status and one line for the reader."""
-
-    status: str  # "error" (it should have run) or "untested" (the run was stopped first)
-    message: str
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,7 @@ class MergeRequest:
     missing: dict[str, Missing]
     dest: Path
     wall_seconds: float
+    interrupted: str | None = None  # the signal that cancelled the run
 
     def write(self, path: Path) -> None:
         data = {
@@ -100,6 +105,7 @@ class MergeRequest:
             "missing": {loc: [why.status, why.message] for loc, why in self.missing.items()},
             "dest": str(self.dest),
             "wall_seconds": self.wall_seconds,
+            "interrupted": self.interrupted,
         }
         path.write_text(json.dumps(data), "utf-8")
 
@@ -113,22 +119,8 @@ class MergeRequest:
             missing={loc: Missing(*why) for loc, why in data["missing"].items()},
             dest=Path(data["dest"]),
             wall_seconds=float(data["wall_seconds"]),
+            interrupted=data.get("interrupted"),
         )
-
-
-@dataclass(frozen=True)
-class Options:
-    """What to run, with which Python (the one behave and hermetic are installed in), and
-    where the reports go."""
-
-    python: Path
-    reports: Path
-    jobs: int
-    behave_args: list[str]
-    shard: shards.Shard | None = None
-    durations_file: Path | None = None  # default: <reports>/durations.json
-    cwd: Path = field(default_factory=Path.cwd)
-    env: Mapping[str, str] | None = None
 
 
 @dataclass
@@ -145,7 +137,7 @@ class _Unit:
     seconds: float = 0.0
     # What its worker reported, by location; a scenario missing here has no report.
     statuses: dict[str, str] = field(default_factory=dict)
-    # Step time per scenario (as a serial run measures it), from the worker's behave.json.
+    # Step time per scenario (as a serial run measures it), from the worker's result.
     measured: dict[str, float] = field(default_factory=dict)
     setup_error: str | None = None  # first line of setup-error.txt: the worker never started
 
@@ -259,7 +251,7 @@ def worker_report_arguments(folder: Path) -> list[str]:
     return [swaps.get(argument, argument) for argument in serial]
 
 
-def plan(
+def order_of(
     listing: Listing, recorded: Mapping[str, float], shard: shards.Shard | None
 ) -> tuple[list[PlannedScenario], str]:
     """The scenarios to run (longest first) and the plan's digest."""
@@ -274,68 +266,52 @@ def plan(
 
 
 def run_parallel(
-    options: Options, say: Callable[[str], None] = run_say, show_failures: bool = True
+    python: Path,
+    plan: RunPlan,
+    env: Mapping[str, str] | None = None,
+    say: Callable[[str], None] = run_say,
+    show_failures: bool = True,
 ) -> int:
-    """Run, merge the reports into ``options.reports``; return the exit code: 0 all passed,
-    1 a scenario failed, 2 the run could not start, 128+N interrupted by signal N.
+    """Run the plan's selection in ``plan.spread.jobs`` behave processes at once (this shard's
+    share of it), merge their reports into ``plan.reports``; return the exit code: 0 all
+    passed, 1 a scenario failed, 2 the run could not start, 128+N interrupted by signal N.
 
     ``say`` gets one line per finished scenario; ``show_failures`` also prints a failed
     scenario's report as a serial run shows it.
     """
-    reports = options.reports.resolve()
+    assert plan.reports is not None and plan.selection is not None and plan.suite is not None
+    reports = plan.reports.resolve()
+    listing = plan.selection
+    run = _Run(python, plan, env, Confinement(python, plan.settings.isolation.reason))
     work = reports / layout.PARALLEL_DIR
     shutil.rmtree(work, ignore_errors=True)
     started = time.monotonic()
     running: list[_Unit] = []
     cancel = _Cancellation(lambda: list(running), say)
-    # Installed before the listing, so that a signal at any point leaves reports behind; kept
-    # through the merge, so that it finishes.
+    # Installed first, so that a signal at any point leaves reports behind; kept through the
+    # merge, so that it finishes.
     previous = {sig: signal.signal(sig, cancel) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        # Every install first, outside; then each worker in a network namespace of its own.
-        confinement = prepare(options.python, options.behave_args, options.cwd, options.env, say)
-        try:
-            listing = list_scenarios(
-                options.python,
-                options.behave_args,
-                options.cwd,
-                work / "listing.json",
-                options.env,
-            )
-        except ListingError as exc:
-            say(str(exc))
-            return 128 + cancel.signals[0] if cancel.signals else EXIT_SETUP
         if listing.console_formats:
             say(
                 f"--format={','.join(listing.console_formats)} is for behave's own console: a "
                 "parallel run prints one line per scenario and a failed one's report "
                 "(--jobs 1 for behave's console)"
             )
-        planned_with = options.durations_file or reports / layout.DURATIONS_JSON
+        shard = shards.parse_shard(plan.spread.shard) if plan.spread.shard else None
+        planned_with = plan.spread.durations or reports / layout.DURATIONS_JSON
         recorded = durations.load(planned_with)
-        order, digest = plan(listing, recorded, options.shard)
-        jobs = max(1, min(options.jobs, len(order) or 1))
-        share = f" (shard {options.shard} of {len(listing.scenarios)})" if options.shard else ""
+        order, digest = order_of(listing, recorded, shard)
+        jobs = max(1, min(plan.spread.jobs, len(order) or 1))
+        share = f" (shard {shard} of {len(listing.scenarios)})" if shard else ""
         say(f"{len(order)} scenarios{share} on {jobs} workers, longest first; work in {work}")
-        parent = _sandbox_parent(listing, options)
+        parent = plan.settings.sandbox_root
         sandboxes = Path(tempfile.mkdtemp(prefix="hermetic-parallel-", dir=parent))
         seconds = durations.estimates([scenario.key for scenario in order], recorded)
         queue = _Queue(deque(order), seconds, jobs, total=len(order))
         units: list[_Unit] = []
         finish = functools.partial(_finish, cancel=cancel, say=say, show=show_failures)
-        missing = _dispatch(
-            queue,
-            work,
-            sandboxes,
-            options,
-            listing,
-            running,
-            units,
-            cancel,
-            finish,
-            say,
-            confinement,
-        )
+        missing = _dispatch(queue, work, sandboxes, run, running, units, cancel, finish, say)
         expected = [scenario.location for scenario in order]
         setup_errors = [unit for unit in units if unit.setup_error]
         if setup_errors and not any(unit.statuses for unit in units):
@@ -349,9 +325,10 @@ def run_parallel(
                 missing=missing,
                 dest=reports,
                 wall_seconds=time.monotonic() - started,
+                interrupted=cancel.reason() or None,
             ),
             work,
-            options,
+            run,
             say,
         )
     finally:
@@ -360,7 +337,7 @@ def run_parallel(
     measured = {key: value for unit in units for key, value in unit.measured.items()}
     shards.PlanRecord(
         digest=digest,
-        shard=options.shard,
+        shard=shard,
         listing=listing,
         expected=[scenario.location for scenario in order],
         seconds=measured,
@@ -375,28 +352,53 @@ def run_parallel(
     _remove_if_empty(sandboxes)
     if code != 0:
         return code
-    totals = json.loads((reports / layout.SUMMARY_JSON).read_text("utf-8"))["totals"]
+    try:
+        result = RunResult.read(reports)
+    except ResultError as exc:
+        say(f"the merged reports have no result: {exc}")
+        return 1
+    totals = result.totals()
     say(
         f"{totals['scenarios']} scenarios in {time.monotonic() - started:.1f} s on {jobs} "
-        "workers: " + ", ".join(f"{totals[name]} {name}" for name in summary.VERDICTS)
+        f"workers: {closing_line(totals)}"
     )
     if cancel.signals:
         return 128 + cancel.signals[0]
     if setup_errors:
         return EXIT_SETUP
-    # As behave's own exit code: skipped scenarios (a promise not claimed) fail nothing.
-    return 1 if totals["failed"] or totals["errored"] else 0
+    # As behave's own exit code: scenarios not run (a promise not claimed) fail nothing.
+    return 1 if result.failed else 0
 
 
-def _merge(request: MergeRequest, work: Path, options: Options, say: Callable[[str], None]) -> int:
+@dataclass(frozen=True)
+class _Run:
+    """What every worker of the run is started with."""
+
+    python: Path
+    plan: RunPlan
+    env: Mapping[str, str] | None
+    confinement: Confinement
+
+    @property
+    def cwd(self) -> Path:
+        assert self.plan.suite is not None
+        return self.plan.suite.cwd
+
+    @property
+    def plan_file(self) -> Path:
+        assert self.plan.reports is not None
+        return self.plan.reports.resolve() / PLAN_FILE
+
+
+def _merge(request: MergeRequest, work: Path, run: _Run, say: Callable[[str], None]) -> int:
     """The merge, in the suite's Python (it needs behave and the HTML formatter)."""
     path = work / "merge-request.json"
     work.mkdir(parents=True, exist_ok=True)
     request.write(path)
     result = subprocess.run(
-        [str(options.python), "-m", MERGE_MODULE, f"--request={path}"],
-        cwd=options.cwd,
-        env=dict(options.env) if options.env is not None else None,
+        [str(run.python), "-m", MERGE_MODULE, f"--request={path}"],
+        cwd=run.cwd,
+        env=dict(run.env) if run.env is not None else None,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -415,14 +417,12 @@ def _dispatch(
     queue: _Queue,
     work: Path,
     sandboxes: Path,
-    options: Options,
-    listing: Listing,
+    run: _Run,
     running: list[_Unit],
     units: list[_Unit],
     cancel: _Cancellation,
     finish: Callable[..., None],
     say: Callable[[str], None],
-    confinement: Confinement,
 ) -> dict[str, Missing]:
     """Keep ``jobs`` workers busy, longest first, until done, cancelled or unable to start;
     return why the scenarios without a report of their own have none."""
@@ -439,7 +439,7 @@ def _dispatch(
                 number, queue.next_batch(), work / f"{number:04d}", sandboxes / f"{number:04d}"
             )
             units.append(unit)
-            _start(unit, options, listing, confinement)
+            _start(unit, run)
             running.append(unit)
             if cancel.signals:  # the signal came while it started
                 _signal_group(unit, cancel.signals[-1])
@@ -452,33 +452,35 @@ def _dispatch(
                 say(f"the run could not start: {setup_error}")
     for scenario in [*queue.retry, *queue.pending]:
         if setup_error is not None:
-            why = Missing("error", f"not run: the run could not start ({setup_error})")
+            why = Missing(ERRORED, f"not run: the run could not start ({setup_error})")
         else:
-            why = Missing("untested", f"not run: the run was interrupted ({cancel.reason()}) first")
+            why = Missing(INTERRUPTED, interrupted_message(cancel.reason() or None))
         missing[scenario.location] = why
     return missing
 
 
-def _start(unit: _Unit, options: Options, listing: Listing, confinement: Confinement) -> None:
+def _start(unit: _Unit, run: _Run) -> None:
+    assert run.plan.selection is not None
     unit.folder.mkdir(parents=True)
     unit.sandbox_root.mkdir(parents=True)
     command = [
-        str(options.python),
+        str(run.python),
         "-m",
         "behave",
-        *listing.worker_args,
+        *run.plan.selection.worker_args,
         "--no-skipped",  # the scenarios of the file it does not run stay out of its reports
         *worker_report_arguments(unit.folder),
         # Its own sandbox folder: how leftover processes are traced back to this worker.
         f"--define=sandbox_root={unit.sandbox_root}",
+        f"--define={PLAN_KEY}={run.plan_file}",
         *_grouped_by_file(unit.locations),
     ]
     unit.log = (unit.folder / OUTPUT).open("wb")
     unit.started = time.monotonic()
     unit.process = subprocess.Popen(
-        confinement.command(command),
-        cwd=options.cwd,
-        env=confinement.env(options.env),
+        run.confinement.command(command),
+        cwd=run.cwd,
+        env=run.confinement.env(run.env),
         stdin=subprocess.DEVNULL,
         stdout=unit.log,
         stderr=subprocess.STDOUT,
@@ -524,7 +526,7 @@ def _finish(
         unit.setup_error = (text.splitlines() or ["setup error"])[0]
         for location in unit.locations:
             missing[location] = Missing(
-                "error", f"not run: the run could not start ({unit.setup_error})"
+                ERRORED, f"not run: the run could not start ({unit.setup_error})"
             )
         _remove_if_empty(unit.sandbox_root)
         return
@@ -549,24 +551,20 @@ def _finish(
                 continue  # it runs again
             if cancel.signals:
                 why = Missing(
-                    "untested", f"not finished: the run was interrupted ({cancel.reason()})"
+                    INTERRUPTED,
+                    f"not finished: the run was interrupted ({cancel.reason()})",
                 )
             else:
                 exit_text = _describe_exit(unit.process.returncode)
                 why = Missing(
-                    "error", f"worker died: its behave process {exit_text} before reporting"
+                    ERRORED, f"worker died: its behave process {exit_text} before reporting"
                 )
             _save_death_artefacts(unit, scenario, why.message)
             missing[scenario.location] = why
-            verdict = "errored" if why.status == "error" else "skipped"
+            verdict = why.status
         else:
-            verdict = summary.verdict(status)
-            if verdict in ("failed", "errored"):
-                # Hermes' defect or the plugin's baseline may explain it (hermetic.known).
-                folder = layout.artefact_dir(unit.folder, scenario.feature_file, scenario.name)
-                explanation = Explanation.read(folder)
-                verdict = explanation.status if explanation is not None else verdict
-        failed = failed or verdict in ("failed", "errored")
+            verdict = status  # the model's: explained failures are already known / defects
+        failed = failed or verdict in BROKEN
         seconds = unit.measured.get(scenario.key, unit.seconds)
         queue.finished += 1
         progress = f"{queue.finished}/{queue.total}"
@@ -583,25 +581,19 @@ def _finish(
 
 
 def _read_results(unit: _Unit) -> None:
-    """Each scenario's status and step time in the worker's behave.json (none if it left no
-    report: killed before behave wrote it, or mid-write)."""
+    """Each scenario's status and step time in the worker's result (none if it left no
+    result: killed before behave ended, or mid-write)."""
     try:
-        features = json.loads((unit.folder / layout.BEHAVE_JSON).read_text("utf-8"))
-    except (OSError, ValueError):
+        result = RunResult.read(unit.folder)
+    except ResultError:
         return
-    results = summary.scenario_results(features)
+    found = {scenario.location: scenario for scenario in result.scenarios}
     for scenario in unit.scenarios:
-        element = results.get(scenario.location)
-        if element is None:
+        recorded = found.get(scenario.location)
+        if recorded is None:
             continue
-        unit.statuses[scenario.location] = element["status"]
-        unit.measured[scenario.key] = round(
-            sum(
-                float(step.get("result", {}).get("duration") or 0)
-                for step in element.get("steps", [])
-            ),
-            3,
-        )
+        unit.statuses[scenario.location] = recorded.status
+        unit.measured[scenario.key] = round(recorded.duration_seconds, 3)
 
 
 def _owners(units: Sequence[_Unit]) -> list[tuple[str, list[str]]]:
@@ -664,13 +656,6 @@ def _tail(path: Path, lines: int = OUTPUT_TAIL_LINES) -> str:
     return "\n".join(text[-lines:])
 
 
-def _sandbox_parent(listing: Listing, options: Options) -> Path | None:
-    """Where the user asked for sandboxes (-D sandbox_root=...), else the system temp dir."""
-    if not listing.sandbox_root:
-        return None
-    return (options.cwd / Path(listing.sandbox_root).expanduser()).resolve()
-
-
 def _remove_if_empty(folder: Path) -> None:
     try:
         folder.rmdir()
@@ -680,26 +665,11 @@ def _remove_if_empty(folder: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reports", type=Path, default=Path("reports"))
-    parser.add_argument("--jobs", default="auto", help="workers at once (default: cores + 1)")
-    parser.add_argument("--shard", type=shards.parse_shard, help="K/N: run CI shard K of N")
-    parser.add_argument("--durations", type=Path, help="recorded durations to plan with")
-    parser.add_argument("behave_args", nargs=argparse.REMAINDER, help="-- then behave's")
+    parser.add_argument("plan", type=Path, help="the run's plan.json (hermetic.runs.start)")
     args = parser.parse_args(argv)
-    behave_args = args.behave_args[1:] if args.behave_args[:1] == ["--"] else args.behave_args
-    try:
-        jobs = default_jobs() if args.jobs == "auto" else int(args.jobs)
-    except ValueError:
-        parser.error(f"--jobs {args.jobs}: a number or 'auto'")
-    options = Options(
-        python=Path(sys.executable),
-        reports=args.reports,
-        jobs=jobs,
-        behave_args=behave_args,
-        shard=args.shard,
-        durations_file=args.durations,
-    )
-    return run_parallel(options)
+    from hermetic.plan.model import RunPlan
+
+    return run_parallel(Path(sys.executable), RunPlan.read(args.plan))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 ``--shard K/N`` must give every CI machine a disjoint part of the suite and, together, all of
 it, with no coordination between machines. So the split depends on nothing but its inputs --
 the scenario list and the durations file, identical on every machine -- and a digest of those
-inputs travels with each shard's reports (``plan.json``): ``merge-reports`` refuses shards
+inputs travels with each shard's reports (``share.json``): ``merge-reports`` refuses shards
 planned differently.
 
 The split is LPT (longest processing time first): scenarios sorted by estimated seconds, each
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from hermetic.reporting.layout import PLAN_JSON
-from hermetic.runs.listing import Listing
+from hermetic.plan.selection import Listing
+from hermetic.reporting.layout import SHARE_JSON
 
 Item = TypeVar("Item")
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -32,7 +32,7 @@ PLAN_FORMAT = "hermetic-plan/1"
 
 
 class PlanError(ValueError):
-    """A folder without a readable plan.json: not written by a parallel run or a shard."""
+    """A folder without a readable share.json: not written by a parallel run or a shard."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def plan_digest(keys: Sequence[str], seconds: Mapping[str, float], count: int) -
 
 @dataclass(frozen=True)
 class PlanRecord:
-    """``plan.json``: what a parallel run or a shard set out to run, beside its reports.
+    """``share.json``: what a parallel run or a shard set out to run, beside its reports.
 
     ``merge-reports`` needs it: the whole listing (so that a missing shard's scenarios are
     reported, not forgotten), the locations this set stands for, the digest to compare, the
@@ -115,18 +115,18 @@ class PlanRecord:
             "seconds": self.seconds,
             "listing": self.listing.to_json(),
         }
-        (folder / PLAN_JSON).write_text(json.dumps(data, indent=1) + "\n", "utf-8")
+        (folder / SHARE_JSON).write_text(json.dumps(data, indent=1) + "\n", "utf-8")
 
     @classmethod
     def read(cls, folder: Path) -> PlanRecord:
         try:
-            data: dict[str, Any] = json.loads((folder / PLAN_JSON).read_text("utf-8"))
+            data: dict[str, Any] = json.loads((folder / SHARE_JSON).read_text("utf-8"))
         except (OSError, ValueError) as exc:
             raise PlanError(
                 f"{folder}: not the reports of a parallel run or shard: {exc}"
             ) from None
         if data.get("format") != PLAN_FORMAT:
-            raise PlanError(f"{folder / PLAN_JSON}: unknown format {data.get('format')!r}")
+            raise PlanError(f"{folder / SHARE_JSON}: unknown format {data.get('format')!r}")
         return cls(
             digest=str(data["digest"]),
             shard=parse_shard(data["shard"]) if data.get("shard") else None,

@@ -12,7 +12,9 @@ One module per subject of the sentences, so a step's code is found in one guess:
 :mod:`~hermetic.steps.spool_replay` ("the plugin's spool keeps …", what its replay made of it),
 :mod:`~hermetic.steps.sandboxes` (several sandboxes at once), :mod:`~hermetic.steps.login`
 ("Hermes is logged into …", "the portal …"), :mod:`~hermetic.steps.plugin_hooks` (how long the
-plugin's hooks take), :mod:`~hermetic.steps.webhook` (what the plugin posted),
+plugin's hooks take), :mod:`~hermetic.steps.protocol` ("Hermes talks to its provider over
+…"), :mod:`~hermetic.steps.companions` ("a companion plugin …", Hermes not retrying),
+:mod:`~hermetic.steps.webhook` (what the plugin posted),
 :mod:`~hermetic.steps.backend` ("the plugin's backend …", "every batch …"),
 :mod:`~hermetic.steps.alert_fields` ("the plugin's alert for … holds", its times, its id),
 :mod:`~hermetic.steps.exporter` (the plugin's OpenTelemetry exporter's settings) and
@@ -25,6 +27,7 @@ from hermetic.steps import (  # noqa: F401 - importing a step module registers i
     alert_fields,
     alerts,
     backend,
+    companions,
     exporter,
     gateway,
     hermes_home,
@@ -32,6 +35,7 @@ from hermetic.steps import (  # noqa: F401 - importing a step module registers i
     isolation,
     login,
     plugin_hooks,
+    protocol,
     provider,
     sandboxes,
     scheduler,

@@ -32,6 +32,7 @@ from hermetic.isolation import stand_in
 from hermetic.isolation.checks import RunChecks
 from hermetic.mock import Collector, MockProvider
 from hermetic.plan.settings import Settings
+from hermetic.plugin_sources import PluginUnderTest
 from hermetic.profile import RenderedProfile
 from hermetic.world.providers import Providers
 
@@ -61,6 +62,10 @@ class World:
         collector: Collector | None = None,
     ) -> None:
         self.settings = settings
+        # The plugin under test as prepared for the Hermes this scenario runs (a pip plugin is
+        # installed in each Hermes environment it runs in: see use_plugin).
+        self.plugin: PluginUnderTest = settings.plugin
+        self._plugin_installed = False
         self.sandbox = sandbox
         self.add_cleanup = add_cleanup
         self.profile = profile
@@ -127,9 +132,19 @@ class World:
     def install_plugin(self) -> Path:
         """Put the plugin under test where Hermes finds it (a directory plugin is copied into
         the Hermes home; a pip plugin is already in Hermes' environment) and enable it."""
-        target = self.settings.plugin.install(self.sandbox)
-        self.config.plugin_name = self.settings.plugin.name
+        target = self.plugin.install(self.sandbox)
+        self.config.plugin_name = self.plugin.name
+        self._plugin_installed = True
         return target
+
+    def use_plugin(self, plugin: PluginUnderTest) -> None:
+        """Run the plugin under test as ``plugin`` (the same plugin, prepared for another
+        Hermes environment: a protocol's extra); installed again if it already was and differs."""
+        if plugin == self.plugin:  # the same plugin (read from the run's plan, say)
+            return
+        self.plugin = plugin
+        if self._plugin_installed:
+            plugin.install(self.sandbox)
 
     def leftover_processes(self) -> list[ProcessInfo]:
         """Processes still running with this sandbox's HERMES_HOME (should be none)."""

@@ -1,4 +1,4 @@
-"""behave hooks: settings once per run; a world (mock provider + sandboxed Hermes) per scenario.
+"""behave hooks: the run's plan read once; a world (mock provider + sandboxed Hermes) per scenario.
 
 A suite pulls them in with one line in its ``environment.py``::
 
@@ -7,8 +7,9 @@ A suite pulls them in with one line in its ``environment.py``::
 Failures leave evidence (:mod:`hermetic.reporting.artefacts`): artefacts under
 ``<reports>/artefacts/``, listed in the JUnit test case and linked from ``report.html``. The
 suite's own network and plugin-identity verdicts are given after a scenario's ``Then`` steps
-ran (:mod:`hermetic.isolation.checks`), so they never hide the alert verdict. Scenarios tagged with
-a promise (``@promise.<name>``) the plugin's profile does not claim are skipped, saying so.
+ran (:mod:`hermetic.isolation.checks`), so they never hide the alert verdict. Scenarios the run's
+plan does not run (a promise the plugin's profile does not claim, another Hermes release) are
+skipped, saying why (:mod:`hermetic.plan.not_run`).
 Cancellation (Ctrl-C, or SIGTERM as CI sends it) aborts the run through behave's own
 KeyboardInterrupt path, so every cleanup runs: ``hermes`` process groups are killed, mocks
 stopped, and the interrupted scenario's sandbox is kept and its path printed.
@@ -20,6 +21,8 @@ import json
 import os
 import signal
 import time
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +30,14 @@ from behave import fixture, use_fixture
 from behave.model import Scenario, Step
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.releases import release_key
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER
 from hermetic.known import baseline
 from hermetic.known.settle import settle
 from hermetic.mutation import coverage
-from hermetic.plan.settings import Settings
-from hermetic.plugin_sources import kind_skip_reason
-from hermetic.reporting import figures
+from hermetic.plan.model import RunPlan
+from hermetic.plan.request import PLAN_FILE, PLAN_KEY
+from hermetic.plan.resolve import plan_from_userdata
+from hermetic.reporting import figures, recorder
 from hermetic.reporting.artefacts import (
     prepare_html_report,
     record_failure,
@@ -43,14 +46,9 @@ from hermetic.reporting.artefacts import (
     warn,
 )
 from hermetic.reporting.layout import RUN_INFO
-from hermetic.reporting.summary import PROMISE_TAG
 from hermetic.world.world import World, build_world
 
 __all__ = ["before_all", "before_scenario", "after_step", "after_scenario"]
-
-#: Tags for behaviour that differs between Hermes releases (see ONBOARDING, "Hermes releases").
-SINCE_TAG = "since.hermes-"
-BEFORE_TAG = "before.hermes-"
 
 
 class _Interruption:
@@ -62,13 +60,16 @@ class _Interruption:
     running; it is only acknowledged. A third means "stop now": the default action, no cleanup.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, config: Any = None) -> None:
         self.count = 0
+        self.config = config
 
     def __call__(self, signum: int, frame: object) -> None:
         self.count += 1
         name = signal.Signals(signum).name
         if self.count == 1:
+            # Every report says which signal stopped the run (hermetic.reporting.recorder).
+            recorder.note_interrupt(self.config, name)
             raise KeyboardInterrupt(f"{name}: run interrupted")
         if self.count == 2:
             warn(f"{name} again: still cleaning up (hermes processes, mocks, sandboxes)")
@@ -79,12 +80,15 @@ class _Interruption:
 
 
 def before_all(context: Any) -> None:
-    interruption = _Interruption()
+    interruption = _Interruption(context.config)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, interruption)
     formatters = list(context._runner.formatters)
+    # The run's result is built from behave's own objects, once, and every report from it.
+    results = recorder.install(context.config, reports_dir(context.config, formatters))
     try:
-        context.settings = Settings.from_userdata(context.config.userdata)
+        context.plan = run_plan(context.config.userdata)
+        context.settings = context.plan.settings
         profile = context.settings.profile
         if profile.baseline:
             names = baseline.suite_scenario_names(Path(context.config.base_dir))
@@ -93,6 +97,7 @@ def before_all(context: Any) -> None:
         # One clear line, not a traceback from inside behave; and an error in JUnit and
         # summary.json, so that no dashboard reads a run that never started as green.
         warn(str(exc))
+        recorder.note_setup_error(context.config, str(exc))
         record_setup_error(context.config, formatters, str(exc))
         raise SystemExit(2) from None
     about = context.settings.describe()
@@ -101,11 +106,30 @@ def before_all(context: Any) -> None:
     )
     if about["isolation_reason"] == NOT_STARTED_BY_RUNNER:
         warn(f"isolation: {about['isolation']} ({NOT_STARTED_BY_RUNNER})")
-    prepare_html_report(formatters, about)
+    results.set_settings(about)
+    prepare_html_report(formatters)
     reports = reports_dir(context.config, formatters)
     if reports is not None:
         reports.mkdir(parents=True, exist_ok=True)
         (reports / RUN_INFO).write_text(json.dumps(about, indent=2) + "\n", "utf-8")
+        if not context.config.userdata.get(PLAN_KEY):
+            # A plain behave's plan, beside its reports as a runner's is.
+            context.plan.write(reports / PLAN_FILE)
+
+
+def run_plan(userdata: Mapping[str, str]) -> RunPlan:
+    """The run's plan: the one its runner wrote (``-D plan=PATH``: nothing is resolved again,
+    and ``-D sandbox_root=`` is where this process's sandboxes go), or, for a plain
+    ``behave``, the plan its ``-D`` options resolve to (the same checks and installs)."""
+    path = (userdata.get(PLAN_KEY) or "").strip()
+    if not path:
+        return plan_from_userdata(userdata, os.environ)
+    plan = RunPlan.read(Path(path)).for_this_process(os.environ)
+    root = (userdata.get("sandbox_root") or "").strip()
+    if root and Path(root).resolve() != plan.settings.sandbox_root:
+        settings = replace(plan.settings, sandbox_root=Path(root).resolve())
+        plan = replace(plan, settings=settings)
+    return plan
 
 
 @fixture
@@ -126,47 +150,11 @@ def world(context: Any, scenario: Scenario):
             yield built
 
 
-def promise_skip_reason(scenario: Scenario, settings: Settings) -> str | None:
-    """Why the scenario is not run: it checks a promise the plugin's profile does not make.
-
-    A scenario tagged with several promises (a login row whose alert decision comes from the
-    failure table) needs them all.
-    """
-    promises = [
-        tag[len(PROMISE_TAG) :] for tag in scenario.effective_tags if tag.startswith(PROMISE_TAG)
-    ]
-    missing = [promise for promise in promises if not settings.profile.keeps(promise)]
-    if not missing:
-        return None
-    return f"not claimed by the plugin's profile ({settings.profile.path}): " + ", ".join(missing)
-
-
-def release_skip_reason(scenario: Scenario, settings: Settings) -> str | None:
-    """Why the scenario does not apply to the Hermes under test: it describes what releases
-    from (``@since.hermes-X``) or before (``@before.hermes-X``) a release do."""
-    running = release_key(settings.hermes_version)
-    for tag in scenario.effective_tags:
-        if tag.startswith(SINCE_TAG):
-            release = tag[len(SINCE_TAG) :]
-            if running < release_key(release):
-                return f"describes Hermes {release} and later; this is {settings.hermes_version}"
-        elif tag.startswith(BEFORE_TAG):
-            release = tag[len(BEFORE_TAG) :]
-            if running >= release_key(release):
-                return f"describes Hermes before {release}; this is {settings.hermes_version}"
-    return None
-
-
 def before_scenario(context: Any, scenario: Scenario) -> None:
-    reason = (
-        promise_skip_reason(scenario, context.settings)
-        or release_skip_reason(scenario, context.settings)
-        or kind_skip_reason(scenario.effective_tags, context.settings.plugin)
-        # Tries beyond loopback for real: only where the kernel refuses it.
-        or context.settings.isolation.skip_reason(list(scenario.effective_tags))
-    )
-    if reason is not None:
-        scenario.skip(reason)
+    not_run = context.plan.why_not_run(list(scenario.effective_tags))
+    if not_run is not None:
+        # Not claimed by the profile, or not for this Hermes, kind of plugin or isolation.
+        recorder.not_run(context.config, scenario, not_run.status, not_run.reason)
         return
     if context.settings.figures is not None:
         # Registered first, so it runs last: after every other cleanup has had its chance.

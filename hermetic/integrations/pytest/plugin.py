@@ -36,12 +36,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from hermetic.plan.model import RunPlan
     from hermetic.plan.settings import Settings
     from hermetic.world.world import World
 
 FIXTURE = "hermes"
 MARKER = "hermes_release"
-#: pytest option -> the userdata key :meth:`hermetic.plan.settings.Settings.from_userdata` reads.
+#: pytest option -> the userdata key :class:`hermetic.plan.request.RunRequest` reads.
 OPTIONS = {
     "--hermes-plugin": "plugin",
     "--hermes-profile": "profile",
@@ -103,15 +104,14 @@ def userdata(config: pytest.Config) -> dict[str, str]:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Resolve the settings once, before any test, if any collected test uses the fixture."""
+    """Resolve the run's plan once, before any test, if any collected test uses the fixture;
+    under pytest-xdist the first worker resolves it and the others read what it wrote."""
     if not any(FIXTURE in getattr(item, "fixturenames", ()) for item in session.items):
         return
     from hermetic.errors import HarnessError
-    from hermetic.plan.settings import Settings
 
-    data = userdata(session.config)
     try:
-        settings = Settings.from_userdata(data)
+        settings = _shared_plan(session.config).settings
     except HarnessError as exc:
         message = str(exc)
         for option, key in OPTIONS.items():
@@ -123,6 +123,36 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             return
         raise pytest.UsageError(f"hermetic: {message}") from None
     session.config.stash[_SETTINGS] = settings
+
+
+def _shared_plan(config: pytest.Config) -> RunPlan:
+    """The session's plan: resolved here, or, in a pytest-xdist worker, by the first worker of
+    the run (``testrunuid`` names the run), under a lock, and read by the others."""
+    import fcntl
+    import os
+    import tempfile
+
+    from hermetic.plan.model import RunPlan
+    from hermetic.plan.resolve import plan_from_userdata
+
+    data = userdata(config)
+    run = getattr(config, "workerinput", {}).get("testrunuid")
+    if not run:
+        return plan_from_userdata(data, os.environ)
+    # Beside the workers' own temp folders, as pytest-xdist's docs share a session fixture's
+    # value (pytest keeps the last three runs' and removes older ones).
+    factory = getattr(config, "_tmp_path_factory", None)
+    shared = factory.getbasetemp().parent if factory else Path(tempfile.gettempdir())
+    folder = shared / f"hermetic-plan-{run}"
+    folder.mkdir(exist_ok=True)
+    with (folder / "plan.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        path = folder / "plan.json"
+        if path.is_file():
+            return RunPlan.read(path).for_this_process(os.environ)
+        plan = plan_from_userdata(data, os.environ)
+        plan.write(path)
+        return plan
 
 
 def release_skip_reason(item: pytest.Item, release: str) -> str | None:

@@ -4,14 +4,14 @@ machine, whatever language or library it is written in.
 
 * :mod:`~hermetic.isolation.netns.enter` makes the namespace and runs a command in it
   (``python -m hermetic.isolation.netns.enter -- COMMAND``);
-* :mod:`~hermetic.isolation.netns.prepare` resolves a run's settings outside it first, so that every
-  install that needs the registry happens before entering;
+* the run is planned outside it first (:mod:`hermetic.runs.start`), so that every install
+  that needs the registry happens before entering;
 * :mod:`~hermetic.isolation.netns.confinement` is the runner's side: probe, say once, wrap behave;
 * :mod:`~hermetic.isolation.netns.status` is the behave process' side: its real isolation;
 * :mod:`~hermetic.isolation.netns.counters` reads what the kernel refused inside the namespace, and
   :mod:`~hermetic.isolation.netns.refusals` turns that into a finding that names who tried.
 
-This package (but ``prepare`` and ``egress_pytest``, the pytest plugin of
+This package (but ``egress_pytest``, the pytest plugin of
 ``tools/check_no_egress.py``) is standard library only: ``tools/run.py`` uses it before ``.venv``
 exists.
 """

@@ -1,23 +1,20 @@
-"""The runner's side of the namespace: prepare outside it, say once what the run has, and start
-every behave process inside a namespace of its own.
+"""The runner's side of the namespace: whether one can be made, what the run says about it once,
+and every behave process started inside a namespace of its own.
 
-:func:`prepare` runs ``python -m hermetic.isolation.netns.prepare BEHAVE_ARGS`` in the suite's
-Python, outside any namespace: it resolves the run's settings exactly as behave's ``before_all``
-will (and so creates Hermes' environments, a profile's packages and whatever else needs the
-registry) and tries whether a namespace can be made here. The :class:`Confinement` it returns wraps
-each behave command (``python -m hermetic.isolation.netns.enter -- python -m behave …``) and tells
-behave what it was promised (:data:`~hermetic.isolation.netns.ISOLATION_VARIABLE`), so that a behave
-process started outside its namespace stops the run instead of passing for a confined one.
+The run is planned outside any namespace (:mod:`hermetic.runs.start`: every install that needs
+the registry happens there) and :func:`why_no_namespace` tries whether a namespace can be made.
+A :class:`Confinement` then wraps each behave command (``python -m hermetic.isolation.netns.enter --
+python -m behave …``) and tells behave what it was promised
+(:data:`~hermetic.isolation.netns.ISOLATION_VARIABLE`), so that a behave process started outside its
+namespace stops the run instead of passing for a confined one.
 
 Standard library only: ``tools/run.py`` uses it before ``.venv`` exists.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +22,6 @@ from hermetic.isolation.netns import GUARD_ONLY, ISOLATION_VARIABLE, NAMESPACE, 
 from hermetic.isolation.netns.enter import probe
 
 ENTER_MODULE = "hermetic.isolation.netns.enter"
-PREPARE_MODULE = "hermetic.isolation.netns.prepare"
 
 
 @dataclass(frozen=True)
@@ -69,31 +65,3 @@ def why_no_namespace(env: Mapping[str, str] | None = None) -> str | None:
     if (os.environ if env is None else env).get(SWITCH, "").strip().lower() == "off":
         return f"switched off with {SWITCH}=off"
     return probe()
-
-
-def prepare(
-    python: Path,
-    behave_args: Sequence[str],
-    cwd: Path | None,
-    env: Mapping[str, str] | None,
-    say: Callable[[str], None],
-) -> Confinement:
-    """Resolve the settings (every install) outside, find out whether a namespace can be made,
-    say so once. A settings error is left for behave to report as it always does."""
-    result = subprocess.run(
-        [str(python), "-m", PREPARE_MODULE, *behave_args],
-        cwd=cwd,
-        env=dict(env) if env is not None else None,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        text=True,
-        check=False,
-    )
-    lines = result.stdout.strip().splitlines() or [""]
-    try:
-        reason = json.loads(lines[-1])["reason"]
-    except (ValueError, KeyError, TypeError):
-        reason = f"{PREPARE_MODULE} gave no answer (exit {result.returncode})"
-    confinement = Confinement(Path(python), reason)
-    say(confinement.headline())
-    return confinement

@@ -1,0 +1,50 @@
+@promise.removed-model
+Feature: A removed model is an alert whatever protocol Hermes speaks to its provider
+  Claude users run Hermes against Anthropic's Messages API, not OpenAI's chat completions: they
+  install it with its Anthropic extra, and Hermes sends every request through Anthropic's own
+  client. The same removed model then reaches the plugin in Anthropic's words, a "not_found_error"
+  that Hermes does not recognise as a removed model: it calls it an unknown failure and tries
+  again. A plugin that only listens for OpenAI's "model does not exist" leaves these users' jobs
+  failing without an alert.
+
+  These scenarios install Hermes the way those users do, with the extra that brings the
+  provider's client, and the provider answers in that protocol's own words.
+
+  Background:
+    Given a Hermes home with the alerts plugin enabled
+
+  @protocol.anthropic-messages
+  Scenario: A model removed by an Anthropic Messages provider raises a model-unavailable alert
+    Given Hermes talks to its provider over Anthropic's Messages API
+    And the provider no longer serves the model "gone-model"
+    And an operator schedules a job on the model "gone-model" from the command line
+    When the scheduler runs once
+    Then the job's request for "gone-model" reached the provider over Anthropic's Messages API
+    And the provider received the job's request for "gone-model"
+    And the job is marked as failed
+    And exactly one model-unavailable alert is recorded
+    And the alert names the model "gone-model" from provider "custom" with error code 404
+    And the alert for "gone-model" carries the provider's message
+    And Hermes' log records no failure of the plugin
+
+  @protocol.anthropic-messages
+  Scenario: A healthy model over Anthropic's Messages API raises no alert
+    Given Hermes talks to its provider over Anthropic's Messages API
+    And the provider serves the model "healthy-model"
+    And a scheduled job uses the model "healthy-model"
+    When the scheduler runs once
+    Then the job's request for "healthy-model" reached the provider over Anthropic's Messages API
+    And the provider received the job's request for "healthy-model"
+    And the job is marked as successful
+    And no model-unavailable alert is recorded
+
+  @protocol.bedrock-converse
+  Scenario: A healthy model on Amazon Bedrock raises no alert
+    Given Hermes talks to its provider over Amazon Bedrock's Converse API
+    And the provider serves the model "healthy-model"
+    And a scheduled job uses the model "healthy-model"
+    When the scheduler runs once
+    Then the job's request for "healthy-model" reached the provider over Amazon Bedrock's Converse API
+    And the provider received the job's request for "healthy-model"
+    And the job is marked as successful
+    And no model-unavailable alert is recorded

@@ -1,0 +1,122 @@
+"""The measured reference of what Hermes tells a plugin: its JSON, its page, its changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hermetic.hermes.hook_reference import (
+    Call,
+    Outcome,
+    Reference,
+    Row,
+    load_reference,
+    release_changes,
+    render_markdown,
+)
+
+UNKNOWN = Call(404, "unknown", True, "NotFoundError", 0, 3)
+GONE = Call(404, "model_not_found", False, "NotFoundError", 0, 3)
+RELEASES = (
+    {"label": "0.16.0", "distribution": "hermes-agent", "version": "0.16.0", "version_line": "v"},
+    {"label": "0.19.0", "distribution": "hermes-agent", "version": "0.19.0", "version_line": "v"},
+)
+
+
+def outcome(*calls: Call, job: str = "error") -> Outcome:
+    return Outcome(calls=calls, job=job, requests=len(calls))
+
+
+def reference(rows: tuple[Row, ...]) -> Reference:
+    return Reference(RELEASES, {"Retries": "Hermes' default"}, "python tools/x.py", rows)
+
+
+def row(name: str, **outcomes: Outcome) -> Row:
+    return Row(
+        name,
+        "Anthropic",
+        "not_found_error (404)",
+        "anthropic_messages",
+        "removed-model",
+        404,
+        {label.replace("_", "."): value for label, value in outcomes.items()},
+    )
+
+
+SAME = row(
+    "same", v0_16_0=outcome(UNKNOWN, UNKNOWN, UNKNOWN), v0_19_0=outcome(UNKNOWN, UNKNOWN, UNKNOWN)
+)
+
+
+def fix_labels(item: Row) -> Row:
+    return Row(
+        item.answer,
+        item.provider,
+        item.words,
+        item.protocol,
+        item.situation,
+        item.status,
+        {label.removeprefix("v"): value for label, value in item.outcomes.items()},
+    )
+
+
+def test_the_json_round_trips() -> None:
+    document = reference((fix_labels(SAME),))
+
+    assert Reference.from_json(document.to_json()) == document
+
+
+def test_an_answer_alike_on_every_release_is_one_line() -> None:
+    page = render_markdown(reference((fix_labels(SAME),)))
+
+    [line] = [text for text in page.splitlines() if text.startswith("| Anthropic")]
+    assert line == (
+        "| Anthropic | not_found_error (404) | 404 | all | 404 | `unknown` | yes "
+        "| `NotFoundError` | 3 | error |"
+    )
+    assert "Nothing: every answer is treated alike" in page
+
+
+def test_an_answer_that_changed_gets_a_line_per_release_and_is_named() -> None:
+    changed = fix_labels(
+        row("changed", v0_16_0=outcome(UNKNOWN, UNKNOWN, UNKNOWN), v0_19_0=outcome(GONE))
+    )
+    document = reference((changed,))
+
+    page = render_markdown(document)
+
+    lines = [text for text in page.splitlines() if text.startswith("| Anthropic")]
+    assert [line.split(" | ")[3] for line in lines] == ["**0.16.0**", "**0.19.0**"]
+    [change] = release_changes(document, ["0.16.0", "0.19.0"])
+    assert (change.before, change.after) == ("0.16.0", "0.19.0")
+    assert "0.16.0 status_code=404 reason='unknown' retryable=True, 3 call(s)" in change.describe()
+    assert change.describe() in page
+
+
+def test_changes_are_looked_for_only_between_the_releases_asked_for() -> None:
+    changed = fix_labels(row("changed", v0_16_0=outcome(UNKNOWN), v0_19_0=outcome(GONE)))
+    document = reference((changed,))
+
+    assert release_changes(document, ["0.19.0", "0.22.2.post1"]) == []
+    assert len(release_changes(document, ["0.16.0", "0.19.0"])) == 1
+
+
+def test_calls_that_disagree_within_a_job_are_marked() -> None:
+    mixed = fix_labels(row("mixed", v0_16_0=outcome(UNKNOWN, GONE), v0_19_0=outcome(UNKNOWN, GONE)))
+
+    page = render_markdown(reference((mixed,)))
+
+    assert "| 2 (not all alike) |" in page
+
+
+def test_no_hook_call_is_said_so() -> None:
+    healthy = fix_labels(row("ok", v0_16_0=outcome(job="ok"), v0_19_0=outcome(job="ok")))
+
+    page = render_markdown(reference((healthy,)))
+
+    assert "| all | - | - | - | - | 0 | ok |" in page
+
+
+def test_a_missing_reference_reads_as_none(tmp_path: Path) -> None:
+    assert load_reference(tmp_path / "none.json") is None
+    (tmp_path / "bad.json").write_text("{", "utf-8")
+    assert load_reference(tmp_path / "bad.json") is None
