@@ -13,7 +13,7 @@ import pytest
 
 from hermetic.isolation.checks import KEY
 from hermetic.mock import Collector
-from hermetic.plan.settings import Settings
+from hermetic.plan.resolve import settings_from_userdata
 from hermetic.world import build_world
 
 PLUGIN = Path(__file__).resolve().parent.parent / "alerts_plugin"
@@ -66,7 +66,7 @@ def test_a_scripted_answer_is_sent_and_journaled() -> None:
 def test_the_scenario_says_the_plugin_sent_no_key(tmp_path: Path) -> None:
     profile = tmp_path / "hermetic.toml"
     profile.write_text('[env]\nACME_URL = "{sink}"\nACME_API_KEY = "{credential}"\n', "utf-8")
-    settings = Settings.from_userdata(
+    settings = settings_from_userdata(
         {"plugin": str(PLUGIN), "profile": str(profile), "sandbox_root": str(tmp_path)}
     )
     with build_world(settings) as world:
