@@ -108,3 +108,30 @@ def test_a_place_inside_another_is_overlaid_with_it(tmp_path: Path) -> None:
         pytest.skip(f"no mount namespace here: {unavailable(sandbox)}")
     assert outside_writes(sandbox) == [(f"{inner}/.acme", "wrote 2 bytes")]
     assert not (inner / ".acme").exists()
+
+
+def test_without_a_mount_namespace_the_command_runs_and_the_reason_is_kept(
+    tmp_path: Path,
+) -> None:
+    # A user namespace that maps no one: no privilege to make a mount namespace in it.
+    try:
+        probe = subprocess.run(["unshare", "--user", "true"], capture_output=True, check=False)
+    except FileNotFoundError:
+        pytest.skip("no unshare program here")
+    if probe.returncode != 0:
+        pytest.skip(f"no user namespace here: {probe.stderr.decode(errors='replace').strip()}")
+    place, sandbox = tmp_path / "tmp", tmp_path / "sandbox"
+    place.mkdir()
+    sandbox.mkdir()
+    command = [sys.executable, "-I", "-S", outside.__file__, str(sandbox), "--place", str(place)]
+    script = f"echo ran > {sandbox}/ran"
+    result = subprocess.run(
+        ["unshare", "--user", *command, "--", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    assert (sandbox / "ran").read_text() == "ran\n"
+    assert unavailable(sandbox) == "no mount namespace: Operation not permitted"
+    assert outside_writes(sandbox) == []

@@ -22,7 +22,6 @@ of choice, with nothing of the suite importable.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import stat
@@ -95,7 +94,13 @@ class _NoNamespace(Exception):
 
 
 def _isolate(keep: list[str], places: list[str], outside: Path) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
+    try:  # Linux's C library; another system, or a Python without ctypes, runs without
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.unshare, libc.mount  # noqa: B018 (looked up now: missing, they raise here)
+    except (ImportError, OSError, AttributeError) as exc:
+        raise _NoNamespace(f"no mount namespace: {exc}") from None
 
     def call(result: int, what: str) -> None:
         if result != 0:
@@ -111,19 +116,20 @@ def _isolate(keep: list[str], places: list[str], outside: Path) -> None:
         layers.append(layer)
     if libc.unshare(_CLONE_NEWNS) != 0:
         raise _NoNamespace(f"no mount namespace: {os.strerror(ctypes.get_errno())}")
-    call(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
+    if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+        # Nothing is mounted yet: run without, rather than let an overlay reach the host.
+        raise _NoNamespace(f"no private mount namespace: {os.strerror(ctypes.get_errno())}")
     # Opened before the overlays hide them: bound back from these, not from their paths, right
     # after the overlay that hid them (so the next overlay's layers are found again).
     kept = [(os.path.realpath(path), os.open(path, os.O_RDONLY | os.O_DIRECTORY)) for path in keep]
-    record = {}
+    record, missed = {}, []
     for index, (place, layer) in enumerate(zip(places, layers, strict=True)):
         options = f"lowerdir={place},upperdir={layer / 'upper'},workdir={layer / 'work'}"
         result = libc.mount(b"hermetic-outside", place.encode(), b"overlay", 0, options.encode())
         if result != 0:
-            error = ctypes.get_errno()
-            if index == 0:  # nothing hidden yet: run without, saying why
-                raise _NoNamespace(f"no overlay on {place}: {os.strerror(error)}")
-            raise OSError(error, f"overlay on {place}: {os.strerror(error)}")
+            # Nothing of this place is hidden: the others are still watched, this one said.
+            missed.append(f"no overlay on {place}: {os.strerror(ctypes.get_errno())}")
+            continue
         record[str(index)] = place
         for path, descriptor in kept:
             if path == place or path.startswith(place.rstrip("/") + "/"):
@@ -133,6 +139,8 @@ def _isolate(keep: list[str], places: list[str], outside: Path) -> None:
     for _, descriptor in kept:
         os.close(descriptor)
     (outside / PLACES).write_text(json.dumps(record), "utf-8")
+    if missed:
+        (outside / UNAVAILABLE).write_text("; ".join(missed) + "\n", "utf-8")
 
 
 # -- what the harness runs and reads ---------------------------------------------------------
