@@ -5,7 +5,9 @@ End to end, as an author runs it: ``hermetic init``, a feature of their own with
 ``hermetic run``. Every Python process of the run (the command, behave's listing, each behave
 worker) has an audit hook (``sitecustomize``) noting each time the plugin's manifest or its
 profile is opened for reading other than to copy the plugin into a sandbox: they are read
-once, by the command, and never again by a worker. A copy of the plugin that skips its write
+once, by the command, and never again by a worker. The hook also notes each process it is in,
+and the test requires the command, the listing and both workers among them (a hook missing
+from the workers would make "once" prove nothing). A copy of the plugin that skips its write
 makes the same feature fail (exit 1).
 """
 
@@ -19,6 +21,8 @@ import sys
 from pathlib import Path
 
 from hermetic.isolation.netns.confinement import why_no_namespace
+from hermetic.plan.request import PLAN_KEY
+from hermetic.runs.listing import LISTING_MODULE
 
 REPO = Path(__file__).resolve().parent.parent
 HERMETIC = Path(sys.executable).parent / "hermetic"
@@ -46,6 +50,10 @@ def _hook(event, args):
         log.write(f"{os.getpid()} {os.path.basename(args[0])} {'<'.join(names[:4])}\\n")
 
 
+with open(LOG, "a") as log:  # which process this is: the hook is in every one of the run
+    with open("/proc/self/cmdline", "rb") as cmdline:
+        command = cmdline.read().replace(b"\\0", b" ").decode(errors="replace")
+    log.write(f"{os.getpid()} START {command}\\n")
 sys.addaudithook(_hook)
 """
 
@@ -127,8 +135,16 @@ def test_an_authors_own_feature_runs_in_the_namespace_from_one_plan(tmp_path: Pa
     assert output.strip().splitlines()[-1] == "2 passed, 0 failed"
     # Read once, by the command; never by the listing or the two workers.
     lines = reads.read_text().splitlines()
-    assert sorted(line.split()[1] for line in lines) == ["hermetic.toml", "plugin.yaml"], lines
-    assert len({line.split()[0] for line in lines}) == 1, lines
+    started = [line.split(maxsplit=2) for line in lines if line.split()[1] == "START"]
+    opened = [line.split() for line in lines if line.split()[1] != "START"]
+    assert sorted(name for _, name, _ in opened) == ["hermetic.toml", "plugin.yaml"], lines
+    # The hook was in each of them (else "once" would prove nothing): the command, behave's
+    # listing, and every worker (a behave process given the plan).
+    command = {pid for pid, _, argv in started if f"{HERMETIC} run" in argv}
+    listing = {pid for pid, _, argv in started if LISTING_MODULE in argv}
+    workers = {pid for pid, _, argv in started if "behave" in argv and f"{PLAN_KEY}=" in argv}
+    assert len(command) == 1 and listing and len(workers) == 2, lines
+    assert {pid for pid, _, _ in opened} == command, lines
 
 
 def test_the_same_feature_fails_for_a_plugin_that_skips_its_write(tmp_path: Path) -> None:
