@@ -15,6 +15,7 @@ pasted into a model name is still a key).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -100,6 +101,25 @@ def is_last_attempt(retry_count: Any, max_retries: Any) -> bool:
     return count + 1 >= limit
 
 
+# How providers say "this model is no longer served" in a 400 (hermetic's provider corpus):
+# Groq "The model `X` has been decommissioned", DeepSeek "Model Not Exist", Together "Unable to
+# access non-serverless model X", OpenRouter "X is not a valid model ID", Mistral "Invalid
+# model: X". Hermes reads only some of them as model_not_found; the others reach the hook as
+# format_error, exactly like a malformed request, so the plugin reads the words itself.
+_MODEL_GONE_WORDS = re.compile(
+    r"\bmodel\b.{0,120}?\b(?:decommissioned|retired|not exist|does not exist|no longer "
+    r"(?:available|supported|served)|reached its end of life)\b"
+    r"|\bnon-serverless model\b|\bnot a valid model\b|\binvalid[ _]model\b"
+    r"|\bmodel_(?:not_found|not_available|decommissioned)\b",
+    re.IGNORECASE,
+)
+
+
+def says_model_gone(message: str) -> bool:
+    """Whether a provider's error text says the model is no longer served."""
+    return bool(_MODEL_GONE_WORDS.search(message))
+
+
 def _alert_code(kwargs: Mapping[str, Any]) -> int | None:
     """Return the status code to alert with, or None when this is no alert."""
     status = _as_int(kwargs.get("status_code"))
@@ -117,10 +137,19 @@ def _alert_code(kwargs: Mapping[str, Any]) -> int | None:
     if (status == 404 or 500 <= status < 600) and retryable is True:
         # A plain 404 or a 5xx may be transient; it only becomes an outage
         # signal when it outlasts every retry Hermes is willing to make.
+        # (Anthropic's, OpenRouter's and Ollama's 404 for a removed model come
+        # this way: Hermes does not know their words and retries them.)
         if is_last_attempt(kwargs.get("retry_count"), kwargs.get("max_retries")):
             return status
-    # 400/401/403/429 and the like are about the request or the account,
-    # not about the model being unavailable.
+    if status == 400 and (
+        kwargs.get("reason") == "model_not_found"
+        or says_model_gone(extract_message(kwargs.get("error")))
+    ):
+        # Some providers say a model is gone with a 400 (OpenRouter, Mistral,
+        # Groq, DeepSeek, Together); Hermes does not retry a 400.
+        return status
+    # Other 400s, 401/403/429 and the like are about the request or the
+    # account, not about the model being unavailable.
     return None
 
 

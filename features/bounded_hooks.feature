@@ -11,6 +11,7 @@ Feature: An alert plugin's hook has the time Hermes gives it, and no more
 
   Background:
     Given a Hermes home with the alerts plugin enabled
+    And Hermes makes one attempt per request
     And the provider no longer serves the model "gone-model"
 
   @directory-plugin

@@ -12,6 +12,7 @@ Feature: The unattended scheduler inside the gateway raises the same alerts
 
   Background:
     Given a Hermes home with the alerts plugin enabled
+    And Hermes makes one attempt per request
 
   Scenario: The gateway's own scheduler reports a removed model
     Given the provider no longer serves the model "gone-model"

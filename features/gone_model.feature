@@ -7,6 +7,7 @@ Feature: A model the provider says is gone for good is an alert on its first fai
 
   Background:
     Given a Hermes home with the alerts plugin enabled
+    And Hermes makes one attempt per request
 
   Scenario: A job whose model is gone raises a model-unavailable alert
     Given the provider answers the model "retired-model" with "model gone (410)"

@@ -8,6 +8,7 @@ Feature: Odd and hostile provider answers are stored safely
 
   Background:
     Given a Hermes home with the alerts plugin enabled
+    And Hermes makes one attempt per request
 
   @promise.redaction @promise.alert-store
   Scenario: A provider error that echoes a secret is stored and logged without it

@@ -16,6 +16,7 @@ Feature: A test run stays inside its sandbox
 
   Background:
     Given a Hermes home with the alerts plugin enabled
+    And Hermes makes one attempt per request
     And the provider no longer serves the model "gone-model"
 
   Rule: The developer's own home and keys are never used

@@ -15,6 +15,7 @@ Feature: Providers that need a login raise the same alerts, with no account and 
 
   Background:
     Given a Hermes home with the alerts plugin enabled
+    And Hermes makes one attempt per request
 
   Rule: Without a login, the job fails loudly and nothing is sent anywhere
 

@@ -14,6 +14,7 @@ Feature: A model the provider stops serving becomes an alert someone can see
 
   Background:
     Given a Hermes home with the alerts plugin enabled
+    And Hermes makes one attempt per request
 
   Scenario: A job whose model was removed raises a model-unavailable alert
     Given the provider no longer serves the model "gone-model"

@@ -13,6 +13,7 @@ Feature: Every way a provider can fail leads to a deliberate alert decision
 
   Background:
     Given a Hermes home with the alerts plugin enabled
+    And Hermes makes one attempt per request
 
   Rule: The provider's answer decides whether the model is reported unavailable
 

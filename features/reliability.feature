@@ -7,6 +7,7 @@ Feature: Every alert is counted, even when many jobs fail at once
 
   Background:
     Given a Hermes home with the alerts plugin enabled
+    And Hermes makes one attempt per request
 
   Rule: Parallel failures in one tick are all counted, tick after tick
 

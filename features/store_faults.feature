@@ -10,6 +10,7 @@ Feature: An alert survives a broken alert store, and Hermes is never taken down 
 
   Background:
     Given a Hermes home with the alerts plugin enabled
+    And Hermes makes one attempt per request
     And the provider no longer serves the model "gone-model"
     And a scheduled job uses the model "gone-model"
 

@@ -7,6 +7,7 @@ Feature: A broken alert store is said in the log, and the job goes on as without
 
   Background:
     Given a Hermes home with the alerts plugin enabled
+    And Hermes makes one attempt per request
     And the provider no longer serves the model "gone-model"
     And a scheduled job uses the model "gone-model"
 

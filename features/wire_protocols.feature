@@ -12,8 +12,9 @@ Feature: A removed model is an alert whatever protocol Hermes speaks to its prov
 
   Background:
     Given a Hermes home with the alerts plugin enabled
+    And Hermes makes one attempt per request
 
-  @protocol.anthropic-messages
+  @protocol.anthropic-messages @provider.anthropic
   Scenario: A model removed by an Anthropic Messages provider raises a model-unavailable alert
     Given Hermes talks to its provider over Anthropic's Messages API
     And the provider no longer serves the model "gone-model"

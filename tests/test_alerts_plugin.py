@@ -205,7 +205,27 @@ CLASSIFY_TABLE: list[tuple[str, dict[str, Any], int | None]] = [
     ),
     ("404-plain-last-attempt", {"retryable": True, "reason": "unknown", "retry_count": 2}, 404),
     ("410-first-attempt", {"status_code": 410, "reason": "format_error"}, 410),
-    ("400", {"status_code": 400, "reason": "format_error"}, None),
+    (
+        "400",
+        {
+            "status_code": 400,
+            "reason": "format_error",
+            "message": "Error code: 400 - {'error': {'message': \"Invalid value for 'messages': "
+            "expected an array of message objects.\", 'type': 'invalid_request_error'}}",
+        },
+        None,
+    ),
+    (
+        "400-model-gone-in-words",
+        {
+            "status_code": 400,
+            "reason": "format_error",
+            "message": "Error code: 400 - {'error': {'message': 'The model `gone-model` has been "
+            "decommissioned and is no longer supported.', 'code': 'model_decommissioned'}}",
+        },
+        400,
+    ),
+    ("400-model-not-found", {"status_code": 400, "reason": "model_not_found"}, 400),
     ("401", {"status_code": 401, "reason": "auth"}, None),
     ("403", {"status_code": 403, "reason": "billing"}, None),
     ("429-first", {"status_code": 429, "retryable": True, "reason": "rate_limit"}, None),
@@ -826,3 +846,82 @@ def test_loading_the_plugin_imports_nothing_but_its_entry_point(tmp_path: Path) 
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[] False"
+
+
+# ------------------------------------- every provider's words, under Hermes' default retries
+
+# Recorded by tools/record_hook_calls.py --corpus: one real tick per removed-model answer of the
+# provider corpus (hermetic/corpus/answers.toml), with Hermes' default retries.
+CORPUS_CALLS = sorted((Path(__file__).parent / "fixtures").glob("hook_calls_corpus_hermes_*.json"))
+
+
+def _corpus_answers():
+    from hermetic.corpus import load_corpus
+
+    return load_corpus().model_gone("chat_completions")
+
+
+@pytest.mark.parametrize("recording", CORPUS_CALLS, ids=lambda path: path.stem)
+def test_every_corpus_answer_has_recorded_calls(recording: Path) -> None:
+    recorded = json.loads(recording.read_text())["calls"]
+    assert set(recorded) == {answer.name for answer in _corpus_answers()}
+
+
+@pytest.mark.parametrize("recording", CORPUS_CALLS, ids=lambda path: path.stem)
+@pytest.mark.parametrize("answer", _corpus_answers(), ids=lambda answer: answer.name)
+def test_every_provider_words_for_a_removed_model_are_one_alert(
+    classify_mod: types.ModuleType, answer: Any, recording: Path
+) -> None:
+    calls = json.loads(recording.read_text())["calls"][answer.name]
+    assert calls, "Hermes made no hook call"
+    alerts = [alert for call in calls if (alert := classify_mod.classify(call)) is not None]
+    assert len(alerts) == 1, f"{answer.provider}: {len(alerts)} alerts for {len(calls)} calls"
+    assert alerts[0].error_code == answer.status
+    assert alerts[0].model == "gone-model"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Error code: 400 - {'error': {'message': 'The model `llama-3.3-70b` has been "
+        "decommissioned and is no longer supported.', 'code': 'model_decommissioned'}}",
+        "Error code: 400 - {'error': {'message': 'Model Not Exist', 'type': "
+        "'invalid_request_error'}}",
+        "Unable to access non-serverless model org/x-1.5. Please visit ...",
+        "gone is not a valid model ID",
+        "{'object': 'error', 'message': 'Invalid model: gone', 'type': 'invalid_model'}",
+    ],
+)
+def test_a_providers_words_for_a_gone_model_are_read(
+    classify_mod: types.ModuleType, message: str
+) -> None:
+    assert classify_mod.says_model_gone(message)
+    call = {"status_code": 400, "retryable": False, "reason": "format_error", "model": "m"}
+    alert = classify_mod.classify(
+        {**call, "error": {"type": "BadRequestError", "message": message}}
+    )
+    assert alert is not None and alert.error_code == 400
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Invalid value for 'messages': expected an array of message objects.",
+        "parameter 'temperature' is deprecated",
+        "This model's maximum context length is 8192 tokens.",
+        "Your credit balance is too low to access the Anthropic API.",
+        "",
+    ],
+)
+def test_a_400_that_says_nothing_of_the_model_is_no_alert(
+    classify_mod: types.ModuleType, message: str
+) -> None:
+    assert not classify_mod.says_model_gone(message)
+    call = {"status_code": 400, "retryable": False, "reason": "format_error", "model": "m"}
+    assert classify_mod.classify({**call, "error": {"message": message}}) is None
+
+
+def test_a_400_hermes_reads_as_model_not_found_is_an_alert(classify_mod: types.ModuleType) -> None:
+    call = {"status_code": 400, "retryable": False, "reason": "model_not_found", "model": "m"}
+    alert = classify_mod.classify({**call, "error": {"message": "whatever the words"}})
+    assert alert is not None and alert.error_code == 400

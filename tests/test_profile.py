@@ -89,7 +89,7 @@ def test_profile_errors_are_config_errors(tmp_path: Path) -> None:
 def test_an_unknown_section_is_refused(tmp_path: Path) -> None:
     assert refusal(tmp_path, "[plugins]\nenabled = []\n") == (
         "plugins: unknown section; known sections: promises, env, files, config, network, "
-        "requires, alerts, spool, baseline"
+        "providers, requires, alerts, spool, baseline"
     )
 
 

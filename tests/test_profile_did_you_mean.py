@@ -30,7 +30,7 @@ def refusal(tmp_path: Path, text: str) -> str:
         (
             "[netwrok]\n",
             "netwrok: unknown section; known sections: promises, env, files, config, "
-            'network, requires, alerts, spool, baseline; did you mean "network"?',
+            'network, providers, requires, alerts, spool, baseline; did you mean "network"?',
         ),
         ('[spool]\nfiel = "x"\n', 'did you mean "file"?'),
         (

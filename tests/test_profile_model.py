@@ -385,6 +385,7 @@ def test_the_schema_describes_every_section_and_refuses_unknown_ones() -> None:
         "files",
         "config",
         "network",
+        "providers",
         "requires",
         "alerts",
         "spool",

@@ -15,6 +15,17 @@
    the smoke scenarios (exit 1) with a headline naming what is missing.
 5. lostsession (a planted bug: its capture line says ``session=None``), ``--tags=@smoke``:
    fails in one scenario only, naming the session.
+6. The upstream hermes-telemetry plugin, unmodified (tests/fixtures/plugins/
+   hermes_telemetry_upstream), ``--tags=@provider-words``: the provider outline fails it for
+   exactly the providers whose removed model it misses, each failure naming the provider and what
+   Hermes reported (derived from the recorded hook calls, not written here).
+
+The provider outline (``@provider-words``, every provider's removed model under Hermes' default
+retries) runs for the directory examples and, through their folders, for the pip examples whose
+``defects.toml`` says ``outline = true`` (minimal404_pip, a store narrowed by ``[providers] only``;
+otlp_json_urllib, a span for every failed call). A wheel run tests the same code as its folder,
+and the other span-per-call examples decide exactly as otlp_json_urllib does, so their runs leave
+it out: CI time goes where the outline can tell something new (docs/background/providers.md).
 
 Reports go to ``reports/examples/<what>/``.
 
@@ -89,6 +100,8 @@ class PipExample:
     #: carries none). The channel examples keep theirs in the package folder, beside the
     #: ``plugin.yaml`` that lets tools/check_mutants.py load that folder as a directory plugin.
     profile: str = "hermetic.toml"
+    #: Whether its folder run includes the provider outline (its wheel run never does).
+    outline: bool = False
 
     @classmethod
     def read(cls, declared: Path) -> PipExample:
@@ -102,8 +115,16 @@ class PipExample:
             )
             for defect in data.get("defects", [])
         )
-        return cls(declared.parent.name, defects, data.get("profile", "hermetic.toml"))
+        return cls(
+            declared.parent.name,
+            defects,
+            data.get("profile", "hermetic.toml"),
+            data.get("outline", False),
+        )
 
+
+#: behave's argument leaving the provider outline out of a run.
+WITHOUT_OUTLINE = "--tags=not @provider-words"
 
 #: Each pip project in the examples' folder that declares what it proves (``defects.toml``:
 #: its profile and its defect copies, each a list of changes and the headline its failure
@@ -162,6 +183,69 @@ def planted_bug_caught() -> list[str]:
     if len(failed) != 1 or "session 'None'" not in (failed[0]["message"] or ""):
         return [f"lostsession: expected one failure naming session None, found {failed}"]
     return []
+
+
+UPSTREAM = EXAMPLES / "hermes_telemetry_upstream"
+UPSTREAM_PROFILE = EXAMPLES / "hermes_telemetry_upstream.toml"
+#: What Hermes passed the hook for each corpus answer (tools/record_hook_calls.py --corpus).
+CORPUS_CALLS = REPO / "tests" / "fixtures" / "hook_calls_corpus_hermes_0.19.0.json"
+
+
+def upstream_misses() -> dict[str, str]:
+    """The outline rows the upstream plugin must fail ("<provider>: <words>") and the headline
+    of each: it records a removed model only on a 404 Hermes does not retry (its
+    ``api_request_error``), so every answer Hermes passed otherwise is a miss."""
+    from hermetic.corpus import load_corpus
+    from hermetic.parts.hook_observer import ObservedCall, reported
+
+    recorded = json.loads(CORPUS_CALLS.read_text("utf-8"))["calls"]
+    misses = {}
+    for answer in load_corpus().model_gone("chat_completions"):
+        calls = [
+            ObservedCall(**{key: call.get(key) for key in ObservedCall.__dataclass_fields__})
+            for call in recorded[answer.name]
+        ]
+        if not any(call.status_code == 404 and call.retryable is False for call in calls):
+            misses[f"{answer.provider}: {answer.words}"] = (
+                f"a model removed by {answer.provider} raised no alert: {reported(calls)}"
+            )
+    return misses
+
+
+def upstream_plugin_fails_naming_each_provider() -> list[str]:
+    """The upstream plugin, unmodified, against the provider outline: exit 1, and exactly its
+    misses fail, each with its headline."""
+    code, reports = hermetic_run(
+        "hermes-telemetry-upstream",
+        UPSTREAM,
+        "--profile",
+        str(UPSTREAM_PROFILE),
+        "--tags=@provider-words",
+        "-D",
+        "keep_sandbox=never",
+    )
+    if code != 1:
+        return [f"the upstream plugin must fail the provider outline with exit 1, not {code}"]
+    expected = upstream_misses()
+    summary = json.loads((reports / "summary.json").read_text("utf-8"))
+    failed = {}
+    outline_row = re.compile(r"A model removed by (.+) raises one alert: (.+?)(?: -- @.*)?$")
+    for row in summary["scenarios"]:
+        found = outline_row.match(row["name"])
+        if found and row["status"] in ("failed", "errored"):
+            message = (row["message"] or "").removeprefix("ASSERT FAILED: ").splitlines()[0]
+            failed[f"{found.group(1)}: {found.group(2)}"] = message
+    problems = []
+    if set(failed) != set(expected):
+        problems.append(
+            f"the upstream plugin failed {sorted(failed)}, expected exactly {sorted(expected)}"
+        )
+    for row, headline in expected.items():
+        if row in failed and failed[row] != headline:
+            problems.append(f"{row}: the failure must say {headline!r}; it says {failed[row]!r}")
+    if not problems:
+        say(f"check_examples: the upstream plugin misses {len(failed)} answers, each named")
+    return problems
 
 
 DIRECTORY_EXAMPLES = ("minimal404", "pricewatch")
@@ -335,12 +419,13 @@ def _pip_example(example: PipExample) -> list[str]:
         if (folder / "features").is_dir() and own_features(folder, example.profile) != 0:
             failures.append(f"{example.folder}: its own features")
         profile = ("--profile", str(folder / example.profile))
-        code, reports = hermetic_run(f"{example.folder}-folder", folder, *profile)
+        outline = () if example.outline else (WITHOUT_OUTLINE,)
+        code, reports = hermetic_run(f"{example.folder}-folder", folder, *profile, *outline)
         say(f"check_examples: {example.folder} through its folder: {verdict(reports)}")
         if code != 0:
             failures.append(f"{example.folder} through its folder (exit {code})")
         wheel = build_wheel(folder, scratch / "wheel", log)
-        code, reports = hermetic_run(f"{example.folder}-wheel", wheel, *profile)
+        code, reports = hermetic_run(f"{example.folder}-wheel", wheel, *profile, WITHOUT_OUTLINE)
         say(f"check_examples: {example.folder} through its wheel: {verdict(reports)}")
         if code != 0:
             failures.append(f"{example.folder} through its wheel {wheel.name} (exit {code})")
@@ -369,8 +454,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--only",
-        choices=["directory", *DIRECTORY_EXAMPLES, *(example.folder for example in PIP_EXAMPLES)],
-        help="the directory examples, one of them, or one pip example's folder name",
+        choices=[
+            "directory",
+            "upstream",
+            *DIRECTORY_EXAMPLES,
+            *(example.folder for example in PIP_EXAMPLES),
+        ],
+        help="the directory examples, one of them, the upstream plugin, or one pip example's "
+        "folder name",
     )
     args = parser.parse_args(argv)
     shutil.rmtree(REPORTS, ignore_errors=True)
@@ -380,6 +471,8 @@ def main(argv: list[str] | None = None) -> int:
         failures += planted_bug_caught()
     elif args.only in DIRECTORY_EXAMPLES:
         failures += directory_examples((args.only,))
+    if args.only in (None, "upstream"):
+        failures += upstream_plugin_fails_naming_each_provider()
     for example in PIP_EXAMPLES:
         if args.only in (None, example.folder):
             failures += pip_example(example)

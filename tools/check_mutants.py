@@ -72,6 +72,9 @@ FAULTS = ("features/store_faults.feature",)
 GATEWAY = ("features/gateway.feature",)
 RELIABILITY = ("features/reliability.feature",)
 LOGIN = ("features/login_providers.feature",)
+# One provider whose words Hermes does not know (Anthropic's 404: reason unknown, retried), under
+# Hermes' default retries: the provider outline's cheapest row that tells the two defects apart.
+ANTHROPIC_REMOVED = ("features/every_provider.feature", "--tags=@provider.anthropic")
 # The channel examples, run from the mutated copy (relative to it).
 OTLP_SMOKE = (
     "--tags=@smoke",
@@ -159,6 +162,28 @@ MUTANTS = (
         "if status == 404 and retryable is False:",
         "if status in (400, 401, 403, 404) and retryable is False:",
         FAILURES,
+    ),
+    # Two rules that look right and are not (docs/background/providers.md): both keep
+    # OpenAI's removed models.
+    Mutant(
+        "alerts-only-on-model-not-found",
+        "classify.py",
+        '    retryable = kwargs.get("retryable")\n',
+        '    retryable = kwargs.get("retryable")\n'
+        '    if kwargs.get("reason") != "model_not_found":\n'
+        "        return None\n",
+        ANTHROPIC_REMOVED,
+        headline="a model removed by Anthropic raised no alert: Hermes reported it as status 404, "
+        "reason='unknown', retryable=True (3 calls, one per attempt, of 3 allowed)",
+    ),
+    Mutant(
+        "alerts-on-every-failed-call",
+        "classify.py",
+        '    retryable = kwargs.get("retryable")\n',
+        '    retryable = kwargs.get("retryable")\n    return status\n',
+        ANTHROPIC_REMOVED,
+        headline="a model removed by Anthropic raised one alert seen 3 times in one run: each of "
+        "Hermes' attempts was counted as a sighting",
     ),
     Mutant(
         "reports-the-default-provider",

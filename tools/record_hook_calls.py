@@ -6,7 +6,12 @@ one real ``hermes cron tick`` with a recording plugin and writes all hook calls 
 tests/fixtures/hook_calls_hermes_<version>.json. The plugin's unit tests classify these exact
 calls, so a Hermes upgrade that changes the arguments shows up as a fixture diff.
 
+``--corpus`` does the same for every removed-model answer of the provider corpus
+(hermetic/corpus/answers.toml, over chat completions) with Hermes' default retries, as users
+run it, into tests/fixtures/hook_calls_corpus_hermes_<version>.json.
+
     .venv/bin/python tools/record_hook_calls.py
+    .venv/bin/python tools/record_hook_calls.py --corpus
     .venv/bin/python tools/record_hook_calls.py --hermes /path/to/hermes-0.18.2/bin/hermes
 """
 
@@ -22,6 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from hermetic.corpus import load_corpus  # noqa: E402
 from hermetic.mock.phrases import PHRASES  # noqa: E402
 from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
 from hermetic.plan.settings import Settings  # noqa: E402
@@ -53,11 +59,29 @@ def record(phrase: str, settings: Settings) -> list[dict]:
     with build_world(settings) as world:
         world.install_plugin()
         world.providers.answer("scheduled-model", phrase)
-        world.scheduler.create_job("scheduled-model")
-        world.scheduler.tick()
-        calls_file = world.sandbox.hermes_home / "hook_calls.jsonl"
-        lines = calls_file.read_text().splitlines() if calls_file.exists() else []
-        return [normalise(json.loads(line)) for line in lines]
+        return _tick(world, "scheduled-model")
+
+
+def record_corpus(name: str, settings: Settings) -> list[dict]:
+    """The hook calls one real tick makes, with Hermes' default retries, when the provider
+    answers with the corpus answer ``name``."""
+    answer = load_corpus().named(name)
+    with build_world(settings) as world:
+        world.install_plugin()
+        world.config.tune(api_max_retries=None)
+        world.provider.script(
+            "gone-model",
+            {"answer": "model_not_found", "provider": answer.provider, "words": answer.words},
+        )
+        return _tick(world, "gone-model")
+
+
+def _tick(world, model: str) -> list[dict]:
+    world.scheduler.create_job(model)
+    world.scheduler.tick()
+    calls_file = world.sandbox.hermes_home / "hook_calls.jsonl"
+    lines = calls_file.read_text().splitlines() if calls_file.exists() else []
+    return [normalise(json.loads(line)) for line in lines]
 
 
 def main() -> int:
@@ -65,21 +89,30 @@ def main() -> int:
     parser.add_argument(
         "--hermes", default="", help="a hermes executable (default: Hermes 0.19.0's own env)"
     )
-    hermes = parser.parse_args().hermes
-    settings = settings_from_userdata({"plugin": str(RECORDER_DIR), "hermes": hermes})
+    parser.add_argument(
+        "--corpus",
+        action="store_true",
+        help="the provider corpus's removed-model answers, with Hermes' default retries",
+    )
+    args = parser.parse_args()
+    settings = settings_from_userdata({"plugin": str(RECORDER_DIR), "hermes": args.hermes})
     release = settings.hermes_version
     recorded = {}
-    for phrase in PHRASES:
-        calls = record(phrase, settings)
-        recorded[phrase] = calls
-        print(f"{phrase:34} {len(calls)} hook call(s)", flush=True)
-    target = REPO / "tests" / "fixtures" / f"hook_calls_hermes_{release}.json"
+    if args.corpus:
+        names = [answer.name for answer in load_corpus().model_gone("chat_completions")]
+        for name in names:
+            recorded[name] = record_corpus(name, settings)
+            print(f"{name:34} {len(recorded[name])} hook call(s)", flush=True)
+        target = REPO / "tests" / "fixtures" / f"hook_calls_corpus_hermes_{release}.json"
+        said = "Hermes' default retries (agent.api_max_retries unset), one tick per answer"
+    else:
+        for phrase in PHRASES:
+            recorded[phrase] = record(phrase, settings)
+            print(f"{phrase:34} {len(recorded[phrase])} hook call(s)", flush=True)
+        target = REPO / "tests" / "fixtures" / f"hook_calls_hermes_{release}.json"
+        said = "sandbox defaults (api_max_retries 1) plus each answer's own tuning"
     target.parent.mkdir(exist_ok=True)
-    document = {
-        "hermes_version": release,
-        "settings": "sandbox defaults (api_max_retries 1) plus each answer's own tuning",
-        "calls": recorded,
-    }
+    document = {"hermes_version": release, "settings": said, "calls": recorded}
     target.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
     print(f"wrote {target}")
     return 0

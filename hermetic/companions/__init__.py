@@ -8,19 +8,25 @@ other plugins would.
 * ``reclassify-model-gone`` (:data:`RECLASSIFY_MODEL_GONE`): answers Hermes 0.22's
   ``transform_api_error_classification`` hook, so Anthropic's ``not_found_error`` and
   OpenRouter's "No endpoints found" 404s reach the plugin as ``model_not_found``.
+* ``hermetic-hook-observer`` (:data:`HOOK_OBSERVER`): records what Hermes passes to
+  ``api_request_error`` (status, reason, retryable, attempt) into
+  ``HERMES_HOME/hermetic-observed/hooks.jsonl`` and changes nothing; read back by
+  :class:`hermetic.parts.hook_observer.HookObserver`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["COMPANIONS", "RECLASSIFY_MODEL_GONE", "companion_folder"]
+__all__ = ["COMPANIONS", "HOOK_OBSERVER", "RECLASSIFY_MODEL_GONE", "companion_folder"]
 
 RECLASSIFY_MODEL_GONE = "reclassify-model-gone"
+HOOK_OBSERVER = "hermetic-hook-observer"
 
 #: Each companion's manifest name -> its folder in this package.
 COMPANIONS: dict[str, Path] = {
     RECLASSIFY_MODEL_GONE: Path(__file__).with_name("reclassify_model_gone"),
+    HOOK_OBSERVER: Path(__file__).with_name("hook_observer"),
 }
 
 

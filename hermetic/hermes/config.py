@@ -1,5 +1,5 @@
 """The sandbox's ``config.yaml``: a provider on loopback, the plugin enabled, and the settings
-that keep a run offline, fast and bounded (see hermes-facts.md for each key).
+that keep a run offline, fast and bounded (docs/background/sandbox.md says why each key is there).
 
 A profile's ``[config]`` is merged on top; the keys the sandbox's isolation rests on were
 refused when the profile was read (:mod:`hermetic.profile.model`), so the merge cannot undo them.
@@ -28,12 +28,20 @@ from hermetic.hermes.releases import (
 # the mock accepts anything and no real provider ever sees it.
 DUMMY_API_KEY = "sk-hermetic-dummy"
 
+#: agent.api_max_retries when config.yaml does not set it (0.16 to 0.22 alike).
+HERMES_DEFAULT_ATTEMPTS = 3
+
 
 @dataclass(frozen=True)
 class HermesTuning:
-    """The config.yaml knobs that keep a tick fast, offline and bounded (see hermes-facts.md)."""
+    """The config.yaml knobs that keep a tick fast, offline and bounded.
 
-    api_max_retries: int = 1
+    Why each one is there: docs/background/sandbox.md.
+    """
+
+    # HTTP attempts per request for a retryable failure; None leaves Hermes' own default (3,
+    # with its back-off), as users run it.
+    api_max_retries: int | None = 1
     request_timeout_seconds: float = 3
     # None leaves it unset, and Hermes then looks the model up on openrouter.ai every tick.
     context_length: int | None = 131072
@@ -71,6 +79,12 @@ class HermesConfig:
     def tune(self, **changes: Any) -> None:
         self.tuning = replace(self.tuning, **changes)
 
+    @property
+    def attempts(self) -> str:
+        """How many attempts Hermes makes per request, as the reports say it."""
+        retries = self.tuning.api_max_retries
+        return f"Hermes' default ({HERMES_DEFAULT_ATTEMPTS})" if retries is None else str(retries)
+
     def render(self) -> dict[str, Any]:
         """The config.yaml content as a dict."""
         model: dict[str, Any] = {"provider": self.provider, "default": self.model or "unset"}
@@ -86,7 +100,9 @@ class HermesConfig:
             if tool_search_must_be_off(self.release):
                 # 0.16-0.18 look it up anyway while assembling the tool list.
                 lookups_off = {"tools": {"tool_search": {"enabled": "off"}}}
-        agent: dict[str, Any] = {"api_max_retries": self.tuning.api_max_retries}
+        agent: dict[str, Any] = {}
+        if self.tuning.api_max_retries is not None:
+            agent["api_max_retries"] = self.tuning.api_max_retries
         if auto_recovery_exists(self.release):
             # 0.22+ try a transiently failed request again for minutes after its last retry.
             agent["auto_recovery_cycles"] = 0

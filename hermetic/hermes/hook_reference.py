@@ -278,8 +278,8 @@ def render_markdown(reference: Reference) -> str:
         "depends on the provider's words, the wire protocol and the Hermes release, not on the "
         "HTTP status alone. Every line below is what real `hermes cron tick` runs passed to an "
         "observer plugin, for one provider answer of the corpus (each with its public source: "
-        "[the provider answers](../providers.md)), served by the mock over the protocol it "
-        "belongs to.",
+        "[the provider answers](../background/providers.md)), served by the mock over the "
+        "protocol it belongs to.",
         "",
         "Read a line as: *the provider answers this* -> *the hook gets `status_code`, `reason`, "
         '`retryable` and `error["type"]`* (the first call; later calls of the same job say the '

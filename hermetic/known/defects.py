@@ -1,6 +1,6 @@
 """The reviewed table of Hermes' own defects: what identifies each, where, and why.
 
-A defect gets a row here only after it was seen and read in Hermes' code (hermes-facts.md says
+A defect gets a row here only after it was seen and read in Hermes' code (its ``source`` says
 where): the releases it is known in (a PEP 440 specifier), the lines Hermes writes when it
 strikes (every pattern must match a line of the scenario's Hermes output or logs), and one
 sentence a plugin author can read. Adding a defect is one row and a unit test; a release that

@@ -10,6 +10,11 @@ Nothing here touches a socket, so every body can be checked in a unit test. The 
 error messages matters: Hermes classifies provider errors by their text (``"does not exist"``
 means model-not-found, ``"rate limit"`` a rate limit, ...), so each preset uses the wording the
 real OpenAI API sends and avoids words that would move it into another class.
+
+An answer may come in another provider's words instead: :data:`PROVIDER_MEANINGS` maps the
+answer names a provider can say in its own words to the corpus's situations
+(:mod:`hermetic.corpus`), and :func:`render_answer` with ``provider=`` sends that provider's
+published status, headers and body for the model.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hermetic.corpus import MODEL_GONE, CorpusError, ProviderAnswer, load_corpus
+
 __all__ = [
     "ANSWER_NAMES",
     "CONNECTION_ANSWERS",
@@ -29,6 +36,7 @@ __all__ = [
     "HANG",
     "MAX_HANG_SECONDS",
     "PRESETS",
+    "PROVIDER_MEANINGS",
     "RESET",
     "SUCCESS",
     "SUCCESS_ANSWERS",
@@ -43,6 +51,7 @@ __all__ = [
     "model_list",
     "model_not_found_error",
     "model_object",
+    "provider_answer",
     "render_answer",
     "response_events",
     "response_object",
@@ -475,6 +484,47 @@ CONNECTION_ANSWERS = frozenset(
 
 
 # --------------------------------------------------------------------------
+# Answers in a provider's own words (the corpus)
+# --------------------------------------------------------------------------
+
+#: The answers a provider can give in its own words, and the corpus situations they mean (in
+#: the order a provider's answer is looked for: "no longer serves the model" is whichever of
+#: removed, retired or unknown model the provider says).
+PROVIDER_MEANINGS: dict[str, tuple[str, ...]] = {
+    "model_not_found": MODEL_GONE,
+    "model_gone": ("retired-model",),
+    "rate_limit": ("rate-limit",),
+    "overloaded": ("overloaded",),
+}
+
+# Protocols whose errors are OpenAI's envelope: a provider's chat-completions words serve them
+# when the corpus has none of their own.
+_OPENAI_SHAPED = ("codex_responses",)
+
+
+def provider_answer(
+    name: str, provider: str, words: str | None = None, protocol: str = "chat_completions"
+) -> ProviderAnswer:
+    """The corpus answer ``provider`` gives for the answer ``name`` over ``protocol`` (the one
+    with ``words``, when given). Raises ValueError naming what is missing, in one line."""
+    situations = PROVIDER_MEANINGS.get(name)
+    if situations is None:
+        raise ValueError(
+            f"{name} does not come in a provider's words; only {', '.join(PROVIDER_MEANINGS)} do"
+        )
+    corpus = load_corpus()
+    try:
+        return corpus.find(provider, situations, protocol, words)
+    except CorpusError as exc:
+        if protocol not in _OPENAI_SHAPED:
+            raise ValueError(str(exc)) from None
+        try:
+            return corpus.find(provider, situations, "chat_completions", words)
+        except CorpusError:
+            raise ValueError(str(exc)) from None
+
+
+# --------------------------------------------------------------------------
 # Presets + overrides -> the bytes to send
 # --------------------------------------------------------------------------
 
@@ -492,11 +542,19 @@ class RenderedAnswer:
 
     @property
     def error_message(self) -> str | None:
-        """``error.message`` when the body is an OpenAI error envelope."""
+        """The body's human-readable message: ``error.message`` (OpenAI's envelope and
+        Anthropic's), else a top-level ``message`` or ``detail`` (Mistral, vLLM, Cerebras,
+        RFC 9457 problem bodies); None for a body that has none."""
         body = self.json_body
-        error = body.get("error") if isinstance(body, dict) else None
-        message = error.get("message") if isinstance(error, dict) else None
-        return message if isinstance(message, str) else None
+        if isinstance(body, list) and body:
+            body = body[0]
+        if not isinstance(body, dict):
+            return None
+        error = body.get("error")
+        for holder, key in ((error, "message"), (body, "message"), (body, "detail")):
+            if isinstance(holder, dict) and isinstance(holder.get(key), str):
+                return holder[key]
+        return None
 
 
 def render_answer(
@@ -509,9 +567,14 @@ def render_answer(
     content: str | None = None,
     completion_id: str = "chatcmpl-mock-0",
     prompt_tokens: int = 1,
+    provider: str | None = None,
+    words: str | None = None,
+    protocol: str = "chat_completions",
 ) -> RenderedAnswer:
     """What the answer ``name`` sends for ``model``: its preset with the overrides applied.
 
+    ``provider`` (and ``words``) put that provider's published answer from the corpus in place
+    of the preset: its status, headers and body, with ``model`` where the body names a model.
     ``body`` replaces the preset body: a dict or list is sent as JSON, a string as text (with
     ``text/plain`` unless ``headers`` sets Content-Type). ``headers`` are merged over the
     preset's. Raises ValueError for an unknown name or for ``reset``/``empty_reply``, which send
@@ -522,6 +585,20 @@ def render_answer(
         raise ValueError(f"unknown answer {name!r}")
     if preset.status is None or preset.body is None:
         raise ValueError(f"answer {name!r} sends no HTTP response")
+    if provider is not None:
+        spoken = provider_answer(name, provider, words, protocol)
+        preset = Preset(name, preset.summary, spoken.status, headers=spoken.headers)
+        if body is None:
+            # The published text as it is (spacing, key order), not a re-serialisation.
+            raw_text = spoken.body_for(model)
+            return _rendered(
+                raw_text.encode(),
+                json.loads(raw_text),
+                preset,
+                JSON_TYPE,
+                status,
+                headers,
+            )
     if body is None:
         ctx = _Context(
             model, DEFAULT_CONTENT if content is None else content, completion_id, prompt_tokens
@@ -532,10 +609,22 @@ def render_answer(
         content_type = TEXT_TYPE if isinstance(body, str) else JSON_TYPE
     json_body = None if isinstance(body, str) else body
     raw = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+    return _rendered(raw, json_body, preset, content_type, status, headers)
+
+
+def _rendered(
+    raw: bytes,
+    json_body: Any,
+    preset: Preset,
+    content_type: str,
+    status: int | None,
+    headers: Mapping[str, str] | None,
+) -> RenderedAnswer:
     merged = {"Content-Type": content_type, **preset.headers}
     for key, value in (headers or {}).items():
         # Header names are case-insensitive: an override replaces the preset's spelling too.
         for existing in [k for k in merged if k.lower() == key.lower()]:
             del merged[existing]
         merged[key] = value
+    assert preset.status is not None  # checked by the caller: the answer sends a response
     return RenderedAnswer(status if status is not None else preset.status, merged, raw, json_body)

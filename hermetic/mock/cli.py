@@ -17,10 +17,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from types import FrameType
 from typing import Any, NoReturn
 
-from hermetic.mock.answers import PRESETS, SUCCESS
+from hermetic.corpus import CorpusError, ProviderAnswer, load_corpus
+from hermetic.mock.answers import PRESETS, PROVIDER_MEANINGS, SUCCESS
 from hermetic.mock.provider import MockProvider
 from hermetic.mock.routes import CONTROL_ROUTES
-from hermetic.mock.script import Script, ScriptFile, load_script_file, parse_script
+from hermetic.mock.script import Script, ScriptError, ScriptFile, load_script_file, parse_script
 
 __all__ = ["build_parser", "main"]
 
@@ -53,6 +54,13 @@ def _port_number(text: str) -> int:
     return port
 
 
+def _provider_name(text: str) -> str:
+    try:
+        return load_corpus().provider(text)
+    except CorpusError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _model_name(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("model name must not be empty")
@@ -81,19 +89,26 @@ script file (--scenario FILE, .yaml/.yml or .json):
       - {answer: success}                 #   the last stage answers forever
     slow: {answer: hang, seconds: 5}      # a mapping: one answer + settings
     limited: {answer: rate_limit, headers: {Retry-After: "2"}}
+    claude-gone: {answer: model_not_found, provider: Anthropic}
+  provider: OpenRouter                    # optional: in its words, where it can
 
   answer keys: answer (required); status (100-599; a 1xx is interim in HTTP, so
   clients keep waiting, and 204/304 carry no body); body (JSON object or array,
   or a string sent as text/plain); headers (name: "string"); content (reply
   text, success/hang only); seconds (hang only, required); times (a list stage;
-  every stage but the last needs it). Presets are defaults; your keys win. A
-  model's stages count its chat requests since it was scripted or last reset."""
+  every stage but the last needs it); provider (the answer in that provider's
+  published words: model_not_found, model_gone, rate_limit, overloaded); words
+  (which of the provider's answers, when it has several). Presets are defaults;
+  your keys win. A model's stages count its chat requests since it was scripted
+  or last reset."""
 
 _EXAMPLES = """\
 examples:
   python -m hermetic.mock --serve gpt-4o-mini --remove gpt-3.5-turbo
       # prints e.g. http://127.0.0.1:43123 ; point Hermes at
       # http://127.0.0.1:43123/v1 and a chat naming gpt-3.5-turbo gets a 404.
+  python -m hermetic.mock --provider Anthropic --remove claude-3-opus
+      # the removed model gets Anthropic's 404 (not_found_error), not OpenAI's
   python -m hermetic.mock --port 8099 --scenario scripts.yaml
   curl -X PUT http://127.0.0.1:8099/__hermetic/models/flaky \\
        -d '[{"answer": "overloaded", "times": 3}, "success"]'
@@ -106,6 +121,32 @@ exit status: 0 after Ctrl-C or SIGTERM; 2 for a bad option or script file
 def _answers_help() -> str:
     rows = {name: preset.summary for name, preset in PRESETS.items()}
     return "answers (what a chat request for the model gets):\n" + _table(rows)
+
+
+_PROTOCOL_NAMES = {
+    "anthropic_messages": "Messages API",
+    "codex_responses": "Responses API",
+    "bedrock_converse": "Bedrock Converse",
+}
+
+
+def _listed(answer: ProviderAnswer) -> str:
+    over = _PROTOCOL_NAMES.get(answer.protocol)
+    return f"{answer.words} [{answer.name}{', ' + over if over else ''}]"
+
+
+def _providers_help() -> str:
+    corpus = load_corpus()
+    rows = {
+        provider: "; ".join(_listed(answer) for answer in corpus.of(provider))
+        for provider in corpus.providers
+    }
+    return (
+        "providers (--provider NAME, or provider: NAME in a script file; any spelling,\n"
+        f"e.g. azure-openai): {', '.join(PROVIDER_MEANINGS)}\n"
+        "come in the provider's own published words (hermetic/corpus/answers.toml):\n"
+        + _table(rows)
+    )
 
 
 def _table(rows: Mapping[str, str]) -> str:
@@ -126,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     epilog = "\n\n".join(
         [
             _answers_help(),
+            _providers_help(),
             _SCRIPT_FILE_EXAMPLE,
             "control API (JSON under <base URL>/__hermetic/, never journaled):\n"
             + _table(CONTROL_ROUTES),
@@ -153,6 +195,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--scenario",
         metavar="FILE",
         help="script models from a YAML or JSON script file (format below)",
+    )
+    parser.add_argument(
+        "--provider",
+        metavar="NAME",
+        type=_provider_name,
+        help="answer in this provider's published words (providers below): --remove, "
+        "--retire and the script file's answers that can",
     )
     for option, _answer, help_text in _ROLES:
         parser.add_argument(
@@ -183,7 +232,8 @@ def _cli_scripts(args: argparse.Namespace) -> dict[str, Script]:
 
     Raises ValueError (ScriptError for the file) when a model is given two scripts.
     """
-    script_file = load_script_file(args.scenario) if args.scenario else ScriptFile({})
+    provider = args.provider
+    script_file = load_script_file(args.scenario, provider) if args.scenario else ScriptFile({})
     chosen: dict[str, tuple[str, Script]] = {}
     for option, answer, _help in _ROLES:
         for model in getattr(args, option.removeprefix("--")):
@@ -194,7 +244,11 @@ def _cli_scripts(args: argparse.Namespace) -> dict[str, Script]:
             earlier = chosen.get(model)
             if earlier is not None and earlier[0] != option:
                 raise ValueError(f"model {model!r} given to both {earlier[0]} and {option}")
-            chosen[model] = (option, parse_script(answer))
+            spec = answer if provider is None else {"answer": answer, "provider": provider}
+            try:
+                chosen[model] = (option, parse_script(spec))
+            except ScriptError as exc:
+                raise ValueError(f"{option} with --provider {provider}: {exc.detail}") from None
     scripts = dict(script_file.models)
     scripts.update({model: script for model, (_, script) in chosen.items()})
     return scripts

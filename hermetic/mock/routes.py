@@ -299,7 +299,20 @@ class Routes:
             frames = [*(_data_frame(chunk) for chunk in chunks), b"data: [DONE]\n\n"]
             status = answer.http_status or 200
             return await _send_event_stream(request, frames, status, answer.headers)
-        rendered = answer.render(model, completion_id=completion_id, prompt_tokens=tokens)
+        protocol = "codex_responses" if api == _RESPONSES_API else "chat_completions"
+        try:
+            rendered = answer.render(
+                model, completion_id=completion_id, prompt_tokens=tokens, protocol=protocol
+            )
+        except ValueError as exc:
+            # The script asks for a provider's words the corpus lacks over this API: loud, and
+            # never something a provider would send.
+            LOG.warning("no provider words for %s over %s: %s", model, api, exc)
+            return web.json_response(
+                {"hermetic_mock_error": "no_provider_words", "detail": str(exc)},
+                status=UNMATCHED_STATUS,
+                headers={MARKER_HEADER: "unmatched"},
+            )
         return web.Response(status=rendered.status, body=rendered.body, headers=rendered.headers)
 
     async def _stopped_within(self, seconds: float) -> bool:

@@ -24,7 +24,10 @@ A spec is one of:
 
 Answer mapping keys: ``answer`` (required), ``status`` (100-599), ``body`` (JSON object/array,
 or a string sent as text), ``headers`` (name -> string), ``content`` (reply text; success and
-hang only), ``seconds`` (hang only, required there), plus ``times`` in a list stage.
+hang only), ``seconds`` (hang only, required there), ``provider`` (the answer in that provider's
+published words, from the corpus: model_not_found, model_gone, rate_limit and overloaded) and
+``words`` (which of the provider's answers, when it has several), plus ``times`` in a list stage.
+A script file's top-level ``provider`` gives every answer that can take one its provider.
 
 Errors are :class:`ScriptError`: a field path such as ``models.flaky[1].times`` plus what is
 wrong with it, so the message points at the line to fix.
@@ -37,22 +40,25 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from hermetic.corpus import CorpusError, load_corpus
 from hermetic.mock.answers import (
     ANSWER_NAMES,
     CONNECTION_ANSWERS,
     HANG,
     MAX_HANG_SECONDS,
     PRESETS,
+    PROVIDER_MEANINGS,
     SUCCESS,
     SUCCESS_ANSWERS,
     RenderedAnswer,
+    provider_answer,
     render_answer,
 )
 
@@ -69,11 +75,12 @@ __all__ = [
     "model_field",
     "parse_script",
     "parse_script_file",
+    "with_provider",
 ]
 
-ANSWER_KEYS = ("answer", "status", "body", "headers", "content", "seconds")
+ANSWER_KEYS = ("answer", "status", "body", "headers", "content", "seconds", "provider", "words")
 STAGE_KEYS = (*ANSWER_KEYS, "times")
-SCRIPT_FILE_KEYS = ("models",)
+SCRIPT_FILE_KEYS = ("models", "provider")
 
 # RFC 9110 token characters: anything else in a header name breaks the HTTP response.
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
@@ -168,9 +175,14 @@ class Answer:
     headers: Mapping[str, str] = field(default_factory=dict)
     content: str | None = None
     seconds: float | None = None
+    # The answer in this provider's published words (hermetic.corpus), and which of them.
+    provider: str | None = None
+    words: str | None = None
 
     def __post_init__(self) -> None:
         _check_name(self.name)
+        object.__setattr__(self, "provider", _checked_provider(self.name, self.provider))
+        _check_words(self.name, self.provider, self.words)
         _check_status(self.status)
         object.__setattr__(self, "body", _checked_body(self.body))
         object.__setattr__(self, "headers", _checked_headers(self.headers))
@@ -192,8 +204,13 @@ class Answer:
 
     @property
     def http_status(self) -> int | None:
-        """The status this answer sends (override or preset); None for reset/empty_reply."""
-        return self.status if self.status is not None else PRESETS[self.name].status
+        """The status this answer sends (override, the provider's own over chat completions, or
+        the preset's); None for reset/empty_reply."""
+        if self.status is not None:
+            return self.status
+        if self.provider is not None:
+            return provider_answer(self.name, self.provider, self.words).status
+        return PRESETS[self.name].status
 
     @property
     def serves(self) -> bool:
@@ -201,9 +218,17 @@ class Answer:
         return self.name in SUCCESS_ANSWERS and (self.status is None or 200 <= self.status < 300)
 
     def render(
-        self, model: str, *, completion_id: str = "chatcmpl-mock-0", prompt_tokens: int = 1
+        self,
+        model: str,
+        *,
+        completion_id: str = "chatcmpl-mock-0",
+        prompt_tokens: int = 1,
+        protocol: str = "chat_completions",
     ) -> RenderedAnswer:
-        """What this answer sends for ``model`` (ValueError for reset/empty_reply)."""
+        """What this answer sends for ``model`` over ``protocol`` (Hermes' api_mode name).
+
+        ValueError for reset/empty_reply, and for a provider without words for this answer
+        over that protocol."""
         return render_answer(
             self.name,
             model,
@@ -213,6 +238,9 @@ class Answer:
             content=self.content,
             completion_id=completion_id,
             prompt_tokens=prompt_tokens,
+            provider=self.provider,
+            words=self.words,
+            protocol=protocol,
         )
 
     def to_spec(self) -> str | dict[str, Any]:
@@ -228,8 +256,11 @@ class Answer:
         return self.name if len(spec) == 1 else spec
 
     def describe(self) -> str:
-        """A short human description, e.g. ``hang 5s`` or ``rate_limit (status 429)``."""
+        """A short human description, e.g. ``hang 5s``, ``rate_limit (status 429)`` or
+        ``model_not_found in Anthropic's words``."""
         text = f"{self.name} {self.seconds:g}s" if self.seconds is not None else self.name
+        if self.provider is not None:
+            text += f" in {self.provider}'s words" + (f" {self.words!r}" if self.words else "")
         extras = [f"status {self.status}"] if self.status is not None else []
         extras += [key for key in ("body", "content") if getattr(self, key) is not None]
         extras += ["headers"] if self.headers else []
@@ -245,6 +276,55 @@ def _check_name(name: Any) -> None:
             f"unknown answer {name!r}{_suggest(name, ANSWER_NAMES)} "
             f"(known: {', '.join(ANSWER_NAMES)})",
         )
+
+
+def _checked_provider(name: str, provider: Any) -> str | None:
+    """The provider's name as the corpus spells it; ScriptError for an unknown one."""
+    if provider is None:
+        return None
+    if not isinstance(provider, str):
+        raise ScriptError("provider", f"must be a provider's name, not {_type_name(provider)}")
+    if name not in PROVIDER_MEANINGS:
+        raise ScriptError(
+            "provider",
+            f"{name} does not come in a provider's words; only {', '.join(PROVIDER_MEANINGS)} do",
+        )
+    try:
+        spelled = load_corpus().provider(provider)
+    except CorpusError as exc:
+        raise ScriptError("provider", str(exc)) from None
+    try:
+        provider_answer(name, spelled)
+    except ValueError:
+        _check_some_protocol(name, spelled)
+    return spelled
+
+
+def _check_some_protocol(name: str, provider: str) -> None:
+    """A provider that says ``name`` over no protocol at all cannot take it."""
+    corpus = load_corpus()
+    wanted = PROVIDER_MEANINGS[name]
+    if not any(answer.situation in wanted for answer in corpus.of(provider)):
+        has = sorted({answer.situation for answer in corpus.of(provider)})
+        raise ScriptError(
+            "provider",
+            f"the corpus has no {' or '.join(wanted)} answer of {provider} "
+            f"(it has {', '.join(has)})",
+        )
+
+
+def _check_words(name: str, provider: str | None, words: Any) -> None:
+    if words is None:
+        return
+    if provider is None:
+        raise ScriptError("words", "only an answer with a provider takes words")
+    if not isinstance(words, str):
+        raise ScriptError("words", f"must be a string, not {_type_name(words)}")
+    wanted = PROVIDER_MEANINGS[name]
+    mine = [a for a in load_corpus().of(provider) if a.situation in wanted]
+    if not any(words in (answer.words, answer.name) for answer in mine):
+        known = "; ".join(repr(answer.words) for answer in mine)
+        raise ScriptError("words", f"{provider} has no {name} answer {words!r}; it has: {known}")
 
 
 def _check_status(status: Any) -> None:
@@ -509,15 +589,18 @@ class ScriptFile:
     source: str | None = None
 
 
-def parse_script_file(document: Any, source: str | None = None) -> ScriptFile:
-    """Validate a loaded script file document (``{"models": {name: spec}}``)."""
+def parse_script_file(
+    document: Any, source: str | None = None, provider: str | None = None
+) -> ScriptFile:
+    """Validate a loaded script file document (``{"models": {name: spec}}``, optionally with a
+    top-level ``provider``, or ``provider`` given here, as the command line's)."""
     try:
-        return ScriptFile(_parse_models(document), source)
+        return ScriptFile(_parse_models(document, provider), source)
     except ScriptError as exc:
         raise (exc.in_file(source) if source else exc) from None
 
 
-def _parse_models(document: Any) -> dict[str, Script]:
+def _parse_models(document: Any, provider: str | None = None) -> dict[str, Script]:
     if not isinstance(document, Mapping):
         raise ScriptError("", f"must be a mapping with a 'models' key, not {_type_name(document)}")
     for key in document:
@@ -533,17 +616,56 @@ def _parse_models(document: Any) -> dict[str, Script]:
         raise ScriptError(
             "models", f"must be a mapping of model name to script, not {_type_name(models)}"
         )
+    given = document.get("provider")
+    if given is not None and provider is not None:
+        raise ScriptError(
+            "provider", f"the file says {given!r} and the command line {provider!r}: give one"
+        )
+    default = _file_provider(given if given is not None else provider)
     parsed: dict[str, Script] = {}
     for name, spec in models.items():
         if not isinstance(name, str) or not name.strip():
             raise ScriptError(
                 _child("models", str(name)), "a model name must be a non-empty string"
             )
-        parsed[name] = parse_script(spec, model_field(name))
+        script = parse_script(spec, model_field(name))
+        try:
+            parsed[name] = with_provider(script, default)
+        except ScriptError as exc:
+            raise exc.within(model_field(name)) from None
     return parsed
 
 
-def load_script_file(path: str | PathLike[str]) -> ScriptFile:
+def _file_provider(provider: Any) -> str | None:
+    if provider is None:
+        return None
+    if not isinstance(provider, str):
+        raise ScriptError("provider", f"must be a provider's name, not {_type_name(provider)}")
+    try:
+        return load_corpus().provider(provider)
+    except CorpusError as exc:
+        raise ScriptError("provider", str(exc)) from None
+
+
+def with_provider(script: Script, provider: str | None) -> Script:
+    """``script`` with every answer that can come in a provider's words, and names none,
+    given ``provider``'s (None leaves it as it is)."""
+    if provider is None:
+        return script
+    stages = []
+    for index, stage in enumerate(script.stages):
+        answer = stage.answer
+        if answer.provider is None and answer.name in PROVIDER_MEANINGS and answer.body is None:
+            try:
+                answer = replace(answer, provider=provider)
+            except ScriptError as exc:
+                where = f"[{index}]" if len(script.stages) > 1 else ""
+                raise exc.within(where) from None
+        stages.append(Stage(answer, stage.times))
+    return Script(tuple(stages))
+
+
+def load_script_file(path: str | PathLike[str], provider: str | None = None) -> ScriptFile:
     """Read and validate a script file (.yaml, .yml or .json); errors name the file."""
     source = str(path)
     file = Path(path)
@@ -559,7 +681,7 @@ def load_script_file(path: str | PathLike[str]) -> ScriptFile:
         document = _load_json(text) if suffix == ".json" else _load_yaml(text)
     except ScriptError as exc:
         raise exc.in_file(source) from None
-    return parse_script_file(document, source)
+    return parse_script_file(document, source, provider)
 
 
 def _load_json(text: str) -> Any:

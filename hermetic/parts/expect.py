@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermetic.parts.alert_channel import AlertChannels
 from hermetic.parts.alert_records import AlertRecords
+from hermetic.parts.hook_observer import HookObserver
 
 if TYPE_CHECKING:
     from hermetic.channels.alert import ChannelAlert
@@ -51,6 +52,7 @@ __all__ = [
     "job_failed",
     "job_succeeded",
     "no_alert",
+    "removed_model_alerted",
     "stale_waiver",
 ]
 
@@ -165,3 +167,50 @@ def alert_seen_times(world: World, model: str, count: int) -> None:
         alerts[0].occurrences == count,
         f"expected occurrences={count}, found {alerts[0].describe()}",
     )
+
+
+def removed_model_alerted(world: World, provider: str, *, status: int) -> None:
+    """The model ``provider`` removed in its own words (the corpus) is an alert with the HTTP
+    ``status`` Hermes reported; on a store, seen once for the run, however many attempts Hermes
+    made. A failure says first what Hermes told the plugins (hermetic's hook observer): "a model
+    removed by Anthropic raised no alert: Hermes reported it as status 404, reason='unknown', …".
+    A status the profile says the plugin does not record is not checked, and fails as a stale
+    waiver once the plugin records it."""
+    spelled = world.providers.spelled(provider)
+    model = world.providers.removed_by.get(spelled)
+    if model is None:
+        raise ValueError(f"no step made the provider {provider!r} remove a model")
+    reported = world.use(HookObserver).reported(model)
+
+    def judge(channel: ChannelView) -> str | None:
+        alerts = channel.alerts_for(model)
+        if not alerts:
+            return (
+                f"a model removed by {spelled} raised no alert: {reported}\n"
+                + first_finding(not channel.alerts() and channel.absence())
+                + f"alerts in the {channel.label} channel:\n"
+                + describe_alerts(channel.alerts())
+            )
+        if channel.settings.waived("status") is None and not any(
+            alert.status == status for alert in alerts
+        ):
+            return (
+                f"a model removed by {spelled} raised an alert without the error code {status}: "
+                f"{reported}\n"
+                + first_finding(*(alert.lacks("status") for alert in alerts))
+                + "alerts found:\n"
+                + describe_alerts(alerts)
+            )
+        stale = stale_waiver(channel, alerts, "status")
+        if stale:
+            return stale
+        seen = [alert.occurrences for alert in alerts]
+        if channel.is_store and seen != [1]:
+            return (
+                f"a model removed by {spelled} raised one alert seen "
+                f"{sum(n or 0 for n in seen)} times in one run: each of Hermes' attempts was "
+                f"counted as a sighting; {reported}\nalerts found:\n" + describe_alerts(alerts)
+            )
+        return None
+
+    world.use(AlertChannels).judge(judge)

@@ -8,7 +8,7 @@ the sandbox gets the provider's override variable; without it Hermes would send 
 the production host, and the loopback guard must catch that (the fail-closed scenario drops it
 on purpose). ``qwen-oauth`` and ``openai-codex`` have no login Hermes can run offline; their
 credentials are written where Hermes reads them, tokens that never look expired, so their
-hard-coded refresh hosts are never tried. See hermes-facts.md, "Providers that need a login".
+hard-coded refresh hosts are never tried. See docs/background/login-providers.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """Why a selected scenario is not run in this run, decided from the plan and its tags alone.
 
 * **not claimed**: it checks a promise (``@promise.<name>``) the plugin's profile does not make
-  (a scenario tagged with several promises needs them all);
+  (a scenario tagged with several promises needs them all), or it serves the words of a
+  provider (``@provider.<name>``, a block of the provider outline) its ``[providers] only``
+  leaves out;
 * **skipped**: it describes Hermes releases other than the one under test
   (``@since.hermes-X``, ``@before.hermes-X``), it changes a directory plugin's copy and the
   plugin is a pip one, or it tries beyond loopback for real and this run has no network
@@ -16,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from hermetic.corpus import load_corpus
 from hermetic.hermes.releases import release_key
 from hermetic.plan.settings import Settings
 from hermetic.plugin_sources import kind_skip_reason
@@ -23,6 +26,8 @@ from hermetic.profile import Profile
 
 #: A scenario checking a promise is tagged ``@promise.<name>``.
 PROMISE_TAG = "promise."
+#: A block of the provider outline serving one provider's words (``@provider.<slug>``).
+PROVIDER_TAG = "provider."
 #: Tags for behaviour that differs between Hermes releases (docs/background/hermes-releases.md).
 SINCE_TAG = "since.hermes-"
 BEFORE_TAG = "before.hermes-"
@@ -54,6 +59,22 @@ def not_claimed(tags: Iterable[str], profile: Profile) -> NotRun | None:
     )
 
 
+def provider_left_out(tags: Iterable[str], profile: Profile) -> NotRun | None:
+    """The provider of ``tags`` (``@provider.<slug>``) the profile's ``[providers] only`` leaves
+    out, if any."""
+    for tag in tags:
+        if tag.startswith(PROVIDER_TAG):
+            provider = load_corpus().provider(tag[len(PROVIDER_TAG) :])
+            if not profile.supports(provider):
+                where = profile.path or "no hermetic.toml"
+                return NotRun(
+                    NOT_CLAIMED,
+                    f"not claimed by the plugin's profile ({where}): [providers] only leaves "
+                    f"out {provider}",
+                )
+    return None
+
+
 def other_release(tags: Iterable[str], version: str) -> NotRun | None:
     """Why a scenario does not apply to Hermes ``version``: it describes what releases from
     (``@since.hermes-X``) or before (``@before.hermes-X``) a release do."""
@@ -73,7 +94,11 @@ def other_release(tags: Iterable[str], version: str) -> NotRun | None:
 def why_not_run(tags: Iterable[str], settings: Settings) -> NotRun | None:
     """Why a scenario with these (effective) tags is not run with ``settings``, or None."""
     tags = list(tags)
-    found = not_claimed(tags, settings.profile) or other_release(tags, settings.hermes_version)
+    found = (
+        not_claimed(tags, settings.profile)
+        or provider_left_out(tags, settings.profile)
+        or other_release(tags, settings.hermes_version)
+    )
     if found is not None:
         return found
     reason = kind_skip_reason(tags, settings.plugin) or settings.isolation.skip_reason(tags)

@@ -95,6 +95,8 @@ class Settings:
                 for channel in self.profile.channels
                 for field, reason in channel.not_recorded.items()
             ],
+            # [providers] only: whose words the provider outline checks.
+            "providers": list(self.profile.providers) if self.profile.providers else "all",
             "hermes": {
                 "version": self.hermes_version,
                 "path": str(self.hermes),

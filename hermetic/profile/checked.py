@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from hermetic.channels.settings import ChannelSettings
+from hermetic.corpus import load_corpus
 from hermetic.profile.model import (
     PLUGIN_ENTRIES,
     PROMISES,
@@ -49,6 +50,8 @@ class Profile:
     network_expected: tuple[str, ...]
     requires: tuple[str, ...]
     promises: frozenset[str] | None
+    # [providers] only: None means every provider of the corpus.
+    providers: tuple[str, ...] | None = None
     channels: tuple[ChannelSettings, ...] = (SqliteDefault,)
     baseline: tuple[BaselineEntry, ...] = ()
     spool: Spool = field(default_factory=Spool)
@@ -69,6 +72,7 @@ class Profile:
             network_expected=document.network.expected,
             requires=document.requires.packages,
             promises=frozenset(document.promises.keep) if document.promises else None,
+            providers=document.providers.only if document.providers else None,
             channels=tuple(document.alerts),
             spool=document.spool,
             baseline=tuple(
@@ -86,6 +90,12 @@ class Profile:
                 return False
             return self.promises is None or bool({STORE_PROMISE, "removed-model"} & self.promises)
         return self.promises is None or promise in self.promises
+
+    def supports(self, provider: str) -> bool:
+        """Whether the plugin claims ``provider`` (any spelling of a corpus provider)."""
+        if self.providers is None:
+            return True
+        return load_corpus().provider(provider) in self.providers
 
     @property
     def uses_sink(self) -> bool:

@@ -24,6 +24,7 @@ from hermetic.profile.model import (
     ProfileError,
     ProfileFile,
     Promises,
+    Providers,
     Requires,
     Spool,
     SpoolLine,
@@ -42,6 +43,8 @@ _MISSING: Mapping[tuple[str, str], str] = MappingProxyType(
             f"missing; list the promises the plugin keeps (known: {', '.join(PROMISES)})"
         ),
         ("baseline", "reason"): "missing; say why the failure is known",
+        ("providers", "only"): "missing; list the providers the plugin supports "
+        "(hermetic/corpus/answers.toml names them)",
     }
 )
 
@@ -51,6 +54,7 @@ _SECTION_MODELS: Mapping[str, type[BaseModel]] = MappingProxyType(
     {
         "promises": Promises,
         "network": Network,
+        "providers": Providers,
         "requires": Requires,
         "spool": Spool,
         "baseline": BaselineTable,

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal, Union
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
-from pydantic import BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, model_validator
 
 from hermetic.channels.channel import DEFAULT, channels
 from hermetic.channels.settings import (
@@ -34,6 +34,7 @@ from hermetic.channels.settings import (
     refuse,
     show,
 )
+from hermetic.corpus import CorpusError, load_corpus
 from hermetic.errors import ConfigError
 from hermetic.hermes.hermes_variables import HERMES_VARIABLES
 from hermetic.hermes.hermes_variables import RELEASES as READ_RELEASES
@@ -286,6 +287,25 @@ def _check_host(host: Any) -> str:
     return name
 
 
+def _check_provider(name: Any) -> str:
+    if not isinstance(name, str):
+        raise refuse(f"must be a provider's name (a string), not {kind(name)}")
+    try:
+        return load_corpus().provider(name)
+    except CorpusError:
+        known = ", ".join(load_corpus().providers)
+        raise refuse(f"{show(name)} is not a provider of the corpus; known: {known}") from None
+
+
+def _no_repeats(names: tuple[str, ...]) -> tuple[str, ...]:
+    if not names:
+        raise refuse("names no provider; leave [providers] out to check every provider")
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise refuse(f"{show(name)} is listed twice", index)
+    return names
+
+
 def _check_requirement(text: Any) -> str:
     if not isinstance(text, str):
         raise refuse(f"must be a requirement string, not {kind(text)}")
@@ -359,6 +379,21 @@ class Network(Table):
         expect(list, "must be an array of host names, not {kind}"),
         Field(description="Plain host names (no scheme, port or path); never loopback."),
     ] = ()
+
+
+class Providers(Table):
+    """``[providers]``: the providers the plugin supports (the provider outline checks only
+    these; every report says so). Without it, every provider of the corpus is checked."""
+
+    only: Annotated[
+        tuple[Annotated[str, BeforeValidator(_check_provider)], ...],
+        expect(list, "must be an array of provider names, not {kind}"),
+        AfterValidator(_no_repeats),
+        Field(
+            description="Provider names as the corpus spells them (hermetic/corpus/answers.toml, "
+            'any spelling: "azure-openai"); the others\' outline rows are not claimed.',
+        ),
+    ]
 
 
 class Requires(Table):
@@ -554,6 +589,9 @@ class ProfileFile(Table):
         Field(description="Merged into the sandbox's config.yaml (not the keys it owns)."),
     ] = {}
     network: Network = Network()
+    providers: Annotated[
+        Providers | None, Field(description="Without it, every provider of the corpus.")
+    ] = None
     requires: Requires = Requires()
     alerts: Annotated[
         tuple[ChannelTable, ...],  # type: ignore[valid-type]

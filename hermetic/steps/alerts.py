@@ -54,6 +54,14 @@ def step_many_alerts(context, count):
     context.world.use(AlertChannels).judge(judge)
 
 
+@then('the model removed by "{provider}" raises one alert with error code {code:d}')
+def step_removed_by_provider_raises_one_alert(context, provider, code):
+    """The model the provider removed in its own words is an alert with the status Hermes
+    reported; on a store, seen once for the run, however many attempts Hermes made. A failure
+    says what Hermes told the plugins (recorded by hermetic's hook observer)."""
+    expect.removed_model_alerted(context.world, provider, status=code)
+
+
 @then('the alert names the model "{model}" from provider "{provider}" with error code {code:d}')
 def step_alert_fields(context, model, provider, code):
     """Each channel's alert for the model names the provider and the HTTP status Hermes

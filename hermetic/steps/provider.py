@@ -1,14 +1,32 @@
-"""Steps about the model providers Hermes talks to (loopback mocks that answer like OpenAI)."""
+"""Steps about the model providers Hermes talks to: loopback mocks that answer like OpenAI, or
+in another provider's published words (hermetic/corpus/answers.toml)."""
 
 from behave import given, then
 
 from hermetic.mock.phrases import removed_model_echoing
+from hermetic.parts.hook_observer import HookObserver
 
 
 @given('the provider no longer serves the model "{model}", and its error echoes the key "{key}"')
 def step_provider_removed_echoing(context, model, key):
     """The 404 for the removed model also echoes a credential (header, URL and plain text)."""
     context.world.provider.script(model, removed_model_echoing(model, key))
+
+
+@given('the provider "{provider}" no longer serves the model "{model}", saying "{words}"')
+def step_named_provider_removed_saying(context, provider, model, words):
+    """The provider answers the model with that one of its published answers (the corpus);
+    what Hermes tells the plugins about it is recorded (hermetic's hook observer)."""
+    context.world.use(HookObserver)
+    context.world.providers.remove_in_words(model, provider, words)
+
+
+@given('the provider "{provider}" no longer serves the model "{model}"')
+def step_named_provider_removed(context, provider, model):
+    """The provider answers the model the way it says a model is gone (the corpus); what
+    Hermes tells the plugins about it is recorded (hermetic's hook observer)."""
+    context.world.use(HookObserver)
+    context.world.providers.remove_in_words(model, provider)
 
 
 @given('the provider no longer serves the model "{model}"')

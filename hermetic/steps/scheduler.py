@@ -61,6 +61,18 @@ def step_many_jobs_many_models(context, count):
         world.scheduler.pin_job(model, "custom", world.provider.api_base)
 
 
+@given("Hermes makes as many attempts per request as it does by default")
+def step_default_attempts(context):
+    """Hermes' own retries, as users run it: ``api_max_retries`` left unset (3 attempts)."""
+    context.world.config.tune(api_max_retries=None)
+
+
+@given("Hermes makes one attempt per request")
+def step_one_attempt(context):
+    """A retryable failure is final at once (``api_max_retries: 1``), the suite's default."""
+    context.world.config.tune(api_max_retries=1)
+
+
 @given("Hermes makes up to {attempts:d} attempts per request")
 def step_attempts(context, attempts):
     """How many HTTP attempts Hermes makes for a retryable failure (``api_max_retries``)."""

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from hermetic.corpus import CorpusError, load_corpus
 from hermetic.diagnostics.evidence import Evidence
 from hermetic.errors import HarnessError
 from hermetic.hermes.config import HermesConfig
-from hermetic.mock import ClosedPort, MockProvider
+from hermetic.mock import ClosedPort, MockProvider, ScriptError
 from hermetic.mock.phrases import answer_phrase
 from hermetic.reporting.layout import slug
 
@@ -35,6 +36,8 @@ class Providers:
         self.config = config
         self.add_cleanup = add_cleanup
         self.named: dict[str, MockProvider] = {}
+        # The model each provider was made to remove in its own words (provider -> model).
+        self.removed_by: dict[str, str] = {}
 
     def answer(self, model: str, phrase: str) -> None:
         """Make the primary provider answer ``model`` the way the feature's phrase says."""
@@ -45,6 +48,26 @@ class Providers:
             self.refuse_connections()
         else:
             self.primary.script(model, answer.spec)
+
+    def remove_in_words(self, model: str, provider: str, words: str | None = None) -> None:
+        """Make the primary provider answer ``model`` the way ``provider`` says a model is gone
+        (its published answer from the corpus; the one with ``words`` when given)."""
+        spec = {"answer": "model_not_found", "provider": provider}
+        if words is not None:
+            spec["words"] = words
+        try:
+            self.primary.script(model, spec)
+        except ScriptError as exc:
+            raise HarnessError(f"the provider {provider!r}: {exc.detail}") from None
+        self.removed_by[self.spelled(provider)] = model
+
+    @staticmethod
+    def spelled(provider: str) -> str:
+        """The provider's name as the corpus spells it (HarnessError for one it lacks)."""
+        try:
+            return load_corpus().provider(provider)
+        except CorpusError as exc:
+            raise HarnessError(str(exc)) from None
 
     def fail_then_answer(self, model: str, phrase: str, times: int) -> None:
         """Fail ``model`` ``times`` times the way the phrase says, then answer normally."""

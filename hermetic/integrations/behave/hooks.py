@@ -186,6 +186,9 @@ def after_step(context: Any, step: Step) -> None:
 
 def after_scenario(context: Any, scenario: Scenario) -> None:
     current: World | None = getattr(context, "world", None)
+    if current is not None:
+        # The retry setting the scenario ran with, in its report row (issue 28 item 5).
+        recorder.note(context.config, scenario, "attempts", current.config.attempts)
     entry = getattr(context, "figures_entry", None)
     if entry is not None and current is not None:
         try:

@@ -1,0 +1,201 @@
+"""The mock speaks each provider of the corpus: scripts, files, the command line and the wire."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import openai
+import pytest
+
+from hermetic.corpus import MODEL_GONE, load_corpus
+from hermetic.mock import MockProvider, ScriptError, parse_script, parse_script_file
+from hermetic.mock.answers import render_answer
+from hermetic.mock.cli import main
+from hermetic.mock.script import load_script_file
+
+CORPUS = load_corpus()
+
+
+@pytest.fixture
+def mock() -> Iterator[MockProvider]:
+    provider = MockProvider().start()
+    try:
+        yield provider
+    finally:
+        provider.stop()
+
+
+@pytest.mark.parametrize("answer", CORPUS.model_gone("chat_completions"), ids=lambda a: a.name)
+def test_every_removed_model_answer_is_sent_as_published(mock, answer) -> None:
+    mock.script(
+        "gone-model",
+        {"answer": "model_not_found", "provider": answer.provider, "words": answer.words},
+    )
+    client = openai.OpenAI(base_url=mock.api_base, api_key="sk-test", max_retries=0)
+    with pytest.raises(openai.APIStatusError) as caught:
+        client.chat.completions.create(
+            model="gone-model", messages=[{"role": "user", "content": "hi"}]
+        )
+    assert caught.value.status_code == answer.status
+    assert caught.value.response.text == answer.body_for("gone-model")
+    assert caught.value.response.headers["content-type"] == "application/json"
+
+
+def test_the_provider_words_replace_the_model_the_body_quotes() -> None:
+    rendered = render_answer("model_not_found", "my-model", provider="OpenRouter")
+    assert rendered.status == 404
+    assert rendered.body == (
+        b'{ "error": { "message": "No endpoints found for my-model.", "code": 404 }, '
+        b'"user_id": "user_2pPjrQhn6IzsURGjjb61gZqeF8d" }'
+    )
+    assert rendered.error_message == "No endpoints found for my-model."
+
+
+def test_overrides_still_win_over_the_provider_words() -> None:
+    rendered = render_answer(
+        "model_not_found", "m", provider="Anthropic", status=410, headers={"x-extra": "1"}
+    )
+    assert rendered.status == 410
+    assert rendered.headers["x-extra"] == "1"
+    assert b"not_found_error" in rendered.body
+
+
+def test_the_protocol_picks_the_answer_the_provider_sends_there() -> None:
+    messages = render_answer(
+        "model_not_found", "m", provider="Anthropic", protocol="anthropic_messages"
+    )
+    assert json.loads(messages.body)["error"]["type"] == "not_found_error"
+    # The Responses API errors are OpenAI's envelope: the chat-completions words serve it.
+    responses = render_answer("model_not_found", "m", provider="OpenAI", protocol="codex_responses")
+    assert responses.status == 404
+    with pytest.raises(ValueError, match="no removed-model or retired-model or unknown-model"):
+        render_answer("model_not_found", "m", provider="OpenAI", protocol="anthropic_messages")
+
+
+def test_an_answer_in_a_provider_words_describes_itself() -> None:
+    script = parse_script({"answer": "model_not_found", "provider": "lm-studio"})
+    answer = script.stages[0].answer
+    assert answer.provider == "LM Studio"
+    assert answer.http_status == 404
+    assert script.describe() == "model_not_found in LM Studio's words"
+    assert script.error_message("m") == (
+        "No models loaded. Please load a model in the developer page or use the `lms load` command."
+    )
+    assert parse_script(script.to_spec()) == script
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (
+            {"answer": "model_not_found", "provider": "Acme"},
+            "models.m.provider: unknown provider 'Acme'; known providers: OpenAI, Anthropic",
+        ),
+        (
+            {"answer": "success", "provider": "OpenAI"},
+            "models.m.provider: success does not come in a provider's words",
+        ),
+        (
+            {"answer": "model_gone", "provider": "Mistral"},
+            "models.m.provider: the corpus has no retired-model answer of Mistral",
+        ),
+        ({"answer": "model_not_found", "words": "x"}, "models.m.words: only an answer with"),
+        (
+            {"answer": "model_not_found", "provider": "OpenRouter", "words": "gone"},
+            "models.m.words: OpenRouter has no model_not_found answer 'gone'; it has: "
+            "'No endpoints found (404)'; 'not a valid model ID (400)'",
+        ),
+        ({"answer": "model_not_found", "provider": 3}, "models.m.provider: must be a provider"),
+    ],
+)
+def test_a_bad_provider_in_a_script_is_one_line_naming_the_field(spec, message) -> None:
+    with pytest.raises(ScriptError) as caught:
+        parse_script(spec, "models.m")
+    assert str(caught.value).startswith(message)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_script_file_names_the_provider_of_every_answer_that_can_take_one() -> None:
+    file = parse_script_file(
+        {
+            "provider": "openrouter",
+            "models": {
+                "gone": "model_not_found",
+                "ok": "success",
+                "flaky": [{"answer": "server_error", "times": 1}, "success"],
+                "mine": {"answer": "model_not_found", "provider": "Anthropic"},
+            },
+        }
+    )
+    describe = {model: script.describe() for model, script in file.models.items()}
+    assert describe == {
+        "gone": "model_not_found in OpenRouter's words",
+        "ok": "success",
+        "flaky": "server_error x1, then success",
+        "mine": "model_not_found in Anthropic's words",
+    }
+
+
+def test_a_script_file_provider_without_the_words_names_the_stage(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "provider: Ollama\nmodels:\n  m: [{answer: overloaded, times: 1}, success]\n", "utf-8"
+    )
+    with pytest.raises(ScriptError) as caught:
+        load_script_file(path)
+    assert str(caught.value) == (
+        f"{path}: models.m[0].provider: the corpus has no overloaded answer of Ollama "
+        "(it has removed-model)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--provider", "Acme", "--remove", "m"], "argument --provider: unknown provider 'Acme'"),
+        (
+            ["--provider", "Mistral", "--retire", "m"],
+            "--retire with --provider Mistral: the corpus has no retired-model answer of Mistral",
+        ),
+    ],
+)
+def test_cli_provider_errors_are_one_line_and_exit_2(argv, expected, capsys) -> None:
+    try:
+        status = main(argv)
+    except SystemExit as exit_:
+        status = exit_.code
+    assert status == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("mock_provider: error: ")
+    assert expected in err[0]
+
+
+def test_cli_file_and_option_naming_two_providers_is_refused(tmp_path, capsys) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("provider: Groq\nmodels:\n  m: model_not_found\n", "utf-8")
+    assert main(["--provider", "OpenAI", "--scenario", str(path)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"mock_provider: error: {path}: provider: the file says 'Groq' and the command line "
+        "'OpenAI': give one"
+    )
+
+
+def test_cli_help_lists_every_provider_and_its_answers(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert "--provider NAME" in text
+    for answer in CORPUS:
+        assert answer.name in text
+    for provider in CORPUS.providers:
+        assert provider in text
+
+
+def test_the_words_a_provider_says_for_no_longer_serving_a_model() -> None:
+    # model_not_found is whichever of removed, retired or unknown model the provider has.
+    for provider in CORPUS.providers:
+        chosen = parse_script({"answer": "model_not_found", "provider": provider})
+        situation = CORPUS.find(provider, MODEL_GONE).situation
+        assert chosen.stages[0].answer.http_status == CORPUS.find(provider, [situation]).status
