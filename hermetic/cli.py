@@ -624,7 +624,7 @@ def _say_mutate(line: str) -> None:
 def clean(args: argparse.Namespace) -> int:
     """``hermetic clean``: list (or, with --yes, remove) what hermetic left on disk."""
     from hermetic.hermes.cleanup import find_leftovers, human, remove
-    from hermetic.hermes.installs import default_envs_root
+    from hermetic.hermes.env_folders import default_envs_root
 
     if args.unused_for < 0:
         return _fail("--unused-for: a number of days, 0 or more")

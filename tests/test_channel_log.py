@@ -1,4 +1,4 @@
-"""The log channel (hermetic.alerts.log): lines of a log file under the sandbox's Hermes home,
+"""The log channel (hermetic.channels.log): lines of a log file under the sandbox's Hermes home,
 matched by a regular expression whose named groups are the alert's fields."""
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from hermetic.isolation.netns import GUARD_ONLY, ISOLATION_VARIABLE, NAMESPACE, 
 from hermetic.isolation.netns.confinement import Confinement, why_no_namespace
 from hermetic.isolation.netns.counters import describe, increase, parse_snmp, parse_snmp6
 from hermetic.isolation.netns.offenders import c_level_connect, helper_program
-from hermetic.isolation.netns.refusals import unseen_refusal
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation, this_process
+from hermetic.isolation.refusals import unseen_refusal
 from hermetic.reporting.html_page import isolation_row
 
 Wrap = Callable[[Sequence[str]], list[str]]

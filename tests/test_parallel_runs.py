@@ -25,9 +25,10 @@ from plans import demo_plan
 from hermetic.hermes.processes import stop_processes_under
 from hermetic.integrations.behave.listing_formatter import ArgumentsError, worker_arguments
 from hermetic.plan.selection import PlannedScenario
+from hermetic.reporting.report_options import report_arguments
 from hermetic.reporting.result import RunResult
 from hermetic.runs import durations, merging, shards
-from hermetic.runs.acceptance import report_arguments, run_acceptance
+from hermetic.runs.acceptance import run_acceptance
 from hermetic.runs.listing import list_scenarios
 from hermetic.runs.parallel import (
     _grouped_by_file,

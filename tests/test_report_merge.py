@@ -22,9 +22,9 @@ from plans import demo_plan
 
 from hermetic.reporting import html_model
 from hermetic.reporting import merge as report_merge
+from hermetic.reporting.report_options import report_arguments
 from hermetic.reporting.result import Missing
 from hermetic.runs import merging
-from hermetic.runs.acceptance import report_arguments
 from hermetic.runs.listing import list_scenarios
 from hermetic.runs.parallel import run_parallel
 

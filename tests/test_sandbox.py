@@ -24,7 +24,7 @@ def test_layout_lives_under_one_root(sandbox: Sandbox) -> None:
 
 
 def test_config_points_at_the_mock_and_is_tuned(sandbox: Sandbox) -> None:
-    sandbox.install_plugin(load_plugin(str(PLUGIN_DIR)))
+    load_plugin(str(PLUGIN_DIR)).install(sandbox)
     HermesConfig(
         sandbox.config_path,
         plugin_name="hermetic-alerts",
@@ -47,7 +47,7 @@ def test_config_points_at_the_mock_and_is_tuned(sandbox: Sandbox) -> None:
 
 
 def test_plugin_installed_under_its_manifest_name(sandbox: Sandbox) -> None:
-    target = sandbox.install_plugin(load_plugin(str(PLUGIN_DIR)))
+    target = load_plugin(str(PLUGIN_DIR)).install(sandbox)
     assert target == sandbox.plugins_dir / "hermetic-alerts"
     assert (target / "plugin.yaml").read_bytes() == (PLUGIN_DIR / "plugin.yaml").read_bytes()
     assert not list(target.rglob("__pycache__"))
@@ -67,7 +67,7 @@ def test_only_the_plugin_is_copied_not_its_repository(sandbox: Sandbox, tmp_path
     (source / "env-with-another-name").mkdir()
     (source / "env-with-another-name" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (source / "compiled.pyc").write_bytes(b"\0")
-    target = sandbox.install_plugin(load_plugin(str(source)))
+    target = load_plugin(str(source)).install(sandbox)
     copied = sorted(path.relative_to(target).as_posix() for path in target.rglob("*"))
     assert copied == ["__init__.py", "helpers", "helpers/store.py", "plugin.yaml"]
 

@@ -17,7 +17,7 @@ import pytest
 
 from hermetic.contract.schema import database_path, log_path
 from hermetic.contract.store_errors import cause_problems
-from hermetic.hermes.unopened_log import store_errors_in, unopened_log_warnings
+from hermetic.contract.unopened_log import store_errors_in, unopened_log_warnings
 from hermetic.parts.store_faults import inject
 
 HOME = Path("/tmp/a telemetry log not permitted")

@@ -2,7 +2,7 @@
 """Prove the features catch a broken plugin or a broken sandbox: run them against broken copies.
 
 A plugin mutant is a copy of alerts_plugin/ with one behaviour broken (the write skipped, the
-log line skipped, …), run with ``-D plugin=``. A harness mutant is a copy of the whole repository
+log line skipped, …), run as the plan's plugin. A harness mutant is a copy of the whole repository
 whose sandbox breaks one isolation guarantee (the developer's home or keys passed through, the
 network guard only recording, a stale plugin copy installed, behave outside its network
 namespace). The suite must FAIL for every
@@ -26,6 +26,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,6 +64,9 @@ class Mutant:
     # It makes Hermes try beyond loopback (refused or not): only where the run's behave
     # processes get a network namespace of their own; skipped, saying why, where none can be made.
     namespace: bool = False
+    # Another plugin than the suite's (relative to the repository; a harness mutant's: to its
+    # copy): the trial runs the plan resolved for it.
+    plugin: str | None = None
 
 
 FAILURES = ("features/provider_failures.feature",)
@@ -75,17 +79,10 @@ LOGIN = ("features/login_providers.feature",)
 # One provider whose words Hermes does not know (Anthropic's 404: reason unknown, retried), under
 # Hermes' default retries: the provider outline's cheapest row that tells the two defects apart.
 ANTHROPIC_REMOVED = ("features/every_provider.feature", "--tags=@provider.anthropic")
-# The channel examples, run from the mutated copy (relative to it).
-OTLP_SMOKE = (
-    "--tags=@smoke",
-    "-D",
-    "plugin=tests/fixtures/plugins/otlp_json_urllib/otlp_json_urllib",
-)
-HTTP_SMOKE = (
-    "--tags=@smoke",
-    "-D",
-    "plugin=tests/fixtures/plugins/vendor_rest_gzip/vendor_rest_gzip",
-)
+# The channel examples' plugins (relative to the repository): a trial runs the plan resolved
+# for it. Not ``-D plugin=``: a behave process given a plan takes its plugin from the plan.
+OTLP_PLUGIN = "tests/fixtures/plugins/otlp_json_urllib/otlp_json_urllib"
+HTTP_PLUGIN = "tests/fixtures/plugins/vendor_rest_gzip/vendor_rest_gzip"
 
 
 MUTANTS = (
@@ -383,9 +380,9 @@ MUTANTS = (
     Mutant(
         "sandbox-leaves-a-stale-plugin-copy",
         "hermetic/hermes/sandbox.py",
-        "        self.plugin_source = plugin.source\n        return target",
-        "        self.plugin_source = plugin.source\n"
-        '        self.add_stale_copy(plugin.name + ".bak.2024")\n        return target',
+        "        self.plugin_source = source\n        return target",
+        "        self.plugin_source = source\n"
+        '        self.add_stale_copy(name + ".bak.2024")\n        return target',
         ("--tags=@smoke",),
         "harness",
     ),
@@ -403,32 +400,32 @@ MUTANTS = (
         "hermetic/channels/otlp.py",
         '_ERROR = ("STATUS_CODE_ERROR", 2)',
         '_ERROR = ("STATUS_CODE_UNSET", 0)',
-        OTLP_SMOKE,
-        "harness",
+        target="harness",
+        plugin=OTLP_PLUGIN,
     ),
     Mutant(
         "otlp-channel-reads-the-old-status-attribute",
         "hermetic/channels/otlp.py",
         '"status": ("http.response.status_code",),',
         '"status": ("http.status_code",),',
-        OTLP_SMOKE,
-        "harness",
+        target="harness",
+        plugin=OTLP_PLUGIN,
     ),
     Mutant(
         "http-channel-ignores-items",
         "hermetic/channels/json_records.py",
         "picked = jmespath.search(settings.items, document) if settings.items else document",
         "picked = document",
-        HTTP_SMOKE,
-        "harness",
+        target="harness",
+        plugin=HTTP_PLUGIN,
     ),
     Mutant(
         "collector-cannot-read-gzip",
         "hermetic/mock/collector.py",
         'if encoding == "gzip":',
         'if encoding == "x-gzip":',
-        HTTP_SMOKE,
-        "harness",
+        target="harness",
+        plugin=HTTP_PLUGIN,
     ),
 )
 
@@ -464,22 +461,39 @@ def verdict(mutant: Mutant, returncode: int, cases: list[tuple[str, str | None]]
     return "caught"
 
 
-def base_plan() -> RunPlan:
-    """The plan every trial runs (hermetic.plan): the suite's plugin, resolved once, outside
-    any namespace, with the isolation each behave process gets (a namespace of its own)."""
-    request = RunRequest(plugin=str(PLUGIN), keep_sandbox="never")
+def base_plan(plugin: Path = PLUGIN) -> RunPlan:
+    """The plan trials run (hermetic.plan): ``plugin`` (the suite's by default), resolved once,
+    outside any namespace, with the isolation each behave process gets (a namespace of its
+    own)."""
+    request = RunRequest(plugin=str(plugin), keep_sandbox="never")
     return RunPlan(request=request, settings=resolve(check(request), isolation_here(None)))
+
+
+def base_plans(mutants: Sequence[Mutant]) -> dict[str | None, RunPlan]:
+    """The plan of each plugin the mutants run (None: the suite's), each resolved once."""
+    wanted = {mutant.plugin for mutant in mutants} | {None}
+    return {name: base_plan(REPO / name if name else PLUGIN) for name in sorted(wanted, key=str)}
 
 
 def trial(mutant: Mutant, copy: Path, base: RunPlan) -> Trial:
     """The mutant's behave run: the plan with a plugin copy as its plugin, or the plan run in a
-    harness copy as the working folder whose own hermetic/ wins over the installed one."""
+    harness copy as the working folder whose own hermetic/ wins over the installed one (with
+    the copy's own folder of a plugin other than the suite's)."""
     stop = mutant.headline is None
+    if any(_defines_plugin(argument) for argument in mutant.where):
+        raise SystemExit(f"check_mutants: {mutant.name}: name its plugin with plugin=, not -D")
     if mutant.target == "harness":
         env = dict(os.environ) | {"PYTHONPATH": str(copy)}
-        return Trial(mutant.name, list(mutant.where), copy, env, stop=stop, plan=base)
+        plan = trial_plan(base, copy / mutant.plugin) if mutant.plugin else base
+        return Trial(mutant.name, list(mutant.where), copy, env, stop=stop, plan=plan)
     plan = trial_plan(base, copy)
     return Trial(mutant.name, list(mutant.where), REPO, dict(os.environ), stop=stop, plan=plan)
+
+
+def _defines_plugin(argument: str) -> bool:
+    """``plugin=…`` (after ``-D``), ``-Dplugin=…`` or ``--define=plugin=…``: ignored by a behave
+    process that is given a plan, so never a way to name a trial's plugin."""
+    return argument.removeprefix("--define=").removeprefix("-D").startswith("plugin=")
 
 
 def main() -> int:
@@ -534,8 +548,10 @@ def main() -> int:
             print(f"    the hang limit, not a check: {hang}; re-run it with --only", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="hermetic-mutants-") as scratch:
-        base = base_plan()
-        trials = [trial(mutant, build(mutant, Path(scratch)), base) for mutant in chosen]
+        plans = base_plans(chosen)
+        trials = [
+            trial(mutant, build(mutant, Path(scratch)), plans[mutant.plugin]) for mutant in chosen
+        ]
         work = Path(scratch) / "trials"
         if not run_trials(Path(sys.executable), trials, work, args.jobs, args.timeout, done):
             raise SystemExit(130)  # interrupted: no verdict on the rest

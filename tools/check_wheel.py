@@ -25,12 +25,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+from hermetic.hermes.env_folders import default_envs_root  # noqa: E402
 from hermetic.hermes.install_steps import (  # noqa: E402
     HermesInstallError,
     install_step,
     pip_install_command,
 )
-from hermetic.hermes.installs import default_envs_root  # noqa: E402
 from hermetic.runs.child_steps import run_step, say  # noqa: E402
 
 

@@ -10,7 +10,11 @@ here that defines ``CHANNEL``; the profile's ``[alerts]`` table, its JSON Schema
 reference are built from it, so a new channel is one new module, its tests and its docs page.
 
 Steps read alerts through :class:`~hermetic.parts.alert_channel.AlertChannels`, the world's part for
-the profile's channels, so the same sentences hold for every channel.
+the profile's channels, so the same sentences hold for every channel. That part sits a floor
+above (the channels are read through a world); this face does not import it.
+
+On the pipeline (runner -> plan -> world and parts -> result -> reports) a channel is what the
+world's parts read a plugin's alerts from; the profile names it, so it sits beside the profile.
 """
 
 from hermetic.channels.alert import ChannelAlert

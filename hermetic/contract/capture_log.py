@@ -111,11 +111,3 @@ def is_error(line: str) -> bool:
     """An ERROR or CRITICAL line of the contract's format, or a traceback's head."""
     return _ERROR_LINE.search(line) is not None
 
-
-def without_home(line: str, hermes_home: Path) -> str:
-    """*line* with the Hermes home's path written ``HERMES_HOME``: a sandbox's path (named
-    after a scenario, a mutant's operator, a temporary folder) can hold any word, and a check
-    for words in a log line must read only what the plugin said."""
-    for home in sorted({str(hermes_home), str(hermes_home.resolve())}, key=len, reverse=True):
-        line = line.replace(home, "HERMES_HOME")
-    return line

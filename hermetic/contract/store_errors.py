@@ -18,9 +18,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
-from hermetic.contract.capture_log import CAPTURE, is_error, without_home
+from hermetic.contract.capture_log import CAPTURE, is_error
 from hermetic.contract.schema import DATABASE
 from hermetic.errors import HarnessError
+from hermetic.hermes.home_text import without_home
 
 #: The words that begin the line saying an alert could not be stored (the contract's wording).
 STORE_ERROR = "could not store model-unavailable alert"

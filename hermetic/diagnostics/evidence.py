@@ -12,9 +12,12 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermetic.diagnostics.text_tail import tail
-from hermetic.hermes.commands import CommandResult
+
+if TYPE_CHECKING:
+    from hermetic.hermes.commands import CommandResult
 
 
 @dataclass(frozen=True)

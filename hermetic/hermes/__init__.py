@@ -1,1 +1,32 @@
-"""Hermes as users run it: its own installation, a sandboxed home, and the ``hermes`` commands."""
+"""Hermes as users run it: its own installation per release or build (:mod:`.installs`,
+:mod:`.builds`, :mod:`.releases`, :mod:`.plugin_envs`), a sandboxed home (:mod:`.sandbox`,
+:mod:`.config`), the ``hermes`` commands (:mod:`.commands`), the scheduler and cron jobs, and
+the readers of what Hermes itself says (its log, plugin loads, hook failures and timeouts).
+
+On the pipeline (runner -> plan -> world and parts -> result -> reports) it is the floor the
+world stands on: nothing here knows of worlds, parts, plugin sources or the alert contract.
+"""
+
+__all__ = [
+    "agent_log",
+    "builds",
+    "commands",
+    "config",
+    "cron_jobs",
+    "hang_limit",
+    "hermes_variables",
+    "home_text",
+    "hook_failures",
+    "hook_timeouts",
+    "installs",
+    "packages",
+    "plugin_envs",
+    "plugin_identity",
+    "plugin_load",
+    "processes",
+    "progress",
+    "releases",
+    "sandbox",
+    "scheduler",
+    "tempdirs",
+]

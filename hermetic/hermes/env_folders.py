@@ -28,6 +28,10 @@ from pathlib import Path
 PARTIAL = ".partial-"
 LOCK_SUFFIX = ".lock"
 LOG_SUFFIX = ".install.log"
+#: Where environments go when nothing else says: ``$HERMETIC_ENVS``.
+ENVS_VARIABLE = "HERMETIC_ENVS"
+#: The stamp a complete Hermes environment holds: what was installed into it.
+INSTALL_STAMP = ".hermetic-install.json"
 
 
 def lock_path(final: Path) -> Path:
@@ -116,3 +120,23 @@ def touch_used(stamp: Path, every: float = 3600.0) -> None:
 
 def _glob_escape(name: str) -> str:
     return "".join(f"[{char}]" if char in "*?[" else char for char in name)
+
+
+def default_envs_root() -> Path:
+    """Where environments live: ``$HERMETIC_ENVS``, else the user's cache folder
+    (platformdirs: ``~/.cache/hermetic/envs`` on Linux, ``~/Library/Caches/hermetic/envs`` on
+    macOS), shared by every checkout and virtual environment of the user's."""
+    configured = os.environ.get(ENVS_VARIABLE, "").strip()
+    if configured:
+        return Path(configured).expanduser().resolve()
+    return user_cache_folder() / "envs"
+
+
+def user_cache_folder() -> Path:
+    """hermetic's folder in the user's cache (platformdirs' ``user_cache_dir``)."""
+    try:
+        from platformdirs import user_cache_dir
+    except ImportError:  # standard library only: what platformdirs answers on Linux
+        cache = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+        return Path(cache) / "hermetic"
+    return Path(user_cache_dir("hermetic", appauthor=False))

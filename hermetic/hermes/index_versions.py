@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
+from hermetic.hermes.env_folders import INSTALL_STAMP, default_envs_root
 from hermetic.hermes.pip_config import PipSettings, read_pip_settings
 from hermetic.hermes.releases import release_key
 
@@ -186,12 +187,10 @@ def _sort_key(version: str) -> tuple:
 
 def _already_installed(requirement: str, root: Path | None) -> bool:
     """An environment hermetic made holds exactly this requirement (its stamp says so)."""
-    from hermetic.hermes.installs import default_envs_root  # a lazy import: no cycle
-
     folder = root or default_envs_root()
     if not folder.is_dir():
         return False
-    for stamp in folder.glob("*/.hermetic-install.json"):
+    for stamp in folder.glob(f"*/{INSTALL_STAMP}"):
         try:
             requirements = json.loads(stamp.read_text("utf-8")).get("requirements") or []
         except (OSError, ValueError):

@@ -31,7 +31,15 @@ from typing import TYPE_CHECKING
 
 from hermetic.errors import HarnessError
 from hermetic.hermes.builds import HermesBuild, HermesBuildError, find_build, version_line
-from hermetic.hermes.env_folders import building, install_log, lock_path, locked, touch_used
+from hermetic.hermes.env_folders import (
+    INSTALL_STAMP,
+    building,
+    default_envs_root,
+    install_log,
+    lock_path,
+    locked,
+    touch_used,
+)
 from hermetic.hermes.install_steps import (
     HermesInstallError,
     install_step,
@@ -42,9 +50,7 @@ from hermetic.hermes.releases import DEFAULT_RELEASE
 if TYPE_CHECKING:
     from hermetic.hermes.index_versions import ReleaseAnswer
 
-#: Where environments go when nothing else says: ``$HERMETIC_ENVS``.
-ENVS_VARIABLE = "HERMETIC_ENVS"
-_STAMP = ".hermetic-install.json"
+_STAMP = INSTALL_STAMP
 _INSTALL_TIMEOUT = 900
 
 
@@ -169,26 +175,6 @@ def source_fingerprint(package: str) -> str | None:
             relative = os.path.relpath(Path(folder) / name, path)
             digest.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     return digest.hexdigest()
-
-
-def default_envs_root() -> Path:
-    """Where environments live: ``$HERMETIC_ENVS``, else the user's cache folder
-    (platformdirs: ``~/.cache/hermetic/envs`` on Linux, ``~/Library/Caches/hermetic/envs`` on
-    macOS), shared by every checkout and virtual environment of the user's."""
-    configured = os.environ.get(ENVS_VARIABLE, "").strip()
-    if configured:
-        return Path(configured).expanduser().resolve()
-    return user_cache_folder() / "envs"
-
-
-def user_cache_folder() -> Path:
-    """hermetic's folder in the user's cache (platformdirs' ``user_cache_dir``)."""
-    try:
-        from platformdirs import user_cache_dir
-    except ImportError:  # standard library only: what platformdirs answers on Linux
-        cache = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-        return Path(cache) / "hermetic"
-    return Path(user_cache_dir("hermetic", appauthor=False))
 
 
 def install_for(

@@ -34,7 +34,9 @@ from pathlib import Path
 
 from hermetic.errors import HarnessError
 from hermetic.hermes.env_folders import (
+    INSTALL_STAMP,
     building,
+    default_envs_root,
     install_log,
     lock_path,
     locked,
@@ -50,7 +52,6 @@ from hermetic.hermes.install_steps import (
     pip_install_command,
     uv_executable,
 )
-from hermetic.hermes.installs import _STAMP, default_envs_root
 from hermetic.hermes.packages import installed, interpreter
 
 #: The entry-point group Hermes scans for pip-installed plugins (hermes_cli/plugins.py).
@@ -228,7 +229,7 @@ def clone_environment(base: Path, target: Path) -> None:
         target,
         symlinks=True,
         copy_function=_link_or_copy,
-        ignore=lambda folder, names: {_STAMP, _OLD_LOG, _PLUGIN_STAMP} & set(names),
+        ignore=lambda folder, names: {INSTALL_STAMP, _OLD_LOG, _PLUGIN_STAMP} & set(names),
         dirs_exist_ok=True,
     )
     rewrite_paths(target, base, target)

@@ -10,16 +10,12 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from hermetic.errors import HarnessError
 from hermetic.hermes.tempdirs import make_temp_dir
 from hermetic.isolation.guard.log import guard_environment
 from hermetic.isolation.guard.outside import confinement
 from hermetic.isolation.guard.site.hermetic_netguard_protocol import COVERAGE_DIR_VARIABLE
-
-if TYPE_CHECKING:
-    from hermetic.plugin_sources.directory import DirectoryPlugin
 
 # What a plugin folder may hold that is not the plugin: version control, virtual environments,
 # caches, build output, and a behave suite (`hermetic init` in the plugin's own folder writes
@@ -181,12 +177,13 @@ class Sandbox:
         return self.out_dir / "processes.jsonl"
 
     # -- setup ------------------------------------------------------------------------------
-    def install_plugin(self, plugin: DirectoryPlugin) -> Path:
-        """Copy the plugin under test to ``plugins/<manifest name>/`` and remember its name."""
-        target = self.plugins_dir / plugin.name
-        shutil.copytree(plugin.source, target, ignore=not_the_plugin)
-        self.plugin_name = plugin.name
-        self.plugin_source = plugin.source
+    def copy_plugin_folder(self, name: str, source: Path) -> Path:
+        """Copy a directory plugin's folder ``source`` to ``plugins/<name>/`` (the name its
+        manifest registers) as the plugin under test, and remember both."""
+        target = self.plugins_dir / name
+        shutil.copytree(source, target, ignore=not_the_plugin)
+        self.plugin_name = name
+        self.plugin_source = source
         return target
 
     def enable_package_plugin(self, name: str, entry_point: str, code: Path | None) -> Path:

@@ -43,7 +43,7 @@ from hermetic.isolation.guard.outside import OUTSIDE as OUTSIDE_FOLDER
 from hermetic.isolation.guard.outside import outside_writes, unavailable
 from hermetic.isolation.guard.process_log import outside_namespace, read_process_starts, unguarded
 from hermetic.isolation.netns.counters import in_loopback_namespace, own_namespace
-from hermetic.isolation.netns.refusals import unseen_refusal
+from hermetic.isolation.refusals import unseen_refusal
 from hermetic.isolation.stand_in import find_leaks
 from hermetic.mock.credentials import refused_without_key
 
@@ -54,7 +54,7 @@ IDENTITY = "plugin identity"
 HOOK_TIME = "hook time"
 CREDENTIAL = "stand-in credential"
 # What the network namespace refused that the guard could not see
-# (hermetic.isolation.netns.refusals).
+# (hermetic.isolation.refusals).
 KERNEL = "kernel refusal"
 # Deliveries the collector refused for want of the stand-in key (hermetic.mock.credentials).
 KEY = "stand-in key unsent"

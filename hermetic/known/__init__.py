@@ -10,5 +10,9 @@ plugin's failure:
 * ``known`` -- the plugin's profile lists it in ``[[baseline]]`` with a reason
   (:mod:`hermetic.known.baseline`). A listed scenario that passes fails the run as stale.
 
-:mod:`hermetic.known.explained` is how the reports carry both (standard library only).
+:mod:`hermetic.known.explained` is how the reports carry both (standard library only). On the
+pipeline (runner -> plan -> world and parts -> result -> reports) it settles a scenario's result
+before the reports are written; it sits beside :mod:`hermetic.reporting`, below the runners.
 """
+
+__all__ = ["baseline", "defects", "explained", "record", "settle"]

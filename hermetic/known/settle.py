@@ -20,16 +20,15 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from behave.model_type import Status
-
+from hermetic.integrations.behave import internals
+from hermetic.integrations.behave.internals import Status
 from hermetic.known import baseline, defects
 from hermetic.known.explained import HERMES_DEFECT, KNOWN, STALE_HEADLINE, Explanation
 from hermetic.reporting.artefacts import _SAVED_MARK, record_failure, warn
 
 if TYPE_CHECKING:
-    from behave.model import Scenario
-
     from hermetic.hermes.processes import ProcessInfo
+    from hermetic.integrations.behave.internals import Scenario
     from hermetic.plan.settings import Settings
     from hermetic.world.world import World
 
@@ -42,7 +41,7 @@ _PASSING_WAIT = 60.0
 
 def settle(context: Any, scenario: Scenario, world: World | None) -> None:
     """Explain the scenario's failure in every report, or raise AssertionError if it is stale."""
-    if context._runner.aborted:
+    if internals.run_aborted(context):
         return  # an interrupted scenario proves nothing either way
     settings: Settings = context.settings
     if scenario.status.has_failed() or scenario.hook_failed:

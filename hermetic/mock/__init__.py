@@ -14,6 +14,9 @@
 Every peer is a :class:`LoopbackServer` (127.0.0.1, a free port, its own thread) and keeps a
 :class:`Journal` of :class:`JournalEntry` subclasses. ``python -m hermetic.mock`` runs the
 provider from a shell.
+
+On the pipeline (runner -> plan -> world and parts -> result -> reports) the peers are the
+world's outside: each world starts its own, on free loopback ports, and stops them.
 """
 
 from hermetic.mock.answers import ANSWER_NAMES, PRESETS, Preset, RenderedAnswer, render_answer

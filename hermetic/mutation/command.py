@@ -27,8 +27,7 @@ from typing import TYPE_CHECKING
 
 from hermetic.errors import ConfigError
 from hermetic.hermes.hang_limit import hang_in
-from hermetic.mutation import coverage, pip_builds, report
-from hermetic.mutation import verdict_cache as verdicts
+from hermetic.mutation import coverage, pip_builds, report, verdict_cache
 from hermetic.mutation.operators import Mutant, mutants_of, spread
 from hermetic.mutation.sources import copy_with, source_files
 from hermetic.mutation.trials import Result, Trial, run_trials
@@ -132,10 +131,10 @@ def mutate(
     equivalents = load_equivalents(options.equivalents, options.plugin)
     for stale in sorted(set(equivalents) - known):
         say(f"{EQUIVALENTS_FILE}: {stale}: no such mutant any more (the code moved?)")
-    suite = verdicts.suite_digest(
+    suite = verdict_cache.suite_digest(
         options.features, options.profile, options.suite_args, options.version
     )
-    cache = verdicts.VerdictCache(options.reports / verdicts.CACHE_FILE)
+    cache = verdict_cache.VerdictCache(options.reports / verdict_cache.CACHE_FILE)
     reach = coverage.Reach(reached, texts) if reached is not None else None
     entries: dict[str, report.Entry] = {}
     to_run: list[tuple[Mutant, str]] = []
@@ -146,7 +145,7 @@ def mutate(
             entries[mutant.id] = _entry(mutant, texts, NOT_REACHED, cached=False, scenarios=[])
             continue
         selected[mutant.id] = locations
-        entry_key = verdicts.key(
+        entry_key = verdict_cache.key(
             mutant.digest(texts[mutant.file]),
             f"{suite}\0{coverage.selection_digest(locations)}",
         )
@@ -164,7 +163,7 @@ def mutate(
     )
     # Which scenario killed how many mutants so far, in this run and the ones before it with
     # this suite and plugin: the next trials try those first.
-    kills = cache.kill_counts(verdicts.kills_key(suite, options.plugin.resolve().name))
+    kills = cache.kill_counts(verdict_cache.kills_key(suite, options.plugin.resolve().name))
     # A trial names an outline's row without its " -- @1.1 Examples" (trials.result_cases).
     by_name = {
         name.split(" -- @")[0]: location
@@ -404,10 +403,10 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
     except ConfigError as exc:
         sys.stderr.write(f"hermetic: {exc}\n")
         return 2
-    cache = verdicts.VerdictCache(options.reports / verdicts.CACHE_FILE)
-    unmutated_key = "unmutated:" + verdicts.key(
-        verdicts.files_digest(options.plugin, _build_files(options.plugin)),
-        verdicts.suite_digest(
+    cache = verdict_cache.VerdictCache(options.reports / verdict_cache.CACHE_FILE)
+    unmutated_key = "unmutated:" + verdict_cache.key(
+        verdict_cache.files_digest(options.plugin, _build_files(options.plugin)),
+        verdict_cache.suite_digest(
             options.features, options.profile, options.suite_args, options.version
         ),
     )

@@ -12,7 +12,7 @@ import json
 import shutil
 from pathlib import Path
 
-from hermetic.hermes.installs import default_envs_root
+from hermetic.hermes.env_folders import default_envs_root
 from hermetic.plugin_sources import package
 
 

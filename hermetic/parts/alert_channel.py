@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from hermetic.channels.channel import Channel, Sources, channels
+from hermetic.diagnostics.artefact_names import ALERTS_SEEN
 from hermetic.diagnostics.evidence import Evidence
-from hermetic.reporting.layout import ALERTS_SEEN
 
 if TYPE_CHECKING:
     from hermetic.channels.alert import ChannelAlert

@@ -22,9 +22,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermetic.contract.capture_log import without_home
 from hermetic.contract.store_errors import LOST, STORE_ERROR
 from hermetic.errors import HarnessError
+from hermetic.hermes.home_text import without_home
 from hermetic.parts.lock_holder import IN_OPEN, watch
 from hermetic.parts.spool_faults import hold_lock
 from hermetic.parts.store_faults import FaultUnavailable, InjectedFault

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermetic.contract.capture_log import without_home
 from hermetic.errors import HarnessError
+from hermetic.hermes.home_text import without_home
 from hermetic.parts.store_faults import FaultUnavailable, InjectedFault, chattr_fault
 
 if TYPE_CHECKING:

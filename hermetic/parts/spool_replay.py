@@ -28,8 +28,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from hermetic.contract.capture_log import without_home
 from hermetic.errors import HarnessError
+from hermetic.hermes.home_text import without_home
 from hermetic.parts.store_faults import FaultUnavailable
 
 if TYPE_CHECKING:

@@ -48,9 +48,9 @@ class BehaveArguments:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from behave.configuration import setup_parser
+    from hermetic.integrations.behave.internals import option_parser
 
-    parser = setup_parser()
+    parser = option_parser()
 
     def error(message: str) -> None:
         raise UsageError(message)

@@ -10,19 +10,32 @@
 Each kind has a name, decides whether ``--plugin`` / ``-D plugin=`` names one of its kind
 (:func:`claims`), says where its profile may lie, gets ready before any scenario
 (:meth:`PluginUnderTest.prepare`) and installs itself into a sandbox
-(:meth:`PluginUnderTest.install`). A new kind is a new module and one line in ``KINDS``.
+(:meth:`PluginUnderTest.install`) through the narrow :class:`PluginHome` a sandbox offers, so
+the sandbox knows nothing of the kinds. A new kind is a new module and one line in ``KINDS``.
+
+On the pipeline (runner -> plan -> world and parts -> result -> reports) the plan loads the
+plugin once; each world installs it into its sandbox.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from hermetic.plugin_sources import directory, package
 
-if TYPE_CHECKING:
-    from hermetic.hermes.sandbox import Sandbox
+
+class PluginHome(Protocol):
+    """Where a plugin under test installs itself: what a kind may ask of a sandbox
+    (:class:`hermetic.hermes.sandbox.Sandbox` is one), which knows nothing of the kinds."""
+
+    def copy_plugin_folder(self, name: str, source: Path) -> Path:
+        """Copy a directory plugin to ``plugins/<name>/``; return the copy."""
+
+    def enable_package_plugin(self, name: str, entry_point: str, code: Path | None) -> Path:
+        """Load a plugin already installed in Hermes' environment through ``entry_point``;
+        return where its code lies."""
 
 
 class PluginUnderTest(Protocol):
@@ -50,8 +63,8 @@ class PluginUnderTest(Protocol):
     ) -> tuple[PluginUnderTest, Path]:
         """Ready for scenarios on ``hermes``: (the plugin, the ``hermes`` to run it with)."""
 
-    def install(self, sandbox: Sandbox) -> Path:
-        """Put it where Hermes finds it in ``sandbox``; return the folder of its code."""
+    def install(self, home: PluginHome) -> Path:
+        """Put it where Hermes finds it in a sandbox; return the folder of its code."""
 
     def describe(self) -> dict[str, Any]:
         """What every report says about it."""
@@ -85,4 +98,11 @@ def load_plugin(option: str) -> PluginUnderTest:
     return next(kind for kind in KINDS if kind.claims(option)).load(option)
 
 
-__all__ = ["DIRECTORY_ONLY_TAG", "KINDS", "PluginUnderTest", "kind_skip_reason", "load_plugin"]
+__all__ = [
+    "DIRECTORY_ONLY_TAG",
+    "KINDS",
+    "PluginHome",
+    "PluginUnderTest",
+    "kind_skip_reason",
+    "load_plugin",
+]

@@ -15,7 +15,7 @@ import yaml
 from hermetic.errors import ConfigError
 
 if TYPE_CHECKING:
-    from hermetic.hermes.sandbox import Sandbox
+    from hermetic.plugin_sources import PluginHome
 
 KIND = "directory"
 
@@ -46,8 +46,8 @@ class DirectoryPlugin:
         """Nothing to prepare: each sandbox gets a fresh copy of the folder."""
         return self, hermes
 
-    def install(self, sandbox: Sandbox) -> Path:
-        return sandbox.install_plugin(self)
+    def install(self, home: PluginHome) -> Path:
+        return home.copy_plugin_folder(self.name, self.source)
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "path": str(self.source), "revision": self.revision()}

@@ -35,7 +35,7 @@ from hermetic.hermes.plugin_envs import (
 from hermetic.plugin_sources.directory import git_revision
 
 if TYPE_CHECKING:
-    from hermetic.hermes.sandbox import Sandbox
+    from hermetic.plugin_sources import PluginHome
 
 KIND = "package"
 PROJECT, WHEEL, SDIST, REQUIREMENT = "project", "wheel", "sdist", "requirement"
@@ -143,11 +143,11 @@ class PackagePlugin:
         )
         return prepared, env.hermes
 
-    def install(self, sandbox: Sandbox) -> Path:
+    def install(self, home: PluginHome) -> Path:
         """Enable the entry point in the sandbox: the code is already in Hermes' environment."""
         if self.entry_point is None:
             raise ConfigError(f"-D plugin={self.option}: install it before a scenario uses it")
-        return sandbox.enable_package_plugin(self.name, self.entry_point, self.code)
+        return home.enable_package_plugin(self.name, self.entry_point, self.code)
 
     def describe(self) -> dict[str, Any]:
         where = self.option

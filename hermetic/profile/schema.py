@@ -4,7 +4,7 @@ The schema is :class:`hermetic.profile.model.ProfileFile` as JSON Schema (draft-
 the editors built on it read), committed as
 ``hermetic/profile.schema.json`` so editors complete and check a profile: a ``#:schema`` line at
 the top of ``hermetic.toml`` (taplo, VS Code's Even Better TOML) points at it. The one-line
-refusals of :func:`hermetic.profile.model.load_profile` stay the authority; the schema helps
+refusals of :func:`hermetic.profile.loading.load_profile` stay the authority; the schema helps
 before::
 
     python -m hermetic.profile.schema > hermetic/profile.schema.json

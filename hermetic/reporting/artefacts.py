@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from hermetic.integrations.behave import internals
 from hermetic.isolation import stand_in
 from hermetic.reporting import html as html_report
 from hermetic.reporting.layout import SETUP_ERROR, artefact_dir
@@ -38,8 +39,8 @@ from hermetic.reporting.result import interrupted_message
 
 if TYPE_CHECKING:
     from behave.formatter.base import Formatter
-    from behave.model import Scenario, Step
 
+    from hermetic.integrations.behave.internals import Scenario, Step
     from hermetic.world.world import World
 
 HTML_FORMATTER = "html-pretty"
@@ -201,7 +202,7 @@ def record_failure(
                         f"{stand_in.redact(verdict)}\n"
                     )
             return []
-        formatters = list(getattr(context._runner, "formatters", []))
+        formatters = internals.runner_formatters(context)
         reports = reports_dir(context.config, formatters)
         if reports is None:
             return []

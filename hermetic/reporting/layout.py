@@ -7,9 +7,11 @@ Standard library only: ``tools/run.py`` imports this before any virtualenv exist
 
 from __future__ import annotations
 
-import hashlib
-import re
 from pathlib import Path
+
+# Named below the world's parts, which write these artefacts; re-exported here.
+from hermetic.diagnostics.artefact_names import ALERTS_SEEN as ALERTS_SEEN
+from hermetic.diagnostics.artefact_names import slug
 
 BEHAVE_JSON = "behave.json"
 #: The run's result, every other report's source (hermetic.reporting.result).
@@ -18,26 +20,6 @@ SUMMARY_JSON = "summary.json"
 HTML_REPORT = "report.html"
 JUNIT_DIR = "junit"
 ARTEFACTS_DIR = "artefacts"
-#: In a failed scenario's artefacts: its alerts as the channel saw them
-#: (hermetic.parts.alert_channel).
-ALERTS_SEEN = "alerts-seen.json"
-
-# Long enough to stay readable, short enough for any file system and a CI artefact browser.
-_MAX_SLUG = 72
-_NOT_SLUG = re.compile(r"[^a-z0-9]+")
-
-
-def slug(text: str) -> str:
-    """A folder-safe name: lowercase words joined by ``-``.
-
-    A name too long is cut and suffixed with a hash of the whole name, so two scenario-outline
-    rows that differ only at their end (``… -- @1.12``) never share a folder.
-    """
-    words = _NOT_SLUG.sub("-", text.lower()).strip("-") or "unnamed"
-    if len(words) <= _MAX_SLUG:
-        return words
-    digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
-    return f"{words[: _MAX_SLUG - 9].rstrip('-')}-{digest}"
 
 
 def artefact_dir(reports: Path, feature_file: str, scenario_name: str) -> Path:

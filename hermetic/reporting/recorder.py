@@ -28,6 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from hermetic.integrations.behave import internals
 from hermetic.known.explained import Explanation
 from hermetic.reporting.layout import ALERTS_SEEN, artefact_dir
 from hermetic.reporting.result import (
@@ -369,9 +370,7 @@ def _feature_info(feature: Any, config: Any) -> FeatureInfo:
 def _junit_basename(feature: Any, config: Any) -> str:
     """``TESTS-<file>.xml``, named as behave's JUnit reporter names it."""
     try:
-        from behave.reporter.junit import JUnitReporter
-
-        return f"TESTS-{JUnitReporter(config).make_feature_filename(feature)}.xml"
+        return f"TESTS-{internals.junit_feature_name(config, feature)}.xml"
     except Exception:  # noqa: BLE001 - a name is never worth a lost result
         return f"TESTS-{Path(feature.filename).stem}.xml"
 

@@ -26,6 +26,7 @@ from hermetic.known.explained import stale_entries
 from hermetic.plan.request import PLAN_FILE, PLAN_KEY
 from hermetic.reporting import layout
 from hermetic.reporting.closing import closing_line
+from hermetic.reporting.report_options import report_arguments
 from hermetic.reporting.result import EXPLAINED, ResultError, RunResult
 from hermetic.runs import durations
 from hermetic.runs.child_steps import INTERRUPTS, run_step, say
@@ -56,31 +57,6 @@ class Outcome:
 
     def closing_line(self, extra_failures: int = 0) -> str:
         return closing_line(self.totals(), extra_failures)
-
-
-#: report.html's formatter and its settings (hermetic.reporting.layout).
-HTML_FORMATTER = layout.HTML_FORMATTER
-HTML_SETTINGS = layout.HTML_SETTINGS
-
-
-def report_arguments(reports: Path) -> list[str]:
-    """behave options writing every report in one run; each --format takes the next --outfile.
-
-    No ``--junit``: the JUnit files are written from the run's result, as every other report
-    (the hooks' result recorder writes them beside report.html when behave ends).
-    """
-    return [
-        "--format=pretty",
-        "--outfile=-",  # the console, as a plain `behave` prints it
-        "--format=json",
-        f"--outfile={reports / layout.BEHAVE_JSON}",
-        f"--format={HTML_FORMATTER}",
-        f"--outfile={reports / layout.HTML_REPORT}",
-        *(
-            f"--define=behave.formatter.html-pretty.{key}={value}"
-            for key, value in HTML_SETTINGS.items()
-        ),
-    ]
 
 
 def clear_reports(reports: Path) -> None:

@@ -57,6 +57,7 @@ from hermetic.plan.request import PLAN_FILE, PLAN_KEY
 from hermetic.plan.selection import Listing, PlannedScenario
 from hermetic.reporting import layout
 from hermetic.reporting.closing import closing_line
+from hermetic.reporting.report_options import HTML_FORMATTER, report_arguments
 from hermetic.reporting.result import (
     BROKEN,
     ERRORED,
@@ -67,7 +68,6 @@ from hermetic.reporting.result import (
     interrupted_message,
 )
 from hermetic.runs import durations, shards
-from hermetic.runs.acceptance import HTML_FORMATTER, report_arguments
 from hermetic.runs.child_steps import INTERRUPTS
 from hermetic.runs.child_steps import say as run_say
 

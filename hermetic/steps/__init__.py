@@ -21,6 +21,9 @@ plugin's hooks take), :mod:`~hermetic.steps.protocol` ("Hermes talks to its prov
 :mod:`~hermetic.steps.hermes_log` ("Hermes' log says …"). Steps are
 thin: they call the world (:mod:`hermetic.world.world`) and its parts, and assert with
 ``world.check`` so every failure carries the full report.
+
+On the pipeline (runner -> plan -> world and parts -> result -> reports) the steps are what a
+scenario does with its world; they sit above the world and its parts, below the reports.
 """
 
 from hermetic.steps import (  # noqa: F401 - importing a step module registers its steps
@@ -44,3 +47,25 @@ from hermetic.steps import (  # noqa: F401 - importing a step module registers i
     telemetry_log,
     webhook,
 )
+
+__all__ = [
+    "alert_fields",
+    "alerts",
+    "backend",
+    "companions",
+    "exporter",
+    "gateway",
+    "hermes_home",
+    "hermes_log",
+    "isolation",
+    "login",
+    "plugin_hooks",
+    "protocol",
+    "provider",
+    "sandboxes",
+    "scheduler",
+    "spool_replay",
+    "store_faults",
+    "telemetry_log",
+    "webhook",
+]

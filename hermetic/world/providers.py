@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hermetic.corpus import CorpusError, load_corpus
+from hermetic.diagnostics.artefact_names import slug
 from hermetic.diagnostics.evidence import Evidence
 from hermetic.errors import HarnessError
 from hermetic.hermes.config import HermesConfig
 from hermetic.mock import ClosedPort, MockProvider, ScriptError
 from hermetic.mock.phrases import answer_phrase
-from hermetic.reporting.layout import slug
 
 #: Most requests a journal shows in the artefacts.
 JOURNAL_LIMIT = 1000

@@ -11,8 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from hermetic.contract.table_reader import Alert
-from hermetic.parts.alert_records import AlertRecords
+from hermetic.contract.schema import database_path
+from hermetic.contract.table_reader import Alert, read_alerts
 from hermetic.plan.settings import Settings
 from hermetic.world.world import build_world
 
@@ -38,14 +38,14 @@ def _one(settings: Settings, index: int, kept: list[Path]) -> IsolatedOutcome:
         world.provider.remove_model(model)
         world.scheduler.create_job(model)
         world.scheduler.tick()
-        records = world.use(AlertRecords)
+        database = database_path(world.sandbox.hermes_home)
         outcome = IsolatedOutcome(
             index=index,
             model=model,
             port=world.provider.port,
             hermes_home=world.sandbox.hermes_home,
-            database=records.database,
-            alerts=tuple(records.alerts()),
+            database=database,
+            alerts=tuple(read_alerts(database)),
             requested_models=tuple(entry.model or "" for entry in world.provider.chat_requests()),
         )
         passed = True

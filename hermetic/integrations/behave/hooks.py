@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from behave import fixture, use_fixture
-from behave.model import Scenario, Step
 
 from hermetic.errors import HarnessError
+from hermetic.integrations.behave import internals
+from hermetic.integrations.behave.internals import Scenario, Step
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER
 from hermetic.known import baseline
 from hermetic.known.settle import settle
@@ -83,10 +84,12 @@ def before_all(context: Any) -> None:
     interruption = _Interruption(context.config)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, interruption)
-    formatters = list(context._runner.formatters)
+    formatters = internals.runner_formatters(context)
     # The run's result is built from behave's own objects, once, and every report from it.
     results = recorder.install(context.config, reports_dir(context.config, formatters))
     try:
+        # Before anything reaches into behave's private parts: one line if they may differ.
+        internals.check_versions()
         context.plan = run_plan(context.config.userdata)
         context.settings = context.plan.settings
         profile = context.settings.profile
@@ -138,10 +141,10 @@ def world(context: Any, scenario: Scenario):
 
     def failed() -> bool:
         # An interrupt between two steps leaves the scenario "passed so far"; it did not pass.
-        return bool(scenario.status.has_failed() or context._runner.aborted)
+        return bool(scenario.status.has_failed() or internals.run_aborted(context))
 
     def kept(root: Path) -> None:
-        why = " (run interrupted)" if context._runner.aborted else ""
+        why = " (run interrupted)" if internals.run_aborted(context) else ""
         warn(f"sandbox of {scenario.name!r} kept at {root}{why}")
 
     with build_world(context.settings, keep=failed, on_kept=kept) as built:

@@ -18,11 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from behave.__main__ import main as behave_main
-from behave.configuration import setup_parser
 from behave.formatter.base import Formatter
-from behave.reporter.junit import JUnitReporter
 from behave.runner import Runner
+
+from hermetic.integrations.behave import internals
 
 FORMATTER = "hermetic.integrations.behave.listing_formatter:ListingFormatter"
 RUNNER = "hermetic.integrations.behave.listing_formatter:ListingRunner"
@@ -108,7 +107,7 @@ class WorkerArguments(NamedTuple):
 def worker_arguments(args: list[str]) -> WorkerArguments:
     """Split ``ARGS`` for the workers; raise ArgumentsError for arguments behave refuses and
     for options that write reports (``--outfile``, ``--junit``: a parallel run owns them)."""
-    parser = setup_parser()
+    parser = internals.option_parser()
     try:
         parsed = parser.parse_intermixed_args(args)
     except SystemExit:
@@ -153,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     except ArgumentsError as exc:
         print(f"hermetic: {exc}", file=sys.stderr)
         return 2
-    code = behave_main(
+    code = internals.behave_main(
         [
             "--dry-run",
             f"--runner={RUNNER}",
@@ -197,7 +196,7 @@ def _step(step: Any) -> dict[str, Any]:
 def _junit_basename(feature: Any, config: Any) -> str:
     """``TESTS-<name>.xml`` as behave's JUnit reporter names it in a serial run of these
     arguments (the name depends on the paths given; a worker's ``file:line`` would differ)."""
-    return f"TESTS-{JUnitReporter(config).make_feature_filename(feature)}.xml"
+    return f"TESTS-{internals.junit_feature_name(config, feature)}.xml"
 
 
 if __name__ == "__main__":

@@ -6,6 +6,9 @@ same: the plugin's promises on the default Hermes in shards (``hermetic run --sh
 merged report (``hermetic merge-reports``) with a Markdown summary of the verdicts, and the
 release matrix (``hermetic matrix``) with the compatibility table and badge where it makes one;
 Hermes' environments cached, every report kept as an artefact, no secret needed.
+
+Part of the integrations, the top floor: on the pipeline (runner -> plan -> world and parts ->
+result -> reports) a workflow is one more way to start the runner.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from hermetic.integrations.ci import github, gitlab
 from hermetic.integrations.suite import Written, write_new
 
 KINDS: dict[str, ModuleType] = {"github": github, "gitlab": gitlab}
+
+__all__ = ["KINDS", "github", "gitlab", "write_workflow"]
 
 
 def write_workflow(root: Path, kind: str) -> Written:

@@ -8,13 +8,16 @@ machine, whatever language or library it is written in.
   that needs the registry happens before entering;
 * :mod:`~hermetic.isolation.netns.confinement` is the runner's side: probe, say once, wrap behave;
 * :mod:`~hermetic.isolation.netns.status` is the behave process' side: its real isolation;
-* :mod:`~hermetic.isolation.netns.counters` reads what the kernel refused inside the namespace, and
-  :mod:`~hermetic.isolation.netns.refusals` turns that into a finding that names who tried.
+* :mod:`~hermetic.isolation.netns.counters` reads what the kernel refused inside the namespace
+  (:mod:`hermetic.isolation.refusals` turns that into a finding that names who tried);
+* :mod:`~hermetic.isolation.netns.offenders` tries beyond loopback on purpose, from C.
 
-This package (but ``egress_pytest``, the pytest plugin of
-``tools/check_no_egress.py``) is standard library only: ``tools/run.py`` uses it before ``.venv``
-exists.
+The kernel's side of isolation, as low on the layers as the Python guard: the ``hermes``
+commands read the counters around every run. Standard library only (but ``egress_pytest``, the
+pytest plugin of ``tools/check_no_egress.py``): ``tools/run.py`` uses it before ``.venv`` exists.
 """
+
+__all__ = ["confinement", "counters", "egress_pytest", "enter", "offenders", "status"]
 
 #: Set to ``off`` to run without a namespace (as where none can be made): the Python guard only.
 SWITCH = "HERMETIC_NETNS"
