@@ -214,11 +214,12 @@ def test_the_notes_name_what_hermes_tells_the_plugin_differently_between_the_row
     write_matrix(runs, tmp_path)
 
     table = (tmp_path / "matrix.md").read_text("utf-8")
-    assert "## What Hermes tells the plugin changed between these releases" in table
+    assert "\n\n## What Hermes tells the plugin changed between these releases\n" in table
     assert (
         "- Anthropic not_found_error (404) over anthropic_messages: 0.19.0 status_code=404 "
-        "reason='unknown' retryable=True, 3 call(s), job error; 0.22.2.post1 status_code=404 "
-        "reason='model_not_found' retryable=False, 1 call(s), job error"
+        "reason='unknown' retryable=True, 3 call(s), job error, 3 request(s) to the provider; "
+        "0.22.2.post1 status_code=404 reason='model_not_found' retryable=False, 1 call(s), "
+        "job error, 1 request(s) to the provider"
     ) in table
     assert "What Hermes tells the plugin changed" in (tmp_path / "report.html").read_text()
     manifest = json.loads((tmp_path / COMPATIBILITY_JSON).read_text("utf-8"))

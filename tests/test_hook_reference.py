@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hermetic.hermes.hook_reference import (
+    REFERENCE_JSON,
     Call,
     Outcome,
     Reference,
@@ -13,6 +14,8 @@ from hermetic.hermes.hook_reference import (
     release_changes,
     render_markdown,
 )
+
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "reference" / "hermes-tells-the-plugin.md"
 
 UNKNOWN = Call(404, "unknown", True, "NotFoundError", 0, 3)
 GONE = Call(404, "model_not_found", False, "NotFoundError", 0, 3)
@@ -71,7 +74,7 @@ def test_an_answer_alike_on_every_release_is_one_line() -> None:
     [line] = [text for text in page.splitlines() if text.startswith("| Anthropic")]
     assert line == (
         "| Anthropic | not_found_error (404) | 404 | all | 404 | `unknown` | yes "
-        "| `NotFoundError` | 3 | error |"
+        "| `NotFoundError` | 3 | error | 3 |"
     )
     assert "Nothing: every answer is treated alike" in page
 
@@ -89,6 +92,7 @@ def test_an_answer_that_changed_gets_a_line_per_release_and_is_named() -> None:
     [change] = release_changes(document, ["0.16.0", "0.19.0"])
     assert (change.before, change.after) == ("0.16.0", "0.19.0")
     assert "0.16.0 status_code=404 reason='unknown' retryable=True, 3 call(s)" in change.describe()
+    assert "job error, 3 request(s) to the provider" in change.describe()
     assert change.describe() in page
 
 
@@ -113,10 +117,51 @@ def test_no_hook_call_is_said_so() -> None:
 
     page = render_markdown(reference((healthy,)))
 
-    assert "| all | - | - | - | - | 0 | ok |" in page
+    assert "| all | - | - | - | - | 0 | ok | 0 |" in page
 
 
 def test_a_missing_reference_reads_as_none(tmp_path: Path) -> None:
     assert load_reference(tmp_path / "none.json") is None
     (tmp_path / "bad.json").write_text("{", "utf-8")
     assert load_reference(tmp_path / "bad.json") is None
+
+
+def test_the_committed_page_is_what_the_committed_json_renders() -> None:
+    document = load_reference(REFERENCE_JSON)
+
+    assert document is not None, f"{REFERENCE_JSON} is missing or unreadable"
+    assert PAGE.read_text("utf-8") == render_markdown(document), (
+        f"{PAGE} differs from what {REFERENCE_JSON} renders: run "
+        "`.venv/bin/python tools/hook_reference.py --render`"
+    )
+
+
+def test_the_reference_covers_three_releases_and_every_protocol_the_mock_serves() -> None:
+    document = load_reference(REFERENCE_JSON)
+
+    assert document is not None
+    assert len(document.labels) >= 3
+    protocols = {row.protocol for row in document.rows}
+    assert {"chat_completions", "anthropic_messages", "bedrock_converse"} <= protocols
+    unmeasured = [
+        (row.answer, label)
+        for row in document.rows
+        for label in document.labels
+        if label not in row.outcomes
+    ]
+    assert unmeasured == []
+
+
+def test_more_requests_than_hook_calls_on_one_release_is_a_change() -> None:
+    # Hermes 0.16.0's Anthropic client retried a 529 on its own: 9 requests, 3 hook calls.
+    sdk_retries = Outcome(calls=(UNKNOWN,) * 3, job="error", requests=9)
+    retried = fix_labels(
+        row("sdk", v0_16_0=sdk_retries, v0_19_0=outcome(UNKNOWN, UNKNOWN, UNKNOWN))
+    )
+    document = reference((retried,))
+
+    [change] = release_changes(document, ["0.16.0", "0.19.0"])
+
+    assert "3 call(s), job error, 9 request(s) to the provider" in change.describe()
+    lines = [text for text in render_markdown(document).splitlines() if "| **0.16.0** |" in text]
+    assert lines[0].endswith("| 3 | error | 9 |")

@@ -198,3 +198,20 @@ def test_the_error_message_is_bedrocks_once_asked_over_converse(
         converse(bedrock, MODEL, stream=True)
 
     assert mock.error_message(MODEL).startswith("This model version has reached the end")
+
+
+def test_a_providers_own_words_over_converse_come_from_the_corpus(
+    mock: MockProvider, bedrock: Any
+) -> None:
+    mock.script(MODEL, {"answer": "model_not_found", "provider": "Amazon Bedrock"})
+
+    with pytest.raises(botocore.exceptions.ClientError) as caught:
+        converse(bedrock, MODEL, stream=True)
+
+    error = caught.value.response
+    assert error["Error"]["Code"] == "ValidationException"
+    assert error["Error"]["Message"] == "The provided model identifier is invalid."
+    assert error["ResponseMetadata"]["HTTPStatusCode"] == 400
+    [request] = mock.chat_requests(MODEL)
+    assert request.status == 400
+    assert mock.error_message(MODEL) == "The provided model identifier is invalid."

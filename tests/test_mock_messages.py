@@ -305,3 +305,30 @@ def test_the_error_message_is_the_one_sent_over_the_protocol_last_asked(
         ask_streamed(sdk, "gone")
 
     assert mock.error_message("gone") == "model: gone"
+
+
+def test_a_providers_own_words_over_messages_come_from_the_corpus(
+    mock: MockProvider, sdk: anthropic.Anthropic
+) -> None:
+    mock.script("gone", {"answer": "model_not_found", "provider": "Anthropic"})
+
+    with pytest.raises(anthropic.NotFoundError) as caught:
+        ask_streamed(sdk, "gone")
+
+    assert caught.value.body == {
+        "type": "error",
+        "error": {"type": "not_found_error", "message": "model: gone"},
+        "request_id": "req_011CSJdwJdRY4cgapH1mAuMS",
+    }
+    [request] = mock.chat_requests("gone")
+    assert request.status == 404
+    assert mock.error_message("gone") == "model: gone"
+
+
+def test_a_provider_without_words_over_messages_is_the_loud_418(mock: MockProvider) -> None:
+    mock.script("gone", {"answer": "model_not_found", "provider": "OpenAI"})
+
+    status, headers, body = post(f"{mock.base_url}/v1/messages", {"model": "gone"})
+
+    assert status == 418
+    assert json.loads(body)["hermetic_mock_error"] == "no_provider_words"

@@ -80,10 +80,11 @@ class Outcome:
     @property
     def summary(self) -> tuple[Any, ...]:
         """What changes between releases when it changes: the first call's verdict, whether
-        later calls said something else, the call count and the job's status."""
+        later calls said something else, the call count, the job's status and the requests
+        the provider received (an SDK that retries on its own sends more than Hermes counts)."""
         verdicts = {call.verdict for call in self.calls}
         first = self.first.verdict if self.first else None
-        return (first, len(verdicts) > 1, self.hook_calls, self.job)
+        return (first, len(verdicts) > 1, self.hook_calls, self.job, self.requests)
 
 
 @dataclass(frozen=True)
@@ -237,18 +238,20 @@ def _calls_words(outcome: Outcome) -> str:
 
 def _outcome_words(outcome: Outcome) -> str:
     first = outcome.first
+    sent = f"{outcome.requests} request(s) to the provider"
     if first is None:
-        return f"no hook call, job {outcome.job}"
+        return f"no hook call, job {outcome.job}, {sent}"
     return (
         f"status_code={first.status_code!r} reason={first.reason!r} "
-        f"retryable={first.retryable!r}, {outcome.hook_calls} call(s), job {outcome.job}"
+        f"retryable={first.retryable!r}, {outcome.hook_calls} call(s), job {outcome.job}, "
+        f"{sent}"
     )
 
 
 def _cells(outcome: Outcome) -> list[str]:
     first = outcome.first
     if first is None:
-        return ["-", "-", "-", "-", "0", outcome.job]
+        return ["-", "-", "-", "-", "0", outcome.job, str(outcome.requests)]
     return [
         "`None`" if first.status_code is None else str(first.status_code),
         f"`{first.reason}`",
@@ -256,6 +259,7 @@ def _cells(outcome: Outcome) -> list[str]:
         f"`{first.error_type}`" if first.error_type else "-",
         _calls_words(outcome),
         outcome.job,
+        str(outcome.requests),
     ]
 
 
@@ -284,7 +288,10 @@ def render_markdown(reference: Reference) -> str:
         "Read a line as: *the provider answers this* -> *the hook gets `status_code`, `reason`, "
         '`retryable` and `error["type"]`* (the first call; later calls of the same job say the '
         "same unless marked) -> *this many calls for one run of the job* -> *the job's "
-        '`last_status`*. A filter that records only `reason == "model_not_found"`, or only a '
+        "`last_status`* -> *the requests the provider received for it* (more than the hook "
+        "calls where a request is sent again with no hook call: the provider's client "
+        "retrying on its own, or Hermes retrying a failed stream without streaming). A filter "
+        'that records only `reason == "model_not_found"`, or only a '
         "404 that is not retryable, misses every line where Hermes says otherwise.",
         "",
         "## How it was measured",
@@ -307,8 +314,8 @@ def render_markdown(reference: Reference) -> str:
             f"## {title}",
             "",
             "| provider | answer | HTTP | Hermes | `status_code` | `reason` | `retryable` "
-            '| `error["type"]` | hook calls | job |',
-            "|---|---|---|---|---|---|---|---|---|---|",
+            '| `error["type"]` | hook calls | job | requests |',
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for row in rows:
             lines += _row_lines(row, labels)
@@ -334,7 +341,7 @@ def _row_lines(row: Row, labels: Sequence[str]) -> list[str]:
     measured = [label for label in labels if label in row.outcomes]
     lead = [_escape(row.provider), _escape(row.words), str(row.status)]
     if not measured:
-        return ["| " + " | ".join([*lead, "not measured", *["-"] * 6]) + " |"]
+        return ["| " + " | ".join([*lead, "not measured", *["-"] * 7]) + " |"]
     summaries = {row.outcomes[label].summary for label in measured}
     if len(summaries) == 1:
         which = "all" if len(measured) == len(labels) else ", ".join(measured)

@@ -158,6 +158,7 @@ def _table(rows: Mapping[str, str]) -> str:
             width=_HELP_WIDTH,
             initial_indent=f"  {key:<{width}}  ",
             subsequent_indent=" " * (width + 4),
+            break_on_hyphens=False,  # an answer's name is one word to copy
         )
         for key, text in rows.items()
     )

@@ -50,6 +50,7 @@ from hermetic.mock.answers import (
     model_list,
     model_not_found_error,
     model_object,
+    provider_answer,
     response_events,
     response_object,
 )
@@ -128,6 +129,13 @@ _CHAT_API = "chat completions"
 _RESPONSES_API = "responses"
 _MESSAGES_API = "messages"
 _CONVERSE_API = "converse"
+# Each API's protocol, by Hermes' api_mode name (what the corpus calls it).
+_PROTOCOL_OF_API = {
+    _CHAT_API: CHAT_COMPLETIONS,
+    _RESPONSES_API: CODEX_RESPONSES,
+    _MESSAGES_API: ANTHROPIC_MESSAGES,
+    _CONVERSE_API: BEDROCK_CONVERSE,
+}
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("", "0", "false", "no", "off")
@@ -259,6 +267,12 @@ class Routes:
             return _drop_connection(request, reset=False)
 
         completion_id = self._state.next_completion_id()
+        if api in (_MESSAGES_API, _CONVERSE_API) and answer.provider is not None:
+            # The provider's own published words over this protocol (the corpus), when it has
+            # them; the route's protocol picks which of its answers.
+            return self._rendered(
+                request, answer, model, _PROTOCOL_OF_API[api], completion_id, tokens=1
+            )
         if api == _MESSAGES_API:
             reply = messages_reply(
                 answer,
@@ -299,7 +313,21 @@ class Routes:
             frames = [*(_data_frame(chunk) for chunk in chunks), b"data: [DONE]\n\n"]
             status = answer.http_status or 200
             return await _send_event_stream(request, frames, status, answer.headers)
-        protocol = "codex_responses" if api == _RESPONSES_API else "chat_completions"
+        return self._rendered(
+            request, answer, model, _PROTOCOL_OF_API[api], completion_id, tokens=tokens
+        )
+
+    def _rendered(
+        self,
+        request: web.Request,
+        answer: Answer,
+        model: str,
+        protocol: str,
+        completion_id: str,
+        *,
+        tokens: int,
+    ) -> web.Response:
+        """``answer`` rendered over ``protocol`` (a provider's corpus words, or the preset)."""
         try:
             rendered = answer.render(
                 model, completion_id=completion_id, prompt_tokens=tokens, protocol=protocol
@@ -307,7 +335,7 @@ class Routes:
         except ValueError as exc:
             # The script asks for a provider's words the corpus lacks over this API: loud, and
             # never something a provider would send.
-            LOG.warning("no provider words for %s over %s: %s", model, api, exc)
+            LOG.warning("no provider words for %s over %s: %s", model, protocol, exc)
             return web.json_response(
                 {"hermetic_mock_error": "no_provider_words", "detail": str(exc)},
                 status=UNMATCHED_STATUS,
@@ -488,7 +516,12 @@ def error_message_over(path: str, script: Script, model: str) -> str | None:
         answer = stage.answer
         if not answer.sends_response or answer.serves:
             continue
-        if api == ANTHROPIC_MESSAGES:
+        if answer.provider is not None:
+            try:
+                reply = answer.render(model, protocol=api)
+            except ValueError:
+                continue
+        elif api == ANTHROPIC_MESSAGES:
             reply = messages_reply(answer, model, stream=False, message_id="m", input_tokens=1)
         else:
             reply = converse_reply(answer, stream=False, request_id="r", input_tokens=1)
@@ -512,6 +545,13 @@ def _message_in(body: Any) -> str | None:
 
 def _status_over(api: str, answer: Answer) -> int | None:
     """The status ``answer`` sends over ``api`` (each protocol says some answers its own way)."""
+    if answer.status is None and answer.provider is not None:
+        try:
+            return provider_answer(
+                answer.name, answer.provider, answer.words, _PROTOCOL_OF_API[api]
+            ).status
+        except ValueError:
+            return UNMATCHED_STATUS
     if api == _MESSAGES_API:
         return status_for(answer)
     if api == _CONVERSE_API:
