@@ -214,7 +214,7 @@ def test_the_notes_name_what_hermes_tells_the_plugin_differently_between_the_row
     write_matrix(runs, tmp_path)
 
     table = (tmp_path / "matrix.md").read_text("utf-8")
-    assert "## What Hermes tells the plugin changed between these releases" in table
+    assert "\n\n## What Hermes tells the plugin changed between these releases\n" in table
     assert (
         "- Anthropic not_found_error (404) over anthropic_messages: 0.19.0 status_code=404 "
         "reason='unknown' retryable=True, 3 call(s), job error, 3 request(s) to the provider; "

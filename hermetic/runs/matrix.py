@@ -256,10 +256,10 @@ def write_matrix(runs: Sequence[ReleaseRun], reports: Path) -> None:
     )
     changes = compatibility.behaviour_changes(runs)
     told = compatibility.told_changes(runs)
+    sections = [compatibility.render_changes(changes), compatibility.render_told_changes(told)]
     (reports / MATRIX_MD).write_text(
-        render_markdown(runs, columns)
-        + compatibility.render_changes(changes)
-        + compatibility.render_told_changes(told),
+        # A blank line before each section: a heading right under the table's note is a paragraph.
+        render_markdown(runs, columns) + "".join("\n" + text for text in sections if text),
         "utf-8",
     )
     (reports / layout.HTML_REPORT).write_text(render_html(runs, columns, changes), "utf-8")
