@@ -390,3 +390,50 @@ def test_a_batch_names_each_feature_file_once() -> None:
         "a.feature:4",
         "a.feature:30",
     ]
+
+
+def test_an_interrupted_run_reports_what_its_plan_never_runs_as_the_plan_says(
+    tmp_path: Path,
+) -> None:
+    # A run cancelled before its workers reached them called every scenario "interrupted",
+    # those the profile does not claim too, and kept "failure artefacts" for them.
+    from hermetic.plan.model import RunPlan
+    from hermetic.plan.selection import Listing
+    from hermetic.plan.settings import Settings
+    from hermetic.plugin_sources.directory import DirectoryPlugin
+    from hermetic.profile import load_profile
+    from hermetic.reporting.result import NOT_CLAIMED, SKIPPED
+    from hermetic.runs.parallel import _planned_not_run
+
+    profile_file = tmp_path / "hermetic.toml"
+    profile_file.write_text('[promises]\nkeep = ["removed-model"]\n')
+
+    def scenario(line: int, tags: list[str]) -> PlannedScenario:
+        location = f"features/x.feature:{line}"
+        return PlannedScenario(location, f"s{line}", {"location": location, "tags": tags})
+
+    listing = Listing(
+        features={"features/x.feature": {"tags": ["promise.removed-model"]}},
+        scenarios=[
+            scenario(3, []),
+            scenario(5, ["promise.gateway"]),
+            scenario(7, ["since.hermes-0.22.0"]),
+        ],
+    )
+    settings = Settings(
+        plugin=DirectoryPlugin(source=tmp_path, name="demo"),
+        profile=load_profile(profile_file),
+        hermes=Path("/nonexistent/hermes"),
+        hermes_version="0.19.0",
+        keep_sandbox="on-failure",
+        sandbox_root=None,
+    )
+
+    from hermetic.plan.request import RunRequest
+
+    found = _planned_not_run(RunPlan(RunRequest(), settings=settings, selection=listing))
+
+    assert sorted(found) == ["features/x.feature:5", "features/x.feature:7"]
+    assert found["features/x.feature:5"].status == NOT_CLAIMED
+    assert "gateway" in found["features/x.feature:5"].message
+    assert found["features/x.feature:7"].status == SKIPPED

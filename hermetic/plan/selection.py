@@ -43,6 +43,12 @@ class Listing:
     sandbox_root: str = ""
     console_formats: list[str] = field(default_factory=list)  # dropped: see parallel.py
 
+    def effective_tags(self, index: int) -> list[str]:
+        """The ``index``-th scenario's tags with its feature's (as behave's ``effective_tags``)."""
+        scenario = self.scenarios[index]
+        feature = self.features.get(scenario.feature_file, {})
+        return [*feature.get("tags", []), *scenario.element.get("tags", [])]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "features": self.features,

@@ -159,6 +159,9 @@ class _Queue:
     # For the progress lines: scenarios with a verdict so far, of how many.
     finished: int = 0
     total: int = 0
+    # What the plan says of scenarios it does not run (not claimed, skipped): an interrupted
+    # run that never reached them reports that, not "interrupted".
+    not_run: Mapping[str, Missing] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.pending or self.retry)
@@ -308,7 +311,9 @@ def run_parallel(
         parent = plan.settings.sandbox_root
         sandboxes = Path(tempfile.mkdtemp(prefix="hermetic-parallel-", dir=parent))
         seconds = durations.estimates([scenario.key for scenario in order], recorded)
-        queue = _Queue(deque(order), seconds, jobs, total=len(order))
+        queue = _Queue(
+            deque(order), seconds, jobs, total=len(order), not_run=_planned_not_run(plan)
+        )
         units: list[_Unit] = []
         finish = functools.partial(_finish, cancel=cancel, say=say, show=show_failures)
         missing = _dispatch(queue, work, sandboxes, run, running, units, cancel, finish, say)
@@ -454,9 +459,26 @@ def _dispatch(
         if setup_error is not None:
             why = Missing(ERRORED, f"not run: the run could not start ({setup_error})")
         else:
-            why = Missing(INTERRUPTED, interrupted_message(cancel.reason() or None))
+            why = queue.not_run.get(scenario.location) or Missing(
+                INTERRUPTED, interrupted_message(cancel.reason() or None)
+            )
         missing[scenario.location] = why
     return missing
+
+
+def _planned_not_run(plan: RunPlan) -> dict[str, Missing]:
+    """The scenarios of the plan's selection it does not run, and why (its own words)."""
+    from hermetic.plan.not_run import why_not_run
+
+    listing = plan.selection
+    if listing is None:
+        return {}
+    found = {}
+    for index, scenario in enumerate(listing.scenarios):
+        why = why_not_run(listing.effective_tags(index), plan.settings)
+        if why is not None:
+            found[scenario.location] = Missing(why.status, why.reason)
+    return found
 
 
 def _start(unit: _Unit, run: _Run) -> None:
@@ -549,7 +571,10 @@ def _finish(
         if status is None:
             if scenario.location in queue.retried and scenario in queue.retry:
                 continue  # it runs again
-            if cancel.signals:
+            planned = queue.not_run.get(scenario.location)
+            if cancel.signals and planned is not None:
+                why = planned  # never going to run: nothing of it to keep
+            elif cancel.signals:
                 why = Missing(
                     INTERRUPTED,
                     f"not finished: the run was interrupted ({cancel.reason()})",
@@ -559,7 +584,8 @@ def _finish(
                 why = Missing(
                     ERRORED, f"worker died: its behave process {exit_text} before reporting"
                 )
-            _save_death_artefacts(unit, scenario, why.message)
+            if why is not planned:
+                _save_death_artefacts(unit, scenario, why.message)
             missing[scenario.location] = why
             verdict = why.status
         else:

@@ -114,9 +114,7 @@ def isolation_here(env: Mapping[str, str] | None) -> NetworkIsolation:
 
 def effective_tags(listing: Listing, index: int) -> list[str]:
     """A listed scenario's tags with its feature's (as behave's ``effective_tags``)."""
-    scenario = listing.scenarios[index]
-    feature = listing.features.get(scenario.feature_file, {})
-    return [*feature.get("tags", []), *scenario.element.get("tags", [])]
+    return listing.effective_tags(index)
 
 
 def _check_something_runs(
