@@ -129,3 +129,19 @@ Feature: A test run stays inside its sandbox
       Then the plugin's backend received the stand-in key, redacted in the suite's records
       And the stand-in key was written nowhere else
       And exactly one model-unavailable alert is recorded
+
+  Rule: What the plugin writes stays in its sandbox
+
+    A plugin that writes to a fixed path (a log in the temp folder, a queue in the home folder)
+    leaves files on every machine it runs on, where nobody reads them, and two Hermes homes
+    share them. Every Hermes process of a scenario runs where the temp folders and the home are
+    overlays kept inside the sandbox: such a write never reaches the machine, and the run fails
+    naming the file.
+
+    @directory-plugin
+    Scenario: A plugin that writes a log to a fixed path in the temp folder is reported, naming the file
+      Given the plugin under test writes a log of its own to a fixed path in the temp folder when Hermes loads it
+      And a scheduled job uses the model "gone-model"
+      When the scheduler runs once
+      Then the suite reports the log written outside the sandbox, naming the file
+      And the machine's temp folder holds no such file

@@ -219,6 +219,50 @@ def test_a_run_step_gets_the_signal_once_and_is_waited_for(signum: int, tmp_path
     assert f"{signal.Signals(signum).name}: passed on to stand-in" in output
 
 
+def test_after_an_interrupted_step_a_tool_starts_no_further_step(tmp_path: Path) -> None:
+    # tools/check_examples.py runs one example after another: CI's SIGTERM interrupted one and
+    # the next started anyway (seen in a cancelled fresh-clone CI). Now the tool ends, 130.
+    child = tmp_path / "child.py"
+    child.write_text(CHILD)
+    log = tmp_path / "signals.log"
+    pid_file = tmp_path / "child.pid"
+    second = tmp_path / "second-step-ran"
+    driver = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(REPO)!r})
+        from hermetic.runs.child_steps import run_step, stop_if_interrupted
+        step = [sys.executable, *{[str(child), str(log), str(pid_file)]!r}]
+        run_step("first", step)
+        code = run_step("second", [sys.executable, "-c", "open({str(second)!r}, 'w')"])
+        stop_if_interrupted("the tool")
+        sys.exit(code)
+        """
+    )
+    runner = subprocess.Popen(
+        [sys.executable, "-c", driver],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert runner.stdout is not None
+        lines = [runner.stdout.readline() for _ in range(2)]  # "[run] first: …", "ready"
+        assert lines[-1].strip() == "ready", lines
+        runner.send_signal(signal.SIGTERM)
+        output = runner.communicate(timeout=20)[0]
+    finally:
+        if runner.poll() is None:
+            os.killpg(runner.pid, signal.SIGKILL)
+            runner.wait()
+        _kill_if_alive(pid_file)
+    assert runner.returncode == 130, output
+    assert not second.exists(), output
+    assert "second: not started, the run was interrupted" in output
+    assert "the tool: interrupted; no further step starts (exit status 130)" in output
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"], ids=["serial", "parallel"])
 def test_an_interrupted_hermetic_run_exits_130_and_leaves_its_reports(
     jobs: str, tmp_path: Path

@@ -26,8 +26,8 @@ CREDENTIAL = (
 )
 OWNED = "belongs to the sandbox (its isolation rests on it); a profile cannot override it"
 PLACEHOLDER_HINT = (
-    "known: {sink}, {now}, {collector}, {collector_grpc}, {credential} (write {{ and }} for "
-    "literal braces)"
+    "known: {sink}, {now}, {collector}, {collector_grpc}, {credential}, {hermes_home} (write "
+    "{{ and }} for literal braces)"
 )
 NOW = datetime(2026, 11, 30, 12, 0, 0, 250000, tzinfo=UTC)
 
@@ -684,3 +684,13 @@ def test_write_files_refuses_a_symlink_leading_out_of_hermes_home(tmp_path: Path
         f"outside HERMES_HOME {home.resolve()}"
     )
     assert list(outside.iterdir()) == []
+
+
+def test_hermes_home_is_the_sandboxs(tmp_path: Path) -> None:
+    path = profile_file(tmp_path, '[env]\nACME_DATA = "{hermes_home}/acme"\n')
+    profile = load_profile(path)
+    assert profile.uses("hermes_home")
+    rendered = profile.render(hermes_home=tmp_path / "sandbox" / "hermes", now=NOW)
+    assert rendered.env["ACME_DATA"] == f"{tmp_path}/sandbox/hermes/acme"
+    with pytest.raises(ValueError, match=r"uses \{hermes_home\}, but no Hermes home was given"):
+        profile.render(now=NOW)

@@ -300,8 +300,33 @@ def test_another_plugins_entry_is_refused_once_the_plugin_is_known(tmp_path: Pat
     with pytest.raises(ProfileError) as caught:
         profile.check_plugin("vendor-alerts")
     assert str(caught.value) == (
-        f"{profile.path}: config.plugins.entries.other: only the plugin under test's own entry "
-        "(plugins.entries.vendor-alerts) may be set; the rest of plugins belongs to the sandbox"
+        f"{profile.path}: config.plugins.entries.other: 'other' is not the plugin under test "
+        "('vendor-alerts'): only its own settings (plugins.vendor-alerts or "
+        "plugins.entries.vendor-alerts) may be set; the rest of plugins belongs to the sandbox"
+    )
+
+
+def test_a_plugins_own_section_as_hermes_bundled_plugins_keep_theirs_is_allowed(
+    tmp_path: Path,
+) -> None:
+    profile = loaded(
+        tmp_path,
+        "[config.plugins.vendor-alerts]\nendpoint = '{collector}'\n"
+        "[config.plugins.vendor-alerts.retry]\nattempts = 2\n",
+    )
+    profile.check_plugin("vendor-alerts")
+    section = {"endpoint": "{collector}", "retry": {"attempts": 2}}
+    assert profile.config == {"plugins": {"vendor-alerts": section}}
+
+
+def test_another_plugins_section_is_refused_naming_both(tmp_path: Path) -> None:
+    profile = loaded(tmp_path, "[config.plugins.hermes-memory-store]\ndb_path = 'x.db'\n")
+    with pytest.raises(ProfileError) as caught:
+        profile.check_plugin("vendor-alerts")
+    assert str(caught.value) == (
+        f"{profile.path}: config.plugins.hermes-memory-store: 'hermes-memory-store' is not the "
+        "plugin under test ('vendor-alerts'): only its own settings (plugins.vendor-alerts or "
+        "plugins.entries.vendor-alerts) may be set; the rest of plugins belongs to the sandbox"
     )
 
 
@@ -321,6 +346,16 @@ def test_another_plugins_entry_is_refused_once_the_plugin_is_known(tmp_path: Pat
         (
             "[config.plugins]\nenabled = ['vendor-alerts', 'other']",
             "config.plugins.enabled",
+            "plugins belongs to the sandbox (its isolation rests on it)",
+        ),
+        (
+            "[config.plugins]\nhook_callback_timeout = 5",
+            "config.plugins.hook_callback_timeout",
+            "plugins belongs to the sandbox (its isolation rests on it)",
+        ),
+        (
+            "[config.plugins.disabled]\nx = 1",
+            "config.plugins.disabled.x",
             "plugins belongs to the sandbox (its isolation rests on it)",
         ),
     ],
@@ -378,6 +413,6 @@ def test_the_run_checks_plugins_entries_once_it_knows_the_plugin(tmp_path: Path)
     (tmp_path / "hermetic.toml").write_text(
         "[config.plugins.entries.other]\nx = 1\n", encoding="utf-8"
     )
-    with pytest.raises(ProfileError, match=r"config\.plugins\.entries\.other: only the plugin"):
+    with pytest.raises(ProfileError, match=r"config\.plugins\.entries\.other: 'other' is not"):
         choose_profile(DirectoryPlugin(source=tmp_path, name="vendor-alerts"), "")
     assert choose_profile(DirectoryPlugin(source=tmp_path, name="other"), "").config

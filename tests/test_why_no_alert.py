@@ -205,3 +205,21 @@ def test_a_place_no_channel_reads_yet_says_so(
             "alert where one of those reads it"
         )
     )
+
+
+def test_a_file_written_outside_the_sandbox_is_named_where_the_plugin_wrote_it(
+    world: World,
+) -> None:
+    tick_output(world, LOADED, REGISTERED)
+    fail_a_call(world)
+    outside = world.sandbox.root / "outside"
+    (outside / "0" / "upper" / "acme").mkdir(parents=True)
+    (outside / "0" / "upper" / "acme" / "alerts.log").write_text("gone-model is gone\n")
+    (outside / "places.json").write_text(json.dumps({"0": "/tmp"}))
+    assert headline(world).splitlines()[0] == (
+        "the sqlite channel holds no alert, but the plugin wrote 1 line naming 'gone-model' to "
+        "/tmp/acme/alerts.log, outside the sandbox: to read it, have the plugin write it under "
+        'its Hermes home (a profile hands it the path as "{hermes_home}/…"), then set [alerts] '
+        'channel = "log", path = "acme/alerts.log", pattern = "…" (a regular expression with '
+        "named groups model, status, …, for lines like the one below)"
+    )

@@ -56,7 +56,7 @@ from hermetic.hermes.install_steps import (  # noqa: E402
 from hermetic.hermes.plugin_envs import build_wheel as build_project_wheel  # noqa: E402
 from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
 from hermetic.reporting.layout import BEHAVE_JSON  # noqa: E402
-from hermetic.runs.child_steps import run_step, say  # noqa: E402
+from hermetic.runs.child_steps import run_step, say, stop_if_interrupted  # noqa: E402
 
 EXAMPLES = REPO / "tests" / "fixtures" / "plugins"
 REPORTS = REPO / "reports" / "examples"
@@ -137,7 +137,9 @@ PIP_EXAMPLES = tuple(
 def hermetic_run(name: str, plugin: Path, *extra: str) -> tuple[int, Path]:
     reports = REPORTS / name
     command = [str(BIN / "hermetic"), "run", "--plugin", str(plugin), "--reports", str(reports)]
-    return run_step(f"example {name}", [*command, "--format=progress", *extra]), reports
+    code = run_step(f"example {name}", [*command, "--format=progress", *extra])
+    stop_if_interrupted("check_examples")
+    return code, reports
 
 
 def network_findings_after_green_steps(reports: Path) -> list[str]:
@@ -344,11 +346,13 @@ def own_unit_tests(folder: Path, scratch: Path, log: Path) -> int:
     )
     if done.installer == PIP:
         _said(done.fallback_line(doing, log))
-    return run_step(
+    code = run_step(
         f"{folder.name}'s own unit tests",
         [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder / "tests")],
         cwd=folder,
     )
+    stop_if_interrupted("check_examples")
+    return code
 
 
 def source_copy(folder: Path, copy: Path) -> Path:

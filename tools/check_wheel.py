@@ -31,11 +31,12 @@ from hermetic.hermes.install_steps import (  # noqa: E402
     install_step,
     pip_install_command,
 )
-from hermetic.runs.child_steps import run_step, say  # noqa: E402
+from hermetic.runs.child_steps import run_step, say, stop_if_interrupted  # noqa: E402
 
 
 def check(step: str, command: list[str], cwd: Path, env: dict[str, str]) -> None:
     code = run_step(step, command, cwd=cwd, env=env)
+    stop_if_interrupted("check_wheel")
     if code != 0:
         raise SystemExit(f"check_wheel: {step} failed (exit {code})")
 

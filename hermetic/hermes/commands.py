@@ -82,7 +82,8 @@ class HermesCommands:
         stem = f"{self._counter:02d}-{'-'.join(a for a in args[:2] if not a.startswith('-'))}"
         stdout_path = self.sandbox.out_dir / f"{stem}.stdout"
         stderr_path = self.sandbox.out_dir / f"{stem}.stderr"
-        command = [*self.prefix, str(self.sandbox.hermes_executable), *args]
+        command = [*self.prefix, *self.sandbox.confinement(), str(self.sandbox.hermes_executable)]
+        command += args
         counted = read_counters()  # before it starts: its children's attempts count too
         with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
             try:

@@ -7,12 +7,15 @@ Nothing here reads or writes the real ``~/.hermes`` or the user's home: every pa
 from __future__ import annotations
 
 import shutil
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermetic.errors import HarnessError
 from hermetic.hermes.tempdirs import make_temp_dir
 from hermetic.isolation.guard.log import guard_environment
+from hermetic.isolation.guard.outside import confinement
+from hermetic.isolation.guard.site.hermetic_netguard_protocol import COVERAGE_DIR_VARIABLE
 
 # What a plugin folder may hold that is not the plugin: version control, virtual environments,
 # caches, build output, and a behave suite (`hermetic init` in the plugin's own folder writes
@@ -258,6 +261,13 @@ class Sandbox:
             # the names of the environment variables each Python process started with.
             **guard_environment(self.network_log, self.process_log, self.network_mode),
         }
+
+    def confinement(self) -> list[str]:
+        """What runs before ``hermes``: a mount namespace in which the temp folders and the real
+        home are overlays kept inside the sandbox (:mod:`hermetic.isolation.guard.outside`),
+        with the suite's own folders outside it (a coverage folder) left as they are."""
+        keep = [self.extra_env[name] for name in (COVERAGE_DIR_VARIABLE,) if name in self.extra_env]
+        return confinement(self.root, sys.executable, keep)
 
     def remove(self) -> None:
         """Delete the whole sandbox folder."""

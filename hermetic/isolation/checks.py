@@ -39,6 +39,8 @@ from hermetic.hermes.plugin_load import LoadFailure, load_failures
 from hermetic.hermes.sandbox import Sandbox
 from hermetic.isolation.guard.handoffs import Handoff, read_handoffs
 from hermetic.isolation.guard.log import NetworkAttempt, handoff_log, non_loopback, read_attempts
+from hermetic.isolation.guard.outside import OUTSIDE as OUTSIDE_FOLDER
+from hermetic.isolation.guard.outside import outside_writes, unavailable
 from hermetic.isolation.guard.process_log import outside_namespace, read_process_starts, unguarded
 from hermetic.isolation.netns.counters import in_loopback_namespace, own_namespace
 from hermetic.isolation.refusals import unseen_refusal
@@ -56,7 +58,9 @@ CREDENTIAL = "stand-in credential"
 KERNEL = "kernel refusal"
 # Deliveries the collector refused for want of the stand-in key (hermetic.mock.credentials).
 KEY = "stand-in key unsent"
-KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY, HOOK_TIME, CREDENTIAL, KERNEL, KEY)
+# Files written outside the sandbox (hermetic.isolation.guard.outside).
+OUTSIDE = "outside writes"
+KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY, HOOK_TIME, CREDENTIAL, KERNEL, KEY, OUTSIDE)
 
 
 @dataclass(frozen=True)
@@ -215,6 +219,9 @@ class RunChecks:
         if KEY not in self.expected_kinds:
             unsent = self.key_finding()
             findings.extend([unsent] if unsent else [])
+        if OUTSIDE not in self.expected_kinds:
+            escaped = self.outside_finding()
+            findings.extend([escaped] if escaped else [])
         return findings
 
     def key_finding(self) -> Finding | None:
@@ -223,6 +230,26 @@ class RunChecks:
         refused = [entry for entry in self.deliveries() if getattr(entry, "keyless", False)]
         message = refused_without_key(refused, self.credential_keys)
         return Finding(KEY, message) if message else None
+
+    def outside_finding(self) -> Finding | None:
+        """What the scenario's hermes processes wrote outside the sandbox, each path as the
+        plugin would have written it on a user's machine."""
+        writes = outside_writes(self.sandbox.root)
+        if not writes:
+            return None
+        shown = [f"  {path} ({what})" for path, what in writes[:20]]
+        if len(writes) > 20:
+            shown.append(f"  … and {len(writes) - 20} more")
+        first = writes[0][0]
+        return Finding(
+            OUTSIDE,
+            f"the plugin wrote {first} outside the sandbox"
+            + (f" (and {len(writes) - 1} more place(s))" if len(writes) > 1 else "")
+            + ": a user's Hermes would leave it on their machine, where nobody reads it, and a "
+            "second Hermes home would share it. Keep the plugin's files under HERMES_HOME (a "
+            "profile names it {hermes_home}). The run kept them off this machine: they are in "
+            f"{self.sandbox.root / OUTSIDE_FOLDER}.\n" + "\n".join(shown),
+        )
 
     def credential_finding(self) -> Finding | None:
         """The stand-in credential written where a real key would leak, naming each place."""
@@ -248,11 +275,19 @@ class RunChecks:
         )
 
     def notes(self) -> str | None:
-        """What the report lists without failing: attempts the profile said to expect."""
+        """What the report lists without failing: attempts the profile said to expect, and
+        why writes outside the sandbox could not be watched, if they could not."""
+        notes = []
         _, expected = self.beyond_loopback()
-        if not expected:
-            return None
-        return (
-            "expected by the plugin's profile ([network] expected), refused as always:\n"
-            + describe_attempts(expected, self.sandbox.installed_plugin)
-        )
+        if expected:
+            notes.append(
+                "expected by the plugin's profile ([network] expected), refused as always:\n"
+                + describe_attempts(expected, self.sandbox.installed_plugin)
+            )
+        why = unavailable(self.sandbox.root)
+        if why:
+            notes.append(
+                f"writes outside the sandbox were not watched in this run ({why}): the temp "
+                "folders and the home are overlaid only in a mount namespace"
+            )
+        return "\n\n".join(notes) or None

@@ -10,13 +10,14 @@ this scenario reads that finding itself.
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from hermetic.errors import HarnessError
 from hermetic.hermes.packages import installed, suite_modules_visible, unexpected_packages
 from hermetic.isolation import stand_in
-from hermetic.isolation.checks import CREDENTIAL, IDENTITY, KERNEL, NETWORK, PLUGIN_LOAD
+from hermetic.isolation.checks import CREDENTIAL, IDENTITY, KERNEL, NETWORK, OUTSIDE, PLUGIN_LOAD
 from hermetic.isolation.developer_home import UserHome
 from hermetic.isolation.guard.process_log import ProcessStart, read_process_starts
 from hermetic.isolation.netns.offenders import c_level_connect, helper_program
@@ -39,6 +40,15 @@ _hermetic_log = _HermeticPath(_hermetic_os.environ["HERMES_HOME"]) / {folder!r} 
 _hermetic_log.parent.mkdir(parents=True, exist_ok=True)
 with _hermetic_log.open("a", encoding="utf-8") as _hermetic_handle:
     _hermetic_handle.write("connecting with key " + _hermetic_os.environ[{variable!r}] + "\\n")
+"""
+# Appended to the installed plugin: at load, it writes a log of its own to a fixed path.
+_WRITES_OUTSIDE = """
+# added by hermetic: a plugin that keeps its log at a fixed path, outside its Hermes home
+import os as _hermetic_os
+
+_hermetic_os.makedirs({folder!r}, exist_ok=True)
+with open({path!r}, "a", encoding="utf-8") as _hermetic_handle:
+    _hermetic_handle.write("started\\n")
 """
 # Appended to the installed plugin: at load, it sends the key to its backend, as it should.
 _SENDS_ITS_KEY = """
@@ -71,6 +81,7 @@ class Isolation:
         self.stale_copy: str | None = None
         self.key_variable: str | None = None
         self.key_log: str | None = None
+        self.outside_file: str | None = None
 
     # -- the developer's machine around the sandbox ---------------------------------------
     def set_harness_environment(self, **values: str) -> None:
@@ -148,6 +159,16 @@ class Isolation:
         self.world.checks.expect(CREDENTIAL)
         self.key_log = f"{folder}/{KEY_LOG}"
         return self.key_log
+
+    def make_plugin_write_outside(self) -> str:
+        """The installed plugin writes a log of its own to a fixed path in the temp folder at
+        load (a path of this scenario's own: no other run's file can be mistaken for it; the
+        scenario reads the finding itself); return that path."""
+        folder = f"/tmp/hermetic-fixed-path-{secrets.token_hex(6)}"
+        self.outside_file = f"{folder}/plugin.log"
+        self._append_to_plugin(_WRITES_OUTSIDE.format(folder=folder, path=self.outside_file))
+        self.world.checks.expect(OUTSIDE)
+        return self.outside_file
 
     def make_plugin_send_its_key(self) -> None:
         """The installed plugin sends its stand-in key to its backend (the world's loopback

@@ -18,7 +18,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -49,6 +49,17 @@ class Stray:
     keys: str
     #: One record as found (a line, a row, a body excerpt), for the lines below the headline.
     sample: str = ""
+    #: Where the process wrote it, when that is outside the sandbox (no channel reads there).
+    outside_at: str = ""
+
+    def outside(self, seen: str) -> Stray:
+        """The same records found in a file written outside the sandbox, at ``seen``."""
+        return replace(
+            self,
+            place=seen,
+            did=self.did.replace(f" to {self.place}", f" to {seen}, outside the sandbox"),
+            outside_at=seen,
+        )
 
 
 class Reads(Protocol):
@@ -226,12 +237,9 @@ class Received(Protocol):
     body: bytes
 
 
-def body_strays(
-    received: Iterable[Received], models: Sequence[str], where: str, also: str = ""
-) -> list[Stray]:
+def body_strays(received: Iterable[Received], models: Sequence[str], where: str) -> list[Stray]:
     """One stray per path whose delivered bodies name one of ``models``; ``where``: how the
-    headline names the receiver (``the collector``); ``also``: what else the keys need (a
-    receiver no channel reads: the plugin must be pointed elsewhere)."""
+    headline names the receiver (``the collector``)."""
     by_path: dict[str, list[tuple[Received, str]]] = {}
     for entry in received:
         if entry.method not in _SENDING:
@@ -253,7 +261,7 @@ def body_strays(
                     "otlp",
                     path,
                     f"sent {count} of OTLP spans naming {model!r} to {where} ({path})",
-                    'channel = "otlp"' + also,
+                    'channel = "otlp"',
                     sample,
                 )
             )
@@ -263,7 +271,7 @@ def body_strays(
                     "http",
                     path,
                     f"posted {count} naming {model!r} to {where} at {path}",
-                    f'channel = "http", path = "{path}"' + also,
+                    f'channel = "http", path = "{path}"',
                     sample,
                 )
             )

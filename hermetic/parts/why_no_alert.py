@@ -33,6 +33,7 @@ from hermetic.hermes.hook_failures import own_tracebacks, raised_hooks
 from hermetic.hermes.hook_timeouts import hook_timeouts
 from hermetic.hermes.packages import top_level_modules
 from hermetic.hermes.registered_hooks import API_REQUEST_ERROR, missing_hook, registrations
+from hermetic.isolation.guard.outside import outside_files
 from hermetic.parts.stray_alerts import (
     Reads,
     Stray,
@@ -170,6 +171,8 @@ class WhyNoAlert:
         home = world.sandbox.hermes_home
         found = file_strays(home, written_by_others(home, seeded), models)
         found += self._logged(models)
+        for seen, upper, real in outside_files(world.sandbox.root):
+            found += [stray.outside(seen) for stray in file_strays(upper, [real], models)]
         if world.has_collector:
             found += body_strays(world.collector.requests(), models, "the collector ({collector})")
         return found
@@ -208,9 +211,16 @@ def _advice(stray: Stray) -> str:
     """The keys that read a stray place, or what to do while no channel reads such a place."""
     from hermetic.channels.channel import channels
 
+    first = ""
+    if stray.outside_at:
+        first = (
+            "have the plugin write it under its Hermes home (a profile hands it the path as "
+            '"{hermes_home}/…"), then '
+        )
     if stray.channel not in channels():
         return (
-            f"set [alerts] {stray.keys} once this hermetic has a {stray.channel} channel (it has "
-            f"{', '.join(channels())}); until then record the alert where one of those reads it"
+            f"{first}set [alerts] {stray.keys} once this hermetic has a {stray.channel} channel "
+            f"(it has {', '.join(channels())}); until then record the alert where one of those "
+            "reads it"
         )
-    return f"set [alerts] {stray.keys}"
+    return f"{first}set [alerts] {stray.keys}"

@@ -20,6 +20,7 @@ from hermetic.profile.model import (
     Spool,
     SqliteDefault,
     config_leaves,
+    plugin_section,
     toml_key,
 )
 from hermetic.profile.placeholders import names, texts
@@ -122,17 +123,21 @@ class Profile:
         return self.uses("credential")
 
     def check_plugin(self, name: str) -> None:
-        """Refuse ``[config] plugins.entries`` of any plugin but ``name``, the plugin under test
-        (which the profile cannot know when it is read)."""
-        for path, _ in config_leaves(self.config, ()):
-            if path[:2] == PLUGIN_ENTRIES and len(path) > 2 and path[2] != name:
-                raise ProfileError(
-                    str(self.path),
-                    toml_key("config", *path[:3]),
-                    "only the plugin under test's own entry "
-                    f"(plugins.entries.{toml_key(name)}) may be set; the rest of plugins belongs "
-                    "to the sandbox",
-                )
+        """Refuse ``[config]`` settings of any plugin but ``name``, the plugin under test (which
+        the profile cannot know when it is read): ``plugins.entries.<other>`` or
+        ``plugins.<other>``, naming both."""
+        for path, value in config_leaves(self.config, ()):
+            owner = plugin_section(path, value)
+            if owner is None or owner == name:
+                continue
+            depth = 3 if path[:2] == PLUGIN_ENTRIES else 2
+            raise ProfileError(
+                str(self.path),
+                toml_key("config", *path[:depth]),
+                f"{owner!r} is not the plugin under test ({name!r}): only its own settings "
+                f"(plugins.{toml_key(name)} or plugins.entries.{toml_key(name)}) may be set; "
+                "the rest of plugins belongs to the sandbox",
+            )
 
     def render(
         self,
@@ -141,15 +146,18 @@ class Profile:
         collector_url: str | None = None,
         collector_grpc_url: str | None = None,
         credential: str | None = None,
+        hermes_home: Path | None = None,
         now: datetime | None = None,
     ) -> RenderedProfile:
         """Fill in ``{sink}``, ``{collector}``, ``{collector_grpc}`` (their URLs),
-        ``{credential}`` (the scenario's stand-in) and ``{now}`` (ISO-8601 UTC; default: now)."""
+        ``{credential}`` (the scenario's stand-in), ``{hermes_home}`` (the sandbox's
+        HERMES_HOME) and ``{now}`` (ISO-8601 UTC; default: now)."""
         given = {
             "sink": sink_url,
             "collector": collector_url,
             "collector_grpc": collector_grpc_url,
             "credential": credential,
+            "hermes_home": str(hermes_home) if hermes_home is not None else None,
         }
         return render(self, given, now)
 

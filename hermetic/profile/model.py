@@ -78,8 +78,23 @@ PROTECTED_CONFIG: tuple[tuple[str, ...], ...] = (
     ("security", "tirith_enabled"),
     ("agent", "api_max_retries"),
 )
-# Under plugins, the plugin under test's own settings (Hermes reads plugins.entries.<name>).
+# Under plugins, the plugin under test's own settings: plugins.entries.<name> (what Hermes'
+# loader reads for a plugin) or plugins.<name> (where Hermes' own bundled plugins keep theirs,
+# e.g. plugins.hermes-memory-store). Every other key under plugins is Hermes' (enabled,
+# disabled, hook_callback_timeout …): a plugin's section is a table.
 PLUGIN_ENTRIES = ("plugins", "entries")
+#: Keys under ``plugins`` that hold Hermes' own settings, never a plugin's table.
+HERMES_PLUGINS_KEYS = frozenset({"enabled", "disabled", "entries"})
+
+
+def plugin_section(path: tuple[str, ...], value: Any) -> str | None:
+    """The plugin whose own settings a ``[config]`` leaf at ``path`` belongs to, if it is in
+    one: ``plugins.entries.<name>…`` or ``plugins.<name>…`` (a table)."""
+    if path[:2] == PLUGIN_ENTRIES:
+        return path[2] if len(path) > 3 or (len(path) == 3 and isinstance(value, dict)) else None
+    if path[:1] == ("plugins",) and len(path) > 1 and path[1] not in HERMES_PLUGINS_KEYS:
+        return path[1] if len(path) > 2 or isinstance(value, dict) else None
+    return None
 
 # Names that carry secrets. Hermes' own redaction uses the same words (agent/redact.py).
 _CREDENTIAL_NAME = re.compile(
@@ -253,10 +268,9 @@ def _check_config(table: Any) -> Any:
 
 
 def _is_plugin_entry(path: tuple[str, ...], value: Any) -> bool:
-    """``plugins.entries.<name>…``: a plugin's own settings (whose name is checked later)."""
-    if path[:2] != PLUGIN_ENTRIES or len(path) < 3:
-        return False
-    return len(path) > 3 or isinstance(value, dict)
+    """A plugin's own settings (:func:`plugin_section`), whose name is checked once the run
+    knows the plugin's."""
+    return plugin_section(path, value) is not None
 
 
 def _check_host(host: Any) -> str:

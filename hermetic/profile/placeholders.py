@@ -12,7 +12,7 @@ from typing import Any
 from hermetic.channels.settings import did_you_mean, refuse
 
 #: What ``{name}`` may stand for in [env] values, [files] contents and [config] strings.
-PLACEHOLDERS = ("sink", "now", "collector", "collector_grpc", "credential")
+PLACEHOLDERS = ("sink", "now", "collector", "collector_grpc", "credential", "hermes_home")
 
 
 #: The one value a credential-named variable or setting may have.

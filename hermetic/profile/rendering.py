@@ -23,6 +23,7 @@ _WHAT = {
     "collector": "collector URL",
     "collector_grpc": "collector gRPC URL",
     "credential": "stand-in",
+    "hermes_home": "Hermes home",
 }
 
 

@@ -27,7 +27,11 @@ def run_step(
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
 ) -> int:
-    """Run one step and return its exit code, passing Ctrl-C / SIGTERM on to it."""
+    """Run one step and return its exit code, passing Ctrl-C / SIGTERM on to it. Once the run
+    was interrupted, no further step starts: 130 at once."""
+    if INTERRUPTS:
+        say(f"{step}: not started, the run was interrupted")
+        return 130
     say(f"{step}: {' '.join(command)}")
     process = subprocess.Popen(
         list(command),
@@ -38,6 +42,14 @@ def run_step(
     )
     with forwarding_signals(lambda: [process], step):
         return process.wait()
+
+
+def stop_if_interrupted(tool: str) -> None:
+    """End a tool that runs steps one after another (exit status 130) once a step was
+    interrupted: the next example or check must not start after Ctrl-C or CI's SIGTERM."""
+    if INTERRUPTS:
+        say(f"{tool}: interrupted; no further step starts (exit status 130)")
+        raise SystemExit(130)
 
 
 @contextmanager

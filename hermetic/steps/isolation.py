@@ -1,5 +1,7 @@
 """Steps about the suite's own isolation guarantees: home, keys, network, packages, plugin copy."""
 
+from pathlib import Path
+
 from behave import given, then
 
 from hermetic.hermes.config import DUMMY_API_KEY
@@ -306,3 +308,33 @@ def step_key_nowhere(context):
     world = context.world
     leaks = world.checks.credential_leaks()
     world.check(not leaks, "the stand-in key was written to:\n" + "\n".join(leaks))
+
+
+@given(
+    "the plugin under test writes a log of its own to a fixed path in the temp folder when "
+    "Hermes loads it"
+)
+def step_plugin_writes_outside(context):
+    """The installed copy of the plugin writes a log to a path of its own under /tmp at load."""
+    context.world.use(Isolation).make_plugin_write_outside()
+
+
+@then("the suite reports the log written outside the sandbox, naming the file")
+def step_outside_write_reported(context):
+    """The outside-writes check fails the run, its headline naming the file the plugin wrote."""
+    world = context.world
+    path = world.use(Isolation).outside_file
+    finding = world.checks.outside_finding()
+    message = finding.message if finding else "(no report: the suite found no write outside)"
+    world.check(
+        message.startswith(f"the plugin wrote {path} outside the sandbox"),
+        f"expected the report to start by naming {path}; it says: {message}",
+    )
+
+
+@then("the machine's temp folder holds no such file")
+def step_outside_write_kept_off(context):
+    """The file the plugin wrote outside its sandbox is not on the machine the suite runs on."""
+    world = context.world
+    folder = Path(world.use(Isolation).outside_file).parent
+    world.check(not folder.exists(), f"the plugin's write reached this machine: {folder} exists")

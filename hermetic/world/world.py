@@ -266,6 +266,7 @@ def build_world(
             sink_url=collector.url if collector else None,
             collector_url=collector.url if collector else None,
             collector_grpc_url=collector.grpc_url if collector and profile.uses_grpc else None,
+            hermes_home=sandbox.hermes_home,
             credential=credential,
         )
         # The profile's files exist before the first hermes command, and its variables reach
