@@ -137,7 +137,8 @@ def test_hermetic_clean_lists_and_removes_only_with_yes(
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("removed ") and out[-1].startswith("hermetic clean: removed 2, ")
     assert not (envs / "hermes-0.16.0").exists() and not kept.exists()
-    assert main(["clean"]) == 0
+    # Only the folders of this test: the machine's TMPDIR may hold other runs' kept sandboxes.
+    assert main(["clean", "--sandbox-root", str(tmp_path)]) == 0
     assert capsys.readouterr().out.startswith("hermetic clean: nothing to remove")
 
 
