@@ -28,6 +28,17 @@ Feature: A removed model is an alert whatever protocol Hermes speaks to its prov
     And the alert for "gone-model" carries the provider's message
     And Hermes' log records no failure of the plugin
 
+  @protocol.anthropic-messages @provider.anthropic
+  Scenario: Over Anthropic's Messages API with Hermes' default retries, a removed model is one alert
+    Given Hermes talks to its provider over Anthropic's Messages API
+    And Hermes makes as many attempts per request as it does by default
+    And the provider "Anthropic" no longer serves the model "gone-model", saying "not_found_error (404)"
+    And a scheduled job uses the model "gone-model"
+    When the scheduler runs once
+    Then the job's request for "gone-model" reached the provider over Anthropic's Messages API
+    And the job is marked as failed
+    And the model removed by "Anthropic" raises one alert with error code 404
+
   @protocol.anthropic-messages
   Scenario: A healthy model over Anthropic's Messages API raises no alert
     Given Hermes talks to its provider over Anthropic's Messages API
