@@ -238,3 +238,21 @@ def test_a_run_that_could_not_start_before_behave_leaves_the_same_reports(tmp_pa
     assert RunResult.read(tmp_path).setup_error == "--hermes-version 9.9.9: no such release"
     assert summary["totals"]["errored"] == 1
     assert (tmp_path / "junit" / "TESTS-hermetic-setup.xml").is_file()
+
+
+def test_a_scenario_not_claimed_for_another_promise_leaves_a_claimed_one_alone() -> None:
+    # The tutorial's plugin keeps removed-model only: its smoke scenario tagged with both
+    # removed-model and alert-store is not claimed, and the table said removed-model was too.
+    result = _result(
+        _scenario(1, "s1", "not claimed", tags=("promise.removed-model", "promise.alert-store")),
+        _scenario(2, "s2", "passed", tags=("promise.removed-model",)),
+        _scenario(3, "s3", "not claimed", tags=("promise.alert-store",)),
+        settings={"promises": ["removed-model"]},
+    )
+    assert result.promise_verdicts() == {"alert-store": "not claimed", "removed-model": "passed"}
+    failing = _result(
+        _scenario(1, "s1", "failed", tags=("promise.removed-model",)),
+        _scenario(2, "s2", "not claimed", tags=("promise.removed-model", "promise.alert-store")),
+        settings={"promises": ["removed-model"]},
+    )
+    assert failing.promise_verdicts()["removed-model"] == "failed"

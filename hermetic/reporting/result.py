@@ -251,10 +251,12 @@ class RunResult:
         for row in self.scenarios:
             for name in row.promises:
                 before = verdicts.get(name, "not run")
-                if row.status == NOT_CLAIMED or (claimed != "all" and name not in claimed):
+                if claimed != "all" and name not in claimed:
                     verdicts[name] = NOT_CLAIMED
-                elif before == NOT_CLAIMED:
-                    continue
+                elif row.status == NOT_CLAIMED:
+                    # Not claimed for another of its promises (or a provider the profile
+                    # leaves out): it says nothing of this one.
+                    verdicts.setdefault(name, "not run")
                 elif row.broken:
                     verdicts[name] = FAILED
                 elif before == FAILED:
