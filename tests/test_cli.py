@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 def test_a_missing_plugin_folder_is_one_line_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["run", "--plugin", str(tmp_path / "nope")]) == 2
+    assert main(["run", "--plugin", str(tmp_path / "nope"), "--reports", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err == [f"hermetic: --plugin {tmp_path / 'nope'}: not a directory"]
 
@@ -43,7 +43,7 @@ def test_a_broken_profile_is_one_line_naming_file_and_key(
     (tmp_path / "plugin.yaml").write_text("name: p\n")
     (tmp_path / "__init__.py").write_text("def register(ctx):\n    pass\n")
     (tmp_path / "hermetic.toml").write_text('[env]\nOPENAI_API_KEY = "x"\n')
-    assert main(["run", "--plugin", str(tmp_path)]) == 2
+    assert main(["run", "--plugin", str(tmp_path), "--reports", str(tmp_path / "r")]) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"hermetic: {tmp_path / 'hermetic.toml'}: env.OPENAI_API_KEY: ")
 

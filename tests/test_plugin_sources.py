@@ -4,6 +4,8 @@ the entry point read from the installed metadata, the pins diff, and what the ch
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -88,7 +90,13 @@ def test_an_sdist_and_a_pinned_requirement(tmp_path: Path) -> None:
 
 # -- the one-line errors ----------------------------------------------------------------------
 def _cli_error(capsys: pytest.CaptureFixture[str], plugin: str) -> str:
-    assert main(["run", "--plugin", plugin]) == 2
+    # Reports of its own: a run that cannot start writes setup-error.txt where its reports go,
+    # and the checkout's reports/ is the CI run's (a leftover there made it exit 2).
+    reports = Path(tempfile.mkdtemp(prefix="hermetic-test-reports-"))
+    try:
+        assert main(["run", "--plugin", plugin, "--reports", str(reports)]) == 2
+    finally:
+        shutil.rmtree(reports, ignore_errors=True)
     (line,) = capsys.readouterr().err.splitlines()
     return line
 
