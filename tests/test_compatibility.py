@@ -70,7 +70,7 @@ def test_a_declared_range_that_is_no_specifier_is_one_line(
 
     (tmp_path / "plugin.yaml").write_text('name: p\nrequires_hermes: "0.18+"\n', "utf-8")
     (tmp_path / "__init__.py").write_text("def register(ctx):\n    pass\n", "utf-8")
-    assert main(["matrix", "--plugin", str(tmp_path)]) == 2
+    assert main(["matrix", "--plugin", str(tmp_path), "--reports", str(tmp_path / "r")]) == 2
     assert capsys.readouterr().err == (
         f"hermetic: {tmp_path}/plugin.yaml: requires_hermes: '0.18+' is not a PEP 440 version "
         "specifier (e.g. >=0.18)\n"
