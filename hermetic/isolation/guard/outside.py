@@ -26,7 +26,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 #: Under the sandbox: one folder per overlaid place, and the record of which is which.
@@ -171,43 +171,38 @@ def unavailable(sandbox: Path) -> str | None:
 def outside_writes(sandbox: Path) -> list[tuple[str, str]]:
     """(path as the process saw it, what happened: ``wrote N bytes``, ``made the folder``,
     ``deleted``) for everything the sandbox's commands changed outside it."""
-    outside = sandbox / OUTSIDE
-    try:
-        places = json.loads((outside / PLACES).read_text("utf-8"))
-    except (FileNotFoundError, ValueError):
-        return []
     found = []
-    for index, place in sorted(places.items()):
-        upper = outside / index / "upper"
-        for path in sorted(upper.rglob("*")):
-            relative = path.relative_to(upper)
-            if any(part in _NOT_WRITES for part in relative.parts):
-                continue
-            what = _change(path)
-            if what is not None:
-                found.append((str(Path(place) / relative), what))
+    for seen, _upper, path in _written(sandbox):
+        what = _change(path)
+        if what is not None:
+            found.append((seen, what))
     return found
 
 
 def outside_files(sandbox: Path) -> list[tuple[str, Path, Path]]:
     """(path as the process saw it, the upper layer that holds it, where the file is now) of
     each file the sandbox's commands wrote outside it."""
+    return [
+        (seen, upper, path)
+        for seen, upper, path in _written(sandbox)
+        if stat.S_ISREG(path.lstat().st_mode)
+    ]
+
+
+def _written(sandbox: Path) -> Iterator[tuple[str, Path, Path]]:
+    """(path as the process saw it, its upper layer, the entry there) for every entry of the
+    overlays' upper layers, in order, leaving out the overlay's own bookkeeping."""
     outside = sandbox / OUTSIDE
     try:
         places = json.loads((outside / PLACES).read_text("utf-8"))
     except (FileNotFoundError, ValueError):
-        return []
-    found = []
+        return
     for index, place in sorted(places.items()):
         upper = outside / index / "upper"
         for path in sorted(upper.rglob("*")):
             relative = path.relative_to(upper)
-            if any(part in _NOT_WRITES for part in relative.parts):
-                continue
-            info = path.lstat()
-            if stat.S_ISREG(info.st_mode):
-                found.append((str(Path(place) / relative), upper, path))
-    return found
+            if not any(part in _NOT_WRITES for part in relative.parts):
+                yield str(Path(place) / relative), upper, path
 
 
 def _change(path: Path) -> str | None:
