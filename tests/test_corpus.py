@@ -17,7 +17,7 @@ from hermetic.corpus import (
     load_corpus,
     provider_slug,
 )
-from hermetic.corpus.model import parse_corpus
+from hermetic.corpus.model import parse_corpus, sse_events
 
 CORPUS = load_corpus()
 DOCUMENT = tomllib.loads(CORPUS_FILE.read_text("utf-8"))
@@ -163,6 +163,69 @@ def test_a_model_the_body_does_not_quote_is_refused():
 
 def test_a_success_status_is_no_provider_error():
     assert "status" in _refused(_with({"status": 200}))
+
+
+# -- errors inside an event stream ------------------------------------------------------------
+
+STREAMED = [answer for answer in CORPUS if answer.streamed]
+STREAMED_INDEX = next(i for i, a in enumerate(DOCUMENT["answers"]) if "stream" in a)
+
+
+def test_the_corpus_holds_anthropics_error_inside_a_messages_stream():
+    answer = CORPUS.named("anthropic-stream-overloaded")
+    assert (answer.provider, answer.protocol, answer.situation) == (
+        "Anthropic",
+        "anthropic_messages",
+        "overloaded",
+    )
+    assert answer.status == 200
+    assert answer.stream == (
+        "event: error\n"
+        'data: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n'
+        "\n"
+    )
+
+
+def test_every_streamed_answer_is_a_stream_whose_error_event_carries_the_body():
+    assert STREAMED
+    for answer in STREAMED:
+        assert 200 <= answer.status < 300, answer.name
+        assert "stream" in {item for source in answer.sources for item in source.covers}
+        events = sse_events(answer.stream_for("gone-model"))
+        assert answer.body_for("gone-model") in [event.get("data") for event in events]
+
+
+def test_a_stream_is_read_as_server_sent_events():
+    events = sse_events(": keep-alive\nevent: error\ndata: {\ndata: }\n\ndata: [DONE]\n\n")
+    assert events == [{"event": "error", "data": "{\n}"}, {"data": "[DONE]"}]
+
+
+def test_an_answer_without_a_stream_is_not_streamed():
+    answer = CORPUS.named("anthropic-overloaded")
+    assert not answer.streamed
+    with pytest.raises(ValueError, match="not sent inside an event stream"):
+        answer.stream_for("m")
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"stream": "event: error\ndata: {}\n"}, "does not end with the blank line"),
+        ({"stream": "event: error\nbody: {}\n\n"}, "is not an event field"),
+        ({"stream": "event: error\ndata: {}\n\n"}, "no event's data is the body"),
+        ({"status": 529}, "an error inside a stream comes after the stream began, with a 2xx"),
+    ],
+)
+def test_a_broken_stream_is_refused_naming_the_answer(changes, message):
+    refused = _refused(_with(changes, index=STREAMED_INDEX))
+    assert refused.startswith("answers.toml: answer 'anthropic-stream-overloaded'")
+    assert message in refused
+
+
+def test_a_stream_no_source_shows_is_refused():
+    document = _with({}, index=STREAMED_INDEX)
+    document["answers"][STREAMED_INDEX]["sources"][0]["covers"] = ["status", "body"]
+    assert "no source shows its stream" in _refused(document)
 
 
 def test_an_unknown_situation_or_protocol_is_refused():

@@ -6,6 +6,8 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import anthropic
+import httpx
 import openai
 import pytest
 
@@ -201,3 +203,82 @@ def test_the_words_a_provider_says_for_no_longer_serving_a_model() -> None:
         chosen = parse_script({"answer": "model_not_found", "provider": provider})
         situation = CORPUS.find(provider, MODEL_GONE).situation
         assert chosen.stages[0].answer.http_status == CORPUS.find(provider, [situation]).status
+
+
+# -- an error inside an event stream ------------------------------------------------------------
+
+STREAM_WORDS = "overloaded_error event in the stream (200)"
+
+
+def _messages_request(mock: MockProvider, model: str, *, stream: bool) -> httpx.Response:
+    body = {
+        "model": model,
+        "max_tokens": 8,
+        "messages": [{"role": "user", "content": "hi"}],
+        "stream": stream,
+    }
+    return httpx.post(f"{mock.api_base.removesuffix('/v1')}/v1/messages", json=body, timeout=10)
+
+
+def test_a_streamed_answer_is_sent_as_published_to_a_request_that_streams(mock) -> None:
+    answer = CORPUS.named("anthropic-stream-overloaded")
+    mock.script("busy", {"answer": "overloaded", "provider": "Anthropic", "words": STREAM_WORDS})
+    reply = _messages_request(mock, "busy", stream=True)
+    assert reply.status_code == 200
+    assert reply.headers["content-type"] == "text/event-stream; charset=utf-8"
+    assert reply.text == answer.stream
+    [request] = mock.chat_requests("busy")
+    assert (request.path, request.stream, request.status) == ("/v1/messages", True, 200)
+
+
+def test_anthropics_client_raises_the_error_it_finds_inside_the_stream(mock) -> None:
+    mock.script("busy", {"answer": "overloaded", "provider": "Anthropic", "words": STREAM_WORDS})
+    client = anthropic.Anthropic(
+        base_url=mock.api_base.removesuffix("/v1"), api_key="sk-ant-test", max_retries=0
+    )
+    with pytest.raises(anthropic.APIStatusError) as caught:
+        with client.messages.stream(
+            model="busy", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
+        ) as stream:
+            for _event in stream:
+                pass
+    assert caught.value.body == {
+        "type": "error",
+        "error": {"type": "overloaded_error", "message": "Overloaded"},
+    }
+
+
+def test_a_streamed_answer_refuses_a_request_that_does_not_stream_loudly(mock) -> None:
+    mock.script("busy", {"answer": "overloaded", "provider": "Anthropic", "words": STREAM_WORDS})
+    reply = _messages_request(mock, "busy", stream=False)
+    assert reply.status_code == 418
+    assert reply.headers["X-Hermetic-Mock"] == "unmatched"
+    assert reply.json()["detail"] == (
+        f"Anthropic's answer {STREAM_WORDS!r} is sent inside an event stream; "
+        "this request asked for none"
+    )
+    assert mock.chat_requests("busy")[0].status == 418
+
+
+def test_a_provider_overloaded_without_words_is_its_status_not_its_stream() -> None:
+    # The stream is one of the provider's answers, picked by its words: "overloaded" alone stays
+    # Anthropic's 529.
+    rendered = render_answer("overloaded", "m", provider="Anthropic", protocol="anthropic_messages")
+    assert (rendered.status, rendered.streamed) == (529, False)
+    streamed = render_answer(
+        "overloaded", "m", provider="Anthropic", words=STREAM_WORDS, protocol="anthropic_messages"
+    )
+    assert (streamed.status, streamed.streamed) == (200, True)
+    assert streamed.error_message == "Overloaded"
+
+
+def test_a_script_file_names_the_stream_by_its_words(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    words = json.dumps(STREAM_WORDS)
+    path.write_text(
+        f"models:\n  busy: {{answer: overloaded, provider: anthropic, words: {words}}}\n",
+        "utf-8",
+    )
+    [(model, script)] = load_script_file(path).models.items()
+    answer = script.stages[0].answer
+    assert (model, answer.provider, answer.words) == ("busy", "Anthropic", STREAM_WORDS)

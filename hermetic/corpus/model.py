@@ -35,6 +35,7 @@ __all__ = [
     "Source",
     "load_corpus",
     "provider_slug",
+    "sse_events",
 ]
 
 #: The corpus shipped with the package.
@@ -114,14 +115,28 @@ class ProviderAnswer(_Strict):
     protocol: Protocol
     endpoint: Annotated[str, Field(min_length=1, description="Where the provider sends it.")]
     situation: Situation
-    status: Annotated[int, Field(ge=400, le=599, description="The HTTP status.")]
+    status: Annotated[
+        int,
+        Field(
+            ge=200,
+            le=599,
+            description="The HTTP status: an error's, or the 200 an error's stream began with.",
+        ),
+    ]
     headers: Annotated[dict[str, str], Field(description="Response headers the sources show.")] = {}
     body: Annotated[str, Field(min_length=1, description="The body exactly as published.")]
     model: Annotated[
         str | None, Field(min_length=1, description="The model name the body quotes.")
     ] = None
     stream: Annotated[
-        str | None, Field(description="The error as sent inside an event stream.")
+        str | None,
+        Field(
+            min_length=1,
+            description=(
+                "The error as sent inside an event stream: the stream's text as published, as "
+                "server-sent events; the body is then the error event's data."
+            ),
+        ),
     ] = None
     note: str = ""
     sources: Annotated[tuple[Source, ...], Field(min_length=1)]
@@ -134,6 +149,13 @@ class ProviderAnswer(_Strict):
             raise ValueError(f"body is not JSON: {exc}") from None
         if self.model is not None and self.model not in self.body:
             raise ValueError(f"model {self.model!r} does not occur in the body")
+        if self.stream is None and self.status < 400:
+            raise ValueError(
+                f"status {self.status} is no error: only an answer with a stream (the error "
+                "inside it) comes with a success status"
+            )
+        if self.stream is not None:
+            _check_stream(self.stream, self.body, self.status)
         for header in self.headers:
             if not _HEADER_NAME.match(header):
                 raise ValueError(f"headers: {header!r} is not an HTTP header name")
@@ -168,6 +190,20 @@ class ProviderAnswer(_Strict):
             return self.body
         return self.body.replace(self.model, json.dumps(model)[1:-1])
 
+    @property
+    def streamed(self) -> bool:
+        """Whether the provider sends this error inside an event stream (after a 200)."""
+        return self.stream is not None
+
+    def stream_for(self, model: str) -> str:
+        """The stream's text with ``model`` in place of the model it quotes (JSON-escaped, as
+        in :meth:`body_for`); ValueError for an answer that is not sent inside a stream."""
+        if self.stream is None:
+            raise ValueError(f"answer {self.name!r} is not sent inside an event stream")
+        if self.model is None:
+            return self.stream
+        return self.stream.replace(self.model, json.dumps(model)[1:-1])
+
     def message_for(self, model: str) -> str | None:
         """The human-readable message the body carries for ``model``: ``error.message``,
         else a top-level ``message`` or ``detail`` (the shapes the corpus holds)."""
@@ -181,6 +217,50 @@ class ProviderAnswer(_Strict):
             if isinstance(holder, dict) and isinstance(holder.get(key), str):
                 return holder[key]
         return None
+
+
+# The fields of a server-sent event (the WHATWG HTML standard's event stream format).
+_SSE_FIELDS = ("event", "data", "id", "retry")
+
+
+def sse_events(text: str) -> list[dict[str, str]]:
+    """The events of a server-sent event stream, each as its fields (``event``, ``data``, ...;
+    several ``data`` lines joined with newlines); comments (``:`` lines) are left out. ValueError
+    for text that is not a complete stream: a line with another field, or a last event without
+    the blank line that ends it."""
+    if not text.endswith("\n\n"):
+        raise ValueError("the stream does not end with the blank line that ends its last event")
+    events: list[dict[str, str]] = []
+    for block in text.split("\n\n")[:-1]:
+        fields: dict[str, str] = {}
+        for line in block.split("\n"):
+            if line.startswith(":"):
+                continue
+            name, colon, value = line.partition(":")
+            if not colon or name not in _SSE_FIELDS:
+                raise ValueError(
+                    f"stream line {line!r} is not an event field ({', '.join(_SSE_FIELDS)})"
+                )
+            value = value.removeprefix(" ")
+            fields[name] = f"{fields[name]}\n{value}" if name in fields else value
+        if fields:
+            events.append(fields)
+    if not events:
+        raise ValueError("the stream holds no event")
+    return events
+
+
+def _check_stream(stream: str, body: str, status: int) -> None:
+    if not 200 <= status < 300:
+        raise ValueError(
+            f"status {status}: an error inside a stream comes after the stream began, with a 2xx"
+        )
+    try:
+        events = sse_events(stream)
+    except ValueError as exc:
+        raise ValueError(f"stream: {exc}") from None
+    if not any(event.get("data") == body for event in events):
+        raise ValueError("stream: no event's data is the body, character for character")
 
 
 def _check_python_repr(quote: str, document: Any) -> None:

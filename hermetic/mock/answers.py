@@ -23,7 +23,7 @@ import copy
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hermetic.corpus import MODEL_GONE, CorpusError, ProviderAnswer, load_corpus
@@ -70,6 +70,7 @@ MAX_HANG_SECONDS = 120.0
 
 JSON_TYPE = "application/json"
 TEXT_TYPE = "text/plain; charset=utf-8"
+EVENT_STREAM_TYPE = "text/event-stream; charset=utf-8"
 
 
 # --------------------------------------------------------------------------
@@ -537,8 +538,12 @@ class RenderedAnswer:
     status: int
     headers: dict[str, str]
     body: bytes
-    # The body as JSON when it is JSON (None for text bodies), so callers can read fields.
+    # The body as JSON when it is JSON (None for text bodies), so callers can read fields; for
+    # an error sent inside an event stream, the error event's data.
     json_body: Any = None
+    # The body is an event stream with the error inside it (a corpus answer with a stream): it
+    # answers only a request that asks for a stream.
+    streamed: bool = False
 
     @property
     def error_message(self) -> str | None:
@@ -588,6 +593,18 @@ def render_answer(
     if provider is not None:
         spoken = provider_answer(name, provider, words, protocol)
         preset = Preset(name, preset.summary, spoken.status, headers=spoken.headers)
+        if body is None and spoken.streamed:
+            # The published stream as it is: the 200 it began with, then the error event.
+            merged = {"Content-Type": EVENT_STREAM_TYPE, "Cache-Control": "no-cache"}
+            rendered = _rendered(
+                spoken.stream_for(model).encode(),
+                json.loads(spoken.body_for(model)),
+                preset,
+                EVENT_STREAM_TYPE,
+                status,
+                {**merged, **(headers or {})},
+            )
+            return replace(rendered, streamed=True)
         if body is None:
             # The published text as it is (spacing, key order), not a re-serialisation.
             raw_text = spoken.body_for(model)

@@ -238,7 +238,7 @@ class Routes:
                     request,
                     kind=CHAT,
                     model=model,
-                    status=_status_over(api, answer),
+                    status=_status_over(api, answer, stream),
                     stream=stream,
                     chat_attempt=True,
                     outcome=outcome_of(answer),
@@ -271,7 +271,13 @@ class Routes:
             # The provider's own published words over this protocol (the corpus), when it has
             # them; the route's protocol picks which of its answers.
             return self._rendered(
-                request, answer, model, _PROTOCOL_OF_API[api], completion_id, tokens=1
+                request,
+                answer,
+                model,
+                _PROTOCOL_OF_API[api],
+                completion_id,
+                tokens=1,
+                stream=stream,
             )
         if api == _MESSAGES_API:
             reply = messages_reply(
@@ -314,7 +320,13 @@ class Routes:
             status = answer.http_status or 200
             return await _send_event_stream(request, frames, status, answer.headers)
         return self._rendered(
-            request, answer, model, _PROTOCOL_OF_API[api], completion_id, tokens=tokens
+            request,
+            answer,
+            model,
+            _PROTOCOL_OF_API[api],
+            completion_id,
+            tokens=tokens,
+            stream=stream,
         )
 
     def _rendered(
@@ -326,8 +338,10 @@ class Routes:
         completion_id: str,
         *,
         tokens: int,
+        stream: bool,
     ) -> web.Response:
-        """``answer`` rendered over ``protocol`` (a provider's corpus words, or the preset)."""
+        """``answer`` rendered over ``protocol`` (a provider's corpus words, or the preset); a
+        provider's error sent inside an event stream answers only a request asking for one."""
         try:
             rendered = answer.render(
                 model, completion_id=completion_id, prompt_tokens=tokens, protocol=protocol
@@ -338,6 +352,19 @@ class Routes:
             LOG.warning("no provider words for %s over %s: %s", model, protocol, exc)
             return web.json_response(
                 {"hermetic_mock_error": "no_provider_words", "detail": str(exc)},
+                status=UNMATCHED_STATUS,
+                headers={MARKER_HEADER: "unmatched"},
+            )
+        if rendered.streamed and not stream:
+            # The provider sends these words only inside a stream: an unstreamed request has no
+            # published answer to get, and must not pass for one.
+            detail = (
+                f"{answer.provider}'s answer {answer.words or answer.name!r} is sent inside an "
+                "event stream; this request asked for none"
+            )
+            LOG.warning("no provider words for %s over %s: %s", model, protocol, detail)
+            return web.json_response(
+                {"hermetic_mock_error": "no_provider_words", "detail": detail},
                 status=UNMATCHED_STATUS,
                 headers={MARKER_HEADER: "unmatched"},
             )
@@ -543,15 +570,17 @@ def _message_in(body: Any) -> str | None:
     return None
 
 
-def _status_over(api: str, answer: Answer) -> int | None:
-    """The status ``answer`` sends over ``api`` (each protocol says some answers its own way)."""
+def _status_over(api: str, answer: Answer, stream: bool) -> int | None:
+    """The status ``answer`` sends over ``api`` (each protocol says some answers its own way)
+    to a request that asks for a stream or not."""
     if answer.status is None and answer.provider is not None:
         try:
-            return provider_answer(
+            spoken = provider_answer(
                 answer.name, answer.provider, answer.words, _PROTOCOL_OF_API[api]
-            ).status
+            )
         except ValueError:
             return UNMATCHED_STATUS
+        return UNMATCHED_STATUS if spoken.streamed and not stream else spoken.status
     if api == _MESSAGES_API:
         return status_for(answer)
     if api == _CONVERSE_API:
