@@ -8,7 +8,10 @@ Feature: A removed model is an alert whatever protocol Hermes speaks to its prov
   failing without an alert.
 
   These scenarios install Hermes the way those users do, with the extra that brings the
-  provider's client, and the provider answers in that protocol's own words.
+  provider's client, and the provider answers in that protocol's own words. Anthropic may also
+  answer 200 and then send an error inside the stream, an overloaded API among them: the job
+  fails, but the model is still served, and an alert would send an operator to replace a model
+  that is not gone.
 
   Background:
     Given a Hermes home with the alerts plugin enabled
@@ -38,6 +41,17 @@ Feature: A removed model is an alert whatever protocol Hermes speaks to its prov
     Then the job's request for "gone-model" reached the provider over Anthropic's Messages API
     And the job is marked as failed
     And the model removed by "Anthropic" raises one alert with error code 404
+
+  @protocol.anthropic-messages @provider.anthropic
+  Scenario: An Anthropic stream that breaks off overloaded fails the job without a model-unavailable alert
+    Given Hermes talks to its provider over Anthropic's Messages API
+    And the provider "Anthropic" answers the model "busy-model" saying "overloaded_error event in the stream (200)"
+    And a scheduled job uses the model "busy-model"
+    When the scheduler runs once
+    Then the job's request for "busy-model" reached the provider over Anthropic's Messages API
+    And the job is marked as failed
+    And no model-unavailable alert is recorded
+    And Hermes' log records no failure of the plugin
 
   @protocol.anthropic-messages
   Scenario: A healthy model over Anthropic's Messages API raises no alert

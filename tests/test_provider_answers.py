@@ -67,3 +67,36 @@ def test_a_rejected_login_cannot_be_followed_by_a_closed_port(tmp_path: Path) ->
         Providers(
             provider, HermesConfig(tmp_path / "c.yaml"), lambda _cleanup: None
         ).reject_login_then_answer("m", "connection refused")
+
+
+@pytest.mark.parametrize(
+    ("words", "answer"),
+    [
+        ("overloaded_error event in the stream (200)", "overloaded"),
+        ("rate_limit_error (429)", "rate_limit"),
+        ("not_found_error (404)", "model_not_found"),
+    ],
+)
+def test_a_provider_answers_in_the_words_of_any_of_its_published_answers(
+    tmp_path: Path, words: str, answer: str
+) -> None:
+    with MockProvider() as provider:
+        Providers(
+            provider, HermesConfig(tmp_path / "c.yaml"), lambda _cleanup: None
+        ).answer_in_words("m", "anthropic", words)
+        script = provider.script_of("m")
+
+    assert script is not None
+    first = script.answer_at(1)
+    assert (first.name, first.provider, first.words) == (answer, "Anthropic", words)
+
+
+def test_words_a_provider_never_published_are_refused_naming_its_answers(tmp_path: Path) -> None:
+    with MockProvider() as provider, pytest.raises(HarnessError) as caught:
+        Providers(
+            provider, HermesConfig(tmp_path / "c.yaml"), lambda _cleanup: None
+        ).answer_in_words("m", "Anthropic", "teapot (418)")
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("Anthropic has no answer 'teapot (418)'; it has: ")
+    assert "'overloaded_error event in the stream (200)'" in message

@@ -42,6 +42,7 @@ __all__ = [
     "SUCCESS_ANSWERS",
     "Preset",
     "RenderedAnswer",
+    "answer_for_situation",
     "chat_completion",
     "chat_completion_chunks",
     "error_body",
@@ -497,6 +498,15 @@ PROVIDER_MEANINGS: dict[str, tuple[str, ...]] = {
     "rate_limit": ("rate-limit",),
     "overloaded": ("overloaded",),
 }
+
+def answer_for_situation(situation: str) -> str:
+    """The answer name that serves a provider's answer about ``situation`` (a corpus
+    situation): the first of :data:`PROVIDER_MEANINGS` that means it."""
+    for name, situations in PROVIDER_MEANINGS.items():
+        if situation in situations:
+            return name
+    raise ValueError(f"no answer serves a provider's {situation!r} answer")
+
 
 # Protocols whose errors are OpenAI's envelope: a provider's chat-completions words serve them
 # when the corpus has none of their own.

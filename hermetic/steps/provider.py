@@ -21,6 +21,14 @@ def step_named_provider_removed_saying(context, provider, model, words):
     context.world.providers.remove_in_words(model, provider, words)
 
 
+@given('the provider "{provider}" answers the model "{model}" saying "{words}"')
+def step_named_provider_answers_saying(context, provider, model, words):
+    """The provider answers the model with that one of its published answers (the corpus),
+    whatever it is about; what Hermes tells the plugins about it is recorded."""
+    context.world.use(HookObserver)
+    context.world.providers.answer_in_words(model, provider, words)
+
+
 @given('the provider "{provider}" no longer serves the model "{model}"')
 def step_named_provider_removed(context, provider, model):
     """The provider answers the model the way it says a model is gone (the corpus); what

@@ -17,6 +17,7 @@ from hermetic.diagnostics.evidence import Evidence
 from hermetic.errors import HarnessError
 from hermetic.hermes.config import HermesConfig
 from hermetic.mock import ClosedPort, MockProvider, ScriptError
+from hermetic.mock.answers import answer_for_situation
 from hermetic.mock.phrases import answer_phrase
 
 #: Most requests a journal shows in the artefacts.
@@ -60,6 +61,25 @@ class Providers:
         except ScriptError as exc:
             raise HarnessError(f"the provider {provider!r}: {exc.detail}") from None
         self.removed_by[self.spelled(provider)] = model
+
+    def answer_in_words(self, model: str, provider: str, words: str) -> None:
+        """Make the primary provider answer ``model`` with the one of ``provider``'s published
+        answers (the corpus) that says ``words``, whatever it is about (a removed model, a rate
+        limit, an overload, an error inside a stream); over the protocol Hermes speaks."""
+        spelled = self.spelled(provider)
+        answers = [a for a in load_corpus().of(spelled) if words in (a.words, a.name)]
+        if not answers:
+            has = "; ".join(repr(a.words) for a in load_corpus().of(spelled))
+            raise HarnessError(f"{spelled} has no answer {words!r}; it has: {has}")
+        spec = {
+            "answer": answer_for_situation(answers[0].situation),
+            "provider": spelled,
+            "words": answers[0].words,
+        }
+        try:
+            self.primary.script(model, spec)
+        except ScriptError as exc:
+            raise HarnessError(f"the provider {provider!r}: {exc.detail}") from None
 
     @staticmethod
     def spelled(provider: str) -> str:
