@@ -16,6 +16,10 @@ installs the Hermes builds it needs); the output is committed.
 
 A partial run (``--builds``/``--answers``) updates those cells of the committed JSON and keeps
 the others.
+
+An answer the provider sends inside an event stream (the corpus's ``stream``) is served to the
+requests that ask for a stream, as Hermes' Messages and Responses requests do; a request sent
+without one is said in a note, since the mock's 418 for it is no provider's answer.
 """
 
 from __future__ import annotations
@@ -130,7 +134,16 @@ def measure(cell: Cell, settings: Settings) -> tuple[Outcome, float]:
         lines = log.read_text("utf-8").splitlines() if log.exists() else []
         calls = tuple(_call(json.loads(line)) for line in lines)
         [state] = world.scheduler.job_states()
-        requests = len(world.provider.chat_requests(MODEL))
+        chats = world.provider.chat_requests(MODEL)
+        requests = len(chats)
+        if cell.answer.streamed and any(not request.stream for request in chats):
+            # The provider publishes this error only inside a stream: a request sent without one
+            # got the mock's 418, not a provider's answer, and its hook call says nothing real.
+            print(
+                f"  note: {cell.answer.name}: Hermes sent {sum(not r.stream for r in chats)} of "
+                f"{requests} request(s) without a stream; the mock answered those 418",
+                file=sys.stderr,
+            )
     return Outcome(calls=calls, job=state.last_status or "none", requests=requests), (
         time.monotonic() - started
     )

@@ -499,6 +499,7 @@ PROVIDER_MEANINGS: dict[str, tuple[str, ...]] = {
     "overloaded": ("overloaded",),
 }
 
+
 def answer_for_situation(situation: str) -> str:
     """The answer name that serves a provider's answer about ``situation`` (a corpus
     situation): the first of :data:`PROVIDER_MEANINGS` that means it."""
