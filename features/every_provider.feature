@@ -48,6 +48,11 @@ Feature: A model removed by any provider becomes one alert, whatever words the p
           | OpenRouter | No endpoints found (404)   | 404        |
           | OpenRouter | not a valid model ID (400) | 400        |
 
+        @provider.google-gemini
+        Examples: Google Gemini
+          | provider      | answer                          | error code |
+          | Google Gemini | not found for API version (404) | 404        |
+
         @provider.azure-openai
         Examples: Azure OpenAI
           | provider     | answer                   | error code |

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import pytest
+
+from hermetic.corpus import ProviderAnswer, load_corpus
 from hermetic.hermes.hook_reference import (
+    PROTOCOL_TITLES,
     REFERENCE_JSON,
     Call,
     Outcome,
@@ -15,7 +21,8 @@ from hermetic.hermes.hook_reference import (
     render_markdown,
 )
 
-PAGE = Path(__file__).resolve().parent.parent / "docs" / "reference" / "hermes-tells-the-plugin.md"
+REPO = Path(__file__).resolve().parent.parent
+PAGE = REPO / "docs" / "reference" / "hermes-tells-the-plugin.md"
 
 UNKNOWN = Call(404, "unknown", True, "NotFoundError", 0, 3)
 GONE = Call(404, "model_not_found", False, "NotFoundError", 0, 3)
@@ -165,3 +172,151 @@ def test_more_requests_than_hook_calls_on_one_release_is_a_change() -> None:
     assert "3 call(s), job error, 9 request(s) to the provider" in change.describe()
     lines = [text for text in render_markdown(document).splitlines() if "| **0.16.0** |" in text]
     assert lines[0].endswith("| 3 | error | 9 |")
+
+
+# -- every corpus answer is in the reference, on every build the tool measures ----------------
+
+
+def _tool_builds() -> tuple[str, ...]:
+    """tools/hook_reference.py's BUILDS, read from its source (the tool itself imports Hermes'
+    whole world)."""
+    tree = ast.parse((REPO / "tools" / "hook_reference.py").read_text("utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == [
+            "BUILDS"
+        ]:
+            return tuple(ast.literal_eval(node.value))
+    raise AssertionError("tools/hook_reference.py has no BUILDS")
+
+
+def _label_of(build: str, document: Reference) -> str | None:
+    """The reference's label for a build as the tool names it (a release, or a requirement)."""
+    distribution, _, version = build.rpartition("==")
+    for release in document.releases:
+        if release.get("version") == version and (
+            not distribution or release.get("distribution") == distribution
+        ):
+            return release["label"]
+    return None
+
+
+def _page_sections(page: str) -> dict[str, list[str]]:
+    sections: dict[str, list[str]] = {}
+    current = ""
+    for line in page.splitlines():
+        if line.startswith("## "):
+            current = line[3:]
+        sections.setdefault(current, []).append(line)
+    return sections
+
+
+def _escaped(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def coverage_problems(
+    answers: Iterable[ProviderAnswer], document: Reference, page: str, builds: Sequence[str]
+) -> list[str]:
+    """What the reference lacks for these corpus answers: a row, a build's measurement, the
+    corpus's own words, or a line on the page under the answer's protocol."""
+    problems = []
+    labels = {}
+    for build in builds:
+        label = _label_of(build, document)
+        if label is None:
+            problems.append(f"build {build}: no release of the reference is it")
+        else:
+            labels[build] = label
+    rows = {row.answer: row for row in document.rows}
+    sections = _page_sections(page)
+    for answer in answers:
+        row = rows.get(answer.name)
+        if row is None:
+            problems.append(f"{answer.name}: no row in {REFERENCE_JSON.name}")
+            continue
+        said = (row.provider, row.words, row.protocol, row.status)
+        if said != (answer.provider, answer.words, answer.protocol, answer.status):
+            problems.append(f"{answer.name}: the row says {said}, the corpus something else")
+        for build, label in labels.items():
+            if label not in row.outcomes:
+                problems.append(f"{answer.name}: not measured on {build}")
+        title = PROTOCOL_TITLES.get(answer.protocol, answer.protocol)
+        lead = f"| {_escaped(answer.provider)} | {_escaped(answer.words)} | {answer.status} |"
+        if not any(line.startswith(lead) for line in sections.get(title, [])):
+            problems.append(f"{answer.name}: no line on the page under '{title}'")
+    return problems
+
+
+REGENERATE = (
+    "regenerate them: .venv/bin/python tools/hook_reference.py --answers NAME "
+    "(outside any network namespace; all three builds by default)"
+)
+
+
+def test_every_corpus_answer_has_a_row_on_every_build_and_a_line_on_the_page() -> None:
+    document = load_reference(REFERENCE_JSON)
+    assert document is not None, f"{REFERENCE_JSON} is missing or unreadable"
+
+    problems = coverage_problems(load_corpus(), document, PAGE.read_text("utf-8"), _tool_builds())
+
+    assert problems == [], f"{'; '.join(problems)}: {REGENERATE}"
+
+
+def test_the_tool_measures_three_builds() -> None:
+    assert len(_tool_builds()) == 3
+
+
+def test_a_corpus_answer_without_a_row_is_named() -> None:
+    document = load_reference(REFERENCE_JSON)
+    assert document is not None
+    corpus = list(load_corpus())
+    extra = corpus[0].model_copy(update={"name": "acme-model-gone", "words": "gone away (404)"})
+
+    problems = coverage_problems(
+        [*corpus, extra], document, PAGE.read_text("utf-8"), _tool_builds()
+    )
+
+    assert problems == ["acme-model-gone: no row in hook_reference.json"]
+
+
+@pytest.mark.parametrize("build", range(3))
+def test_an_answer_missing_on_one_build_is_named(build: int) -> None:
+    document = load_reference(REFERENCE_JSON)
+    assert document is not None
+    builds = _tool_builds()
+    label = _label_of(builds[build], document)
+    first = document.rows[0]
+    trimmed = Row(
+        first.answer,
+        first.provider,
+        first.words,
+        first.protocol,
+        first.situation,
+        first.status,
+        {key: value for key, value in first.outcomes.items() if key != label},
+    )
+    broken = Reference(
+        document.releases, document.settings, document.generated_by, (trimmed, *document.rows[1:])
+    )
+
+    problems = coverage_problems(load_corpus(), broken, render_markdown(broken), builds)
+
+    assert problems == [f"{first.answer}: not measured on {builds[build]}"]
+
+
+def test_an_answer_the_page_leaves_out_is_named() -> None:
+    document = load_reference(REFERENCE_JSON)
+    assert document is not None
+    gemini = load_corpus().named("gemini-openai-not-found")
+    page = "\n".join(
+        line
+        for line in PAGE.read_text("utf-8").splitlines()
+        if not line.startswith("| Google Gemini |")
+    )
+
+    problems = coverage_problems([gemini], document, page, _tool_builds())
+
+    assert problems == [
+        "gemini-openai-not-found: no line on the page under "
+        "'OpenAI's chat completions (any OpenAI-compatible provider)'"
+    ]

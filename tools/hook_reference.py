@@ -49,6 +49,7 @@ from hermetic.hermes.hook_reference import (  # noqa: E402
     render_markdown,
 )
 from hermetic.hermes.protocols import RESPONSES, WireProtocol, protocol_named  # noqa: E402
+from hermetic.parts.login import CODEX, LoginProviders  # noqa: E402
 from hermetic.parts.wire_protocol import WireProtocolPart  # noqa: E402
 from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
 from hermetic.plan.settings import Settings  # noqa: E402
@@ -78,7 +79,9 @@ SETTINGS = {
     ),
     "Provider": (
         "`custom` with a loopback `base_url` (chat completions, Messages); `bedrock` with "
-        "`AWS_ENDPOINT_URL` on loopback and stand-in keys (Converse)"
+        "`AWS_ENDPOINT_URL` on loopback and stand-in keys (Converse); `openai-codex`, a login "
+        "whose `base_url` is on loopback (the Responses API: Hermes speaks it to no custom "
+        "provider)"
     ),
     "The hook's kwargs": (
         'as an observer plugin received them (`tools/hook_recorder_plugin`); `error["type"]` '
@@ -113,7 +116,11 @@ def measure(cell: Cell, settings: Settings) -> tuple[Outcome, float]:
     started = time.monotonic()
     with build_world(settings) as world:
         world.install_plugin()
-        world.use(WireProtocolPart).speak(protocol)
+        if protocol is RESPONSES:
+            # Hermes speaks the Responses API only to OpenAI's host and a Codex login.
+            world.use(LoginProviders).log_in(CODEX)
+        else:
+            world.use(WireProtocolPart).speak(protocol)
         world.config.tune(api_max_retries=None)
         world.provider.script(
             MODEL,
@@ -190,7 +197,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hermetic: no corpus answer {unknown[0]!r}", file=sys.stderr)
         return 2
     answers = [a for a in corpus if (not wanted or a.name in wanted)]
-    answers = [a for a in answers if protocol_named(a.protocol) is not RESPONSES]
     builds = [b.strip() for b in args.builds.split(",") if b.strip()]
     protocols = sorted({protocol_named(a.protocol) for a in answers}, key=lambda p: p.key)
     try:

@@ -12,6 +12,7 @@ run it, into tests/fixtures/hook_calls_corpus_hermes_<version>.json.
 
     .venv/bin/python tools/record_hook_calls.py
     .venv/bin/python tools/record_hook_calls.py --corpus
+    .venv/bin/python tools/record_hook_calls.py --corpus --answers gemini-openai-not-found
     .venv/bin/python tools/record_hook_calls.py --hermes /path/to/hermes-0.18.2/bin/hermes
 """
 
@@ -94,16 +95,37 @@ def main() -> int:
         action="store_true",
         help="the provider corpus's removed-model answers, with Hermes' default retries",
     )
+    parser.add_argument(
+        "--answers",
+        default="",
+        help="with --corpus: only these comma-separated answers, the fixture's others kept",
+    )
     args = parser.parse_args()
+    wanted = [name.strip() for name in args.answers.split(",") if name.strip()]
+    if wanted and not args.corpus:
+        print("hermetic: --answers goes with --corpus", file=sys.stderr)
+        return 2
     settings = settings_from_userdata({"plugin": str(RECORDER_DIR), "hermes": args.hermes})
     release = settings.hermes_version
     recorded = {}
     if args.corpus:
         names = [answer.name for answer in load_corpus().model_gone("chat_completions")]
-        for name in names:
+        unknown = [name for name in wanted if name not in names]
+        if unknown:
+            print(
+                f"hermetic: {unknown[0]!r} is no removed-model answer over chat completions; "
+                f"known: {', '.join(names)}",
+                file=sys.stderr,
+            )
+            return 2
+        target = REPO / "tests" / "fixtures" / f"hook_calls_corpus_hermes_{release}.json"
+        if wanted and target.exists():
+            kept = json.loads(target.read_text())["calls"]
+            recorded = {name: kept[name] for name in names if name in kept}
+        for name in wanted or names:
             recorded[name] = record_corpus(name, settings)
             print(f"{name:34} {len(recorded[name])} hook call(s)", flush=True)
-        target = REPO / "tests" / "fixtures" / f"hook_calls_corpus_hermes_{release}.json"
+        recorded = {name: recorded[name] for name in names if name in recorded}
         said = "Hermes' default retries (agent.api_max_retries unset), one tick per answer"
     else:
         for phrase in PHRASES:
