@@ -149,7 +149,12 @@ def test_the_reference_covers_three_releases_and_every_protocol_the_mock_serves(
     assert document is not None
     assert len(document.labels) >= 3
     protocols = {row.protocol for row in document.rows}
-    assert {"chat_completions", "anthropic_messages", "bedrock_converse"} <= protocols
+    assert {
+        "chat_completions",
+        "anthropic_messages",
+        "bedrock_converse",
+        "codex_responses",
+    } <= protocols
     unmeasured = [
         (row.answer, label)
         for row in document.rows
