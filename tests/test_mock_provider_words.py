@@ -282,3 +282,10 @@ def test_a_script_file_names_the_stream_by_its_words(tmp_path: Path) -> None:
     [(model, script)] = load_script_file(path).models.items()
     answer = script.stages[0].answer
     assert (model, answer.provider, answer.words) == ("busy", "Anthropic", STREAM_WORDS)
+
+
+def test_the_stream_answer_is_named_by_its_corpus_name_too(mock) -> None:
+    answer = CORPUS.named("anthropic-stream-overloaded")
+    mock.script("busy", {"answer": "overloaded", "provider": "Anthropic", "words": answer.name})
+    reply = _messages_request(mock, "busy", stream=True)
+    assert (reply.status_code, reply.text) == (200, answer.stream)

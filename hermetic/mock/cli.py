@@ -90,6 +90,10 @@ script file (--scenario FILE, .yaml/.yml or .json):
     slow: {answer: hang, seconds: 5}      # a mapping: one answer + settings
     limited: {answer: rate_limit, headers: {Retry-After: "2"}}
     claude-gone: {answer: model_not_found, provider: Anthropic}
+    claude-busy:                          # one of its answers, by [name]:
+      answer: overloaded                  #   Anthropic's error inside its
+      provider: Anthropic                 #   stream (requests that stream)
+      words: anthropic-stream-overloaded
   provider: OpenRouter                    # optional: in its words, where it can
 
   answer keys: answer (required); status (100-599; a 1xx is interim in HTTP, so
@@ -98,7 +102,9 @@ script file (--scenario FILE, .yaml/.yml or .json):
   text, success/hang only); seconds (hang only, required); times (a list stage;
   every stage but the last needs it); provider (the answer in that provider's
   published words: model_not_found, model_gone, rate_limit, overloaded); words
-  (which of the provider's answers, when it has several). Presets are defaults;
+  (which of the provider's answers, when it has several: its words or [name];
+  one sent inside an event stream, a 200 and then the error, answers only a
+  request that streams, any other a loud 418). Presets are defaults;
   your keys win. A model's stages count its chat requests since it was scripted
   or last reset."""
 
