@@ -158,28 +158,39 @@ def ensure_chromium() -> None:
                 return
 
 
-def main() -> int:
-    bootstrap()
-    sys.path.insert(0, str(REPO))
-    os.chdir(REPO)  # behave reads the suite's defaults ([tool.behave] in pyproject) here
+def command_line() -> argparse.ArgumentParser:
+    """The command line. Built from standard-library modules alone: ``--help`` runs before
+    .venv exists (bootstrap() lets it through), so nothing pydantic or behave needs is here."""
     from hermetic.hermes.releases import MATRIX_RELEASES
-    from hermetic.runs.matrix import parse_versions
-    from hermetic.runs.parallel import add_spread_options
+    from hermetic.runs.spread_options import add_spread_options
 
-    parser = argparse.ArgumentParser(
+    def parse_versions(text: str) -> list[str]:
+        from hermetic.runs.matrix import parse_versions  # in the suite's environment by now
+
+        return parse_versions(text)
+
+    built = argparse.ArgumentParser(
         description="Set up .venv and run hermetic's tests.",
         epilog="Extra arguments after 'acceptance' go to behave, e.g. --tags=@smoke; after "
         "'merge-reports', the shards' report folders.",
     )
-    parser.add_argument("what", choices=("acceptance", "all", "matrix", "merge-reports"))
-    parser.add_argument(
+    built.add_argument("what", choices=("acceptance", "all", "matrix", "merge-reports"))
+    built.add_argument(
         "--versions",
         type=parse_versions,
         default=list(MATRIX_RELEASES),
         help="with 'matrix': the Hermes releases or packages, comma-separated "
         "(default: %(default)s)",
     )
-    add_spread_options(parser)
+    add_spread_options(built)
+    return built
+
+
+def main() -> int:
+    bootstrap()
+    sys.path.insert(0, str(REPO))
+    os.chdir(REPO)  # behave reads the suite's defaults ([tool.behave] in pyproject) here
+    parser = command_line()
     args, extra = parser.parse_known_args()
     if args.what == "all" and extra:
         parser.error("extra behave arguments are only accepted with 'acceptance'")

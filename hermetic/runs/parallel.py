@@ -206,39 +206,6 @@ class _Cancellation:
         return signal.Signals(self.signals[0]).name if self.signals else ""
 
 
-def add_spread_options(parser: argparse.ArgumentParser) -> None:
-    """``--jobs``, ``--shard`` and ``--durations``, as tools/run.py and ``hermetic run`` take."""
-
-    def shard(text: str) -> shards.Shard:
-        try:
-            return shards.parse_shard(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc).removeprefix("--shard ")) from None
-
-    parser.add_argument(
-        "--jobs",
-        type=int,
-        default=default_jobs(),
-        help="behave processes at once, one scenario each (default: cores + 1 = %(default)s; "
-        "1: one plain behave process)",
-    )
-    parser.add_argument(
-        "--shard", type=shard, help="K/N: run only CI shard K of N, balanced by durations"
-    )
-    parser.add_argument(
-        "--durations",
-        type=Path,
-        help="the durations.json to plan with (default: <reports>/durations.json); give every "
-        "shard of a CI run the same one",
-    )
-
-
-def default_jobs() -> int:
-    """One worker more than the cores this process may use: a scenario mostly waits on Hermes,
-    but Hermes' own start is CPU-bound (on 2 cores, 3 workers beat 2 and equal 4)."""
-    return len(os.sched_getaffinity(0)) + 1
-
-
 def worker_report_arguments(folder: Path) -> list[str]:
     """A serial run's report options (hermetic.runs.acceptance), writing into ``folder``: the
     console into console.txt, and report.html's model instead of the page."""
