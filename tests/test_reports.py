@@ -585,6 +585,84 @@ def test_an_interrupted_run_says_interrupted_in_every_report(tmp_path: Path) -> 
     assert "The run was interrupted (SIGTERM)" in page
 
 
+PLANNED_FEATURE = """\
+Feature: A run cancelled half-way, with scenarios its plan does not run
+
+  @promise.gateway
+  Scenario: One skipped before the signal
+    Given a step that passes
+
+  Scenario: One that finished
+    Given a step that passes
+
+  Scenario: One cut short
+    Given a step that is cancelled
+    And a step that passes
+
+  Scenario: One never started
+    Given a step that passes
+
+  @promise.gateway
+  Scenario: One the profile does not claim
+    Given a step that passes
+"""
+
+# A serial run's hooks with a plan that does not run @promise.gateway (the profile does not
+# claim it): before_scenario skips it, saying why; the recorder is told the plan's reasons.
+PLANNED_ENVIRONMENT = """\
+import signal
+
+from hermetic.integrations.behave.hooks import _Interruption
+from hermetic.plan.not_run import NotRun
+from hermetic.reporting import recorder
+from hermetic.reporting.artefacts import reports_dir
+
+REASON = "not claimed by the plugin's profile (hermetic.toml): gateway"
+
+
+def why_not_run(tags):
+    return NotRun("not claimed", REASON) if "promise.gateway" in tags else None
+
+
+def before_all(context):
+    signal.signal(signal.SIGTERM, _Interruption(context.config))
+    recorder.install(context.config, reports_dir(context.config, context._runner.formatters))
+    recorder.plan_not_run(context.config, why_not_run)
+
+
+def before_scenario(context, scenario):
+    why = why_not_run(list(scenario.effective_tags))
+    if why is not None:
+        recorder.not_run(context.config, scenario, why.status, why.reason)
+"""
+
+
+def test_an_interrupted_serial_run_gives_the_plans_reason_for_what_it_would_not_run(
+    tmp_path: Path,
+) -> None:
+    # What a parallel run says of a scenario never going to run (hermetic.runs.parallel),
+    # a serial run says too, interrupted before it or not: never "interrupted".
+    project = tmp_path / "project"
+    result = run_project(project, "cancel", PLANNED_FEATURE, INTERRUPTED_STEPS, PLANNED_ENVIRONMENT)
+    summary = json.loads((project / "reports" / "summary.json").read_text())
+    assert summary["interrupted"] == "SIGTERM", result.stdout + result.stderr
+    reason = "not claimed by the plugin's profile (hermetic.toml): gateway"
+    assert {row["name"]: (row["status"], row["message"]) for row in summary["scenarios"]} == {
+        "One skipped before the signal": ("not claimed", reason),
+        "One that finished": ("passed", None),
+        "One cut short": (
+            "interrupted",
+            "interrupted (SIGTERM) during step: Given a step that is cancelled",
+        ),
+        "One never started": (
+            "interrupted",
+            "not run: the run was interrupted (SIGTERM) before it started",
+        ),
+        "One the profile does not claim": ("not claimed", reason),
+    }
+    assert (summary["totals"]["interrupted"], summary["totals"]["not claimed"]) == (2, 2)
+
+
 def test_step_locations_are_shown_from_the_package_on() -> None:
     site = "../../v/lib/python3.11/site-packages/hermetic/steps/hermes_home.py:6"
     assert package_relative(site) == "hermetic/steps/hermes_home.py:6"

@@ -11,8 +11,10 @@ the scenario's artefact folder the explanation of an explained failure
 (:func:`hermetic.reporting.write.write_reports`): result.json, summary.json, junit/.
 
 What only the hooks know, they tell it: what was tested (:meth:`ResultRecorder.set_settings`),
-a scenario not run and why (:func:`not_run`), the signal that interrupted the run
-(:func:`note_interrupt`), a run that could not start (:func:`note_setup_error`).
+a scenario not run and why (:func:`not_run`), the plan's reasons for every scenario it does not
+run, also those a stopped run never reached (:func:`plan_not_run`), the signal that
+interrupted the run (:func:`note_interrupt`), a run that could not start
+(:func:`note_setup_error`).
 
 Reporting never hides a failure: a problem here is one line on stderr, never an exception
 into behave.
@@ -23,13 +25,14 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from hermetic.integrations.behave import internals
 from hermetic.known.explained import Explanation
+from hermetic.plan.not_run import NotRun
 from hermetic.reporting.layout import ALERTS_SEEN, artefact_dir
 from hermetic.reporting.result import (
     BROKEN,
@@ -68,6 +71,7 @@ class ResultRecorder:
         self._scenarios: list[ScenarioResult] = []
         self._features: list[FeatureInfo] = []
         self._not_run: dict[str, tuple[str, str]] = {}
+        self._planned: Callable[[list[str]], NotRun | None] | None = None
         self._details: dict[str, dict[str, Any]] = {}
         self._aborted = False
 
@@ -161,6 +165,11 @@ class ResultRecorder:
             status, reason = why or (SKIPPED, str(getattr(scenario, "skip_reason", "") or ""))
             return _with(base, status=status, message=reason or None)
         if behave_status == _UNTESTED:
+            # Never reached: what the plan says of it, if it was never going to run (as a
+            # parallel run reports it); otherwise the end says why (interrupted, --stop).
+            planned = self._planned(list(scenario.effective_tags)) if self._planned else None
+            if planned is not None:
+                return _with(base, status=planned.status, message=planned.reason)
             return _with(base, status=_NOT_REACHED)
         if behave_status == "passed":
             return base
@@ -235,6 +244,15 @@ def not_run(config: Any, scenario: Any, status: str, reason: str) -> None:
     if recorder is not None:
         recorder._not_run[str(scenario.location)] = (status, reason)
     scenario.skip(reason)
+
+
+def plan_not_run(config: Any, why: Callable[[list[str]], NotRun | None]) -> None:
+    """The plan's reasons (from before_all): ``why(effective tags)`` says why the plan does not
+    run a scenario, or None. A scenario a stopped run never reached is reported with it, so an
+    interrupted serial run says what a parallel one says of a scenario never going to run."""
+    recorder = recorder_of(config)
+    if recorder is not None:
+        recorder._planned = why
 
 
 def note(config: Any, scenario: Any, key: str, value: Any) -> None:
@@ -396,6 +414,7 @@ __all__ = [
     "headline_of",
     "install",
     "not_run",
+    "plan_not_run",
     "note",
     "note_interrupt",
     "note_setup_error",

@@ -92,6 +92,8 @@ def before_all(context: Any) -> None:
         internals.check_versions()
         context.plan = run_plan(context.config.userdata)
         context.settings = context.plan.settings
+        # A scenario an interrupted run never reached says why the plan would not run it.
+        recorder.plan_not_run(context.config, context.plan.why_not_run)
         profile = context.settings.profile
         if profile.baseline:
             names = baseline.suite_scenario_names(Path(context.config.base_dir))
