@@ -15,6 +15,7 @@ import pytest
 from hermetic.reporting.closing import closing_line
 from hermetic.reporting.junit import write_junit
 from hermetic.reporting.result import (
+    FORMAT,
     Failure,
     FeatureInfo,
     Missing,
@@ -170,8 +171,34 @@ def test_result_json_round_trips_and_refuses_what_is_not_one(tmp_path: Path) -> 
     (tmp_path / "result.json").write_text(json.dumps({"format": "other"}))
     with pytest.raises(ResultError, match="result.json: not a hermetic-result/1 document"):
         RunResult.read(tmp_path)
-    with pytest.raises(ResultError, match="cannot be read"):
+    with pytest.raises(ResultError, match="missing: no such file"):
         RunResult.read(tmp_path / "missing")
+
+
+def test_a_result_is_read_from_a_string_too_and_what_is_not_one_is_one_line(
+    tmp_path: Path,
+) -> None:
+    result = _result(_scenario(3, "x", "passed"), wall_seconds=1.0)
+    result.write(str(tmp_path / "as-text"))  # a path as text, as anywhere in the API
+    assert RunResult.read(str(tmp_path / "as-text")) == result
+    assert RunResult.read(str(tmp_path / "as-text" / "result.json")) == result
+    (tmp_path / "broken.json").write_text("{not json")
+    (tmp_path / "odd.json").write_text(json.dumps({"format": FORMAT, "scenarios": [["x"]]}))
+    (tmp_path / "latin.json").write_bytes(b"\xff\xfe")
+    expected = {
+        "nowhere": "nowhere: no such file",
+        "empty-folder": "empty-folder/result.json: no such file",
+        "broken.json": "broken.json: not JSON (Expecting property name enclosed in double "
+        "quotes at line 1 column 2)",
+        "odd.json": f"odd.json: a damaged {FORMAT} document",
+        "latin.json": "latin.json: not UTF-8 text",
+    }
+    (tmp_path / "empty-folder").mkdir()
+    for name, message in expected.items():
+        with pytest.raises(ResultError) as caught:
+            RunResult.read(str(tmp_path / name))
+        assert str(caught.value).startswith(f"{tmp_path}/{message}"), caught.value
+        assert "\n" not in str(caught.value)
 
 
 def test_promise_verdicts_say_interrupted_and_not_claimed() -> None:

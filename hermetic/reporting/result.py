@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -298,23 +299,35 @@ class RunResult:
                 interrupted=data.get("interrupted"),
                 wall_seconds=data.get("wall_seconds"),
             )
-        except (TypeError, KeyError, ValueError) as exc:
+        except (TypeError, KeyError, ValueError, AttributeError) as exc:
             raise ResultError(f"a damaged {FORMAT} document ({exc!r})") from None
 
-    def write(self, folder: Path) -> Path:
+    def write(self, folder: str | PathLike[str]) -> Path:
+        """Store the result as ``result.json`` in ``folder`` (made if missing); its path."""
+        folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / RESULT_JSON
         path.write_text(json.dumps(self.to_json(), indent=1) + "\n", "utf-8")
         return path
 
     @classmethod
-    def read(cls, folder: Path) -> RunResult:
-        """The result stored in a reports folder (or the result.json file itself)."""
+    def read(cls, folder: str | PathLike[str]) -> RunResult:
+        """The result stored in a reports folder (or the result.json file itself); a
+        :class:`ResultError` of one line if it is missing or not a result."""
+        folder = Path(folder)
         path = folder / RESULT_JSON if folder.is_dir() else folder
         try:
             data = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ResultError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
+        except FileNotFoundError:
+            raise ResultError(f"{path}: no such file") from None
+        except json.JSONDecodeError as exc:
+            where = f"line {exc.lineno} column {exc.colno}"
+            raise ResultError(f"{path}: not JSON ({exc.msg} at {where})") from None
+        except UnicodeDecodeError:
+            raise ResultError(f"{path}: not UTF-8 text") from None
+        except OSError as exc:
+            reason = exc.strerror or exc.__class__.__name__
+            raise ResultError(f"{path}: cannot be read ({reason})") from None
         try:
             return cls.from_json(data)
         except ResultError as exc:
