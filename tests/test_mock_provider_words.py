@@ -45,6 +45,33 @@ def test_every_removed_model_answer_is_sent_as_published(mock, answer) -> None:
     assert caught.value.response.headers["content-type"] == "application/json"
 
 
+def test_geminis_body_reaches_the_client_as_a_list(mock) -> None:
+    # Gemini's OpenAI-compatible endpoint wraps Google's error in a JSON list, and a plugin
+    # reading the body must not assume an object: openai-python hands the list on as it is.
+    mock.script("gone-model", {"answer": "model_not_found", "provider": "Google Gemini"})
+    client = openai.OpenAI(base_url=mock.api_base, api_key="sk-test", max_retries=0)
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.chat.completions.create(
+            model="gone-model", messages=[{"role": "user", "content": "hi"}]
+        )
+    assert isinstance(caught.value.body, list)
+    assert caught.value.body[0]["error"]["status"] == "NOT_FOUND"
+    assert "models/gone-model is not found" in caught.value.body[0]["error"]["message"]
+
+
+@pytest.mark.parametrize("answer", CORPUS.model_gone("codex_responses"), ids=lambda a: a.name)
+def test_every_removed_model_answer_over_responses_is_sent_as_published(mock, answer) -> None:
+    mock.script(
+        "gone-model",
+        {"answer": "model_not_found", "provider": answer.provider, "words": answer.words},
+    )
+    client = openai.OpenAI(base_url=mock.api_base, api_key="sk-test", max_retries=0)
+    with pytest.raises(openai.APIStatusError) as caught:
+        client.responses.create(model="gone-model", input="hi", stream=True)
+    assert caught.value.status_code == answer.status
+    assert caught.value.response.text == answer.body_for("gone-model")
+
+
 def test_the_provider_words_replace_the_model_the_body_quotes() -> None:
     rendered = render_answer("model_not_found", "my-model", provider="OpenRouter")
     assert rendered.status == 404
