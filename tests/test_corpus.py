@@ -195,6 +195,14 @@ def test_every_streamed_answer_is_a_stream_whose_error_event_carries_the_body():
         assert answer.body_for("gone-model") in [event.get("data") for event in events]
 
 
+def test_a_body_published_over_several_lines_is_one_data_line_each():
+    answer = CORPUS.named("openai-responses-stream-failed")
+    assert answer.protocol == "codex_responses" and answer.situation == "server-error"
+    assert answer.body.count("\n") > 10
+    [event] = sse_events(answer.stream)
+    assert event == {"event": "response.failed", "data": answer.body}
+
+
 def test_a_stream_is_read_as_server_sent_events():
     events = sse_events(": keep-alive\nevent: error\ndata: {\ndata: }\n\ndata: [DONE]\n\n")
     assert events == [{"event": "error", "data": "{\n}"}, {"data": "[DONE]"}]

@@ -316,3 +316,27 @@ def test_the_stream_answer_is_named_by_its_corpus_name_too(mock) -> None:
     mock.script("busy", {"answer": "overloaded", "provider": "Anthropic", "words": answer.name})
     reply = _messages_request(mock, "busy", stream=True)
     assert (reply.status_code, reply.text) == (200, answer.stream)
+
+
+def test_openais_failed_response_event_reaches_its_client_inside_the_stream(mock) -> None:
+    answer = CORPUS.named("openai-responses-stream-failed")
+    mock.script("m", {"answer": "server_error", "provider": "OpenAI", "words": answer.words})
+    client = openai.OpenAI(base_url=mock.api_base, api_key="sk-test", max_retries=0)
+    events = list(client.responses.create(model="m", input="hi", stream=True))
+    assert [event.type for event in events] == ["response.failed"]
+    assert events[0].response.error.message == "The model failed to generate a response."
+    assert events[0].response.model == "m"
+    [request] = mock.chat_requests("m")
+    assert (request.path, request.stream, request.status) == ("/v1/responses", True, 200)
+
+
+def test_a_script_file_provider_leaves_its_server_errors_as_they_are(tmp_path: Path) -> None:
+    # A server error in a provider's words is only an error inside a stream: a file's provider
+    # must not turn every scripted 500 into one (OpenRouter has none, and that is no mistake).
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "provider: OpenRouter\nmodels:\n  m: [{answer: server_error, times: 1}, model_not_found]\n",
+        "utf-8",
+    )
+    [script] = load_script_file(path).models.values()
+    assert [stage.answer.provider for stage in script.stages] == [None, "OpenRouter"]

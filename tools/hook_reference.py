@@ -69,6 +69,7 @@ MEANINGS = {
     "retired-model": "model_gone",
     "rate-limit": "rate_limit",
     "overloaded": "overloaded",
+    "server-error": "server_error",
 }
 SETTINGS = {
     "Hermes' command": "`hermes cron tick`, one recurring job made due, one tick",

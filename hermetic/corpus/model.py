@@ -46,8 +46,17 @@ PROTOCOLS = ("chat_completions", "anthropic_messages", "codex_responses", "bedro
 Protocol = Literal["chat_completions", "anthropic_messages", "codex_responses", "bedrock_converse"]
 
 #: What the provider's answer is about.
-SITUATIONS = ("removed-model", "retired-model", "unknown-model", "rate-limit", "overloaded")
-Situation = Literal["removed-model", "retired-model", "unknown-model", "rate-limit", "overloaded"]
+SITUATIONS = (
+    "removed-model",
+    "retired-model",
+    "unknown-model",
+    "rate-limit",
+    "overloaded",
+    "server-error",
+)
+Situation = Literal[
+    "removed-model", "retired-model", "unknown-model", "rate-limit", "overloaded", "server-error"
+]
 
 #: The situations in which the job's model is no longer served: each is a removed model to the
 #: operator, whatever the provider calls it (in this order when a provider has several).

@@ -33,6 +33,7 @@ __all__ = [
     "CONNECTION_ANSWERS",
     "DEFAULT_CONTENT",
     "EMPTY_REPLY",
+    "FILE_PROVIDER_ANSWERS",
     "HANG",
     "MAX_HANG_SECONDS",
     "PRESETS",
@@ -497,7 +498,17 @@ PROVIDER_MEANINGS: dict[str, tuple[str, ...]] = {
     "model_gone": ("retired-model",),
     "rate_limit": ("rate-limit",),
     "overloaded": ("overloaded",),
+    "server_error": ("server-error",),
 }
+#: The answers a script file's (or the command line's) provider gives its words to: a server error
+#: in a provider's words is only an error inside a stream, so a file's provider leaves every
+#: scripted 500 as it is, and a script names the provider on the answer itself for it.
+FILE_PROVIDER_ANSWERS: tuple[str, ...] = (
+    "model_not_found",
+    "model_gone",
+    "rate_limit",
+    "overloaded",
+)
 
 
 def answer_for_situation(situation: str) -> str:

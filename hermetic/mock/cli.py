@@ -18,7 +18,7 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from hermetic.corpus import CorpusError, ProviderAnswer, load_corpus
-from hermetic.mock.answers import PRESETS, PROVIDER_MEANINGS, SUCCESS
+from hermetic.mock.answers import FILE_PROVIDER_ANSWERS, PRESETS, SUCCESS
 from hermetic.mock.provider import MockProvider
 from hermetic.mock.routes import CONTROL_ROUTES
 from hermetic.mock.script import Script, ScriptError, ScriptFile, load_script_file, parse_script
@@ -101,7 +101,8 @@ script file (--scenario FILE, .yaml/.yml or .json):
   or a string sent as text/plain); headers (name: "string"); content (reply
   text, success/hang only); seconds (hang only, required); times (a list stage;
   every stage but the last needs it); provider (the answer in that provider's
-  published words: model_not_found, model_gone, rate_limit, overloaded); words
+  published words: model_not_found, model_gone, rate_limit, overloaded,
+  server_error); words
   (which of the provider's answers, when it has several: its words or [name];
   one sent inside an event stream, a 200 and then the error, answers only a
   request that streams, any other a loud 418). Presets are defaults;
@@ -149,9 +150,9 @@ def _providers_help() -> str:
     }
     return (
         "providers (--provider NAME, or provider: NAME in a script file; any spelling,\n"
-        f"e.g. azure-openai): {', '.join(PROVIDER_MEANINGS)}\n"
-        "come in the provider's own published words (hermetic/corpus/answers.toml):\n"
-        + _table(rows)
+        f"e.g. azure-openai): {', '.join(FILE_PROVIDER_ANSWERS)}\n"
+        "come in the provider's own published words (hermetic/corpus/answers.toml), and\n"
+        "an answer naming its provider can also be its server_error:\n" + _table(rows)
     )
 
 

@@ -25,9 +25,11 @@ A spec is one of:
 Answer mapping keys: ``answer`` (required), ``status`` (100-599), ``body`` (JSON object/array,
 or a string sent as text), ``headers`` (name -> string), ``content`` (reply text; success and
 hang only), ``seconds`` (hang only, required there), ``provider`` (the answer in that provider's
-published words, from the corpus: model_not_found, model_gone, rate_limit and overloaded) and
+published words, from the corpus: model_not_found, model_gone, rate_limit, overloaded and
+server_error) and
 ``words`` (which of the provider's answers, when it has several), plus ``times`` in a list stage.
-A script file's top-level ``provider`` gives every answer that can take one its provider.
+A script file's top-level ``provider`` gives its provider to every answer of those but
+server_error (:data:`~hermetic.mock.answers.FILE_PROVIDER_ANSWERS`).
 
 Errors are :class:`ScriptError`: a field path such as ``models.flaky[1].times`` plus what is
 wrong with it, so the message points at the line to fix.
@@ -51,6 +53,7 @@ from hermetic.corpus import CorpusError, load_corpus
 from hermetic.mock.answers import (
     ANSWER_NAMES,
     CONNECTION_ANSWERS,
+    FILE_PROVIDER_ANSWERS,
     HANG,
     MAX_HANG_SECONDS,
     PRESETS,
@@ -655,7 +658,7 @@ def with_provider(script: Script, provider: str | None) -> Script:
     stages = []
     for index, stage in enumerate(script.stages):
         answer = stage.answer
-        if answer.provider is None and answer.name in PROVIDER_MEANINGS and answer.body is None:
+        if answer.provider is None and answer.name in FILE_PROVIDER_ANSWERS and answer.body is None:
             try:
                 answer = replace(answer, provider=provider)
             except ScriptError as exc:
