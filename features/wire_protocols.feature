@@ -7,6 +7,9 @@ Feature: A removed model is an alert whatever protocol Hermes speaks to its prov
   again. A plugin that only listens for OpenAI's "model does not exist" leaves these users' jobs
   failing without an alert.
 
+  Codex users reach OpenAI over its Responses API instead (Hermes speaks it to a Codex login,
+  never to a custom provider), where a model they cannot use is refused in OpenAI's own words.
+
   These scenarios install Hermes the way those users do, with the extra that brings the
   provider's client, and the provider answers in that protocol's own words. Anthropic may also
   answer 200 and then send an error inside the stream, an overloaded API among them: the job
@@ -41,6 +44,17 @@ Feature: A removed model is an alert whatever protocol Hermes speaks to its prov
     Then the job's request for "gone-model" reached the provider over Anthropic's Messages API
     And the job is marked as failed
     And the model removed by "Anthropic" raises one alert with error code 404
+
+  @protocol.responses @provider.openai
+  Scenario: Over OpenAI's Responses API with Hermes' default retries, a removed model is one alert
+    Given Hermes talks to its provider over OpenAI's Responses API
+    And Hermes makes as many attempts per request as it does by default
+    And the provider "OpenAI" no longer serves the model "gone-model", saying "model does not exist (404)"
+    And a scheduled job uses the model "gone-model"
+    When the scheduler runs once
+    Then the job's request for "gone-model" reached the provider over OpenAI's Responses API
+    And the job is marked as failed
+    And the model removed by "OpenAI" raises one alert with error code 404
 
   @protocol.anthropic-messages @provider.anthropic
   Scenario: An Anthropic stream that breaks off overloaded fails the job without a model-unavailable alert

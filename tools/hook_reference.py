@@ -48,8 +48,7 @@ from hermetic.hermes.hook_reference import (  # noqa: E402
     load_reference,
     render_markdown,
 )
-from hermetic.hermes.protocols import RESPONSES, WireProtocol, protocol_named  # noqa: E402
-from hermetic.parts.login import CODEX, LoginProviders  # noqa: E402
+from hermetic.hermes.protocols import WireProtocol, protocol_named  # noqa: E402
 from hermetic.parts.wire_protocol import WireProtocolPart  # noqa: E402
 from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
 from hermetic.plan.settings import Settings  # noqa: E402
@@ -117,11 +116,7 @@ def measure(cell: Cell, settings: Settings) -> tuple[Outcome, float]:
     started = time.monotonic()
     with build_world(settings) as world:
         world.install_plugin()
-        if protocol is RESPONSES:
-            # Hermes speaks the Responses API only to OpenAI's host and a Codex login.
-            world.use(LoginProviders).log_in(CODEX)
-        else:
-            world.use(WireProtocolPart).speak(protocol)
+        world.use(WireProtocolPart).speak(protocol)  # Responses: an openai-codex login
         world.config.tune(api_max_retries=None)
         world.provider.script(
             MODEL,

@@ -8,6 +8,10 @@ with the protocol's extra (the run prepared that environment before it started:
 sends boto3 to the mock with stand-in keys. The mock provider serves every protocol on the same
 port from the same scripts, so nothing else of the scenario changes.
 
+OpenAI's Responses API: Hermes speaks it only to OpenAI's own host and to a Codex login, so
+speaking it is an ``openai-codex`` login whose ``base_url`` is the mock
+(:class:`~hermetic.parts.login.LoginProviders`); the job's provider is then ``openai-codex``.
+
 Bedrock: after a successful call Hermes prices the usage by asking the region's Bedrock host
 for model metadata, ignoring ``AWS_ENDPOINT_URL``. That lookup is refused like any other (by
 the guard, and by the kernel in a namespace) and reported as expected, not as a failure.
@@ -29,6 +33,7 @@ from hermetic.hermes.protocols import (
     bedrock_environment,
 )
 from hermetic.isolation import stand_in
+from hermetic.parts.login import CODEX, LoginProviders
 
 if TYPE_CHECKING:
     from hermetic.world.world import World
@@ -50,16 +55,17 @@ class WireProtocolPart:
         """Make Hermes send this scenario's requests over ``protocol`` (before any job exists:
         Hermes skips a job whose provider changed after it was made)."""
         world = self.world
-        if protocol is RESPONSES:
-            raise HarnessError(
-                f"Hermes speaks {protocol.title} only to OpenAI's own host and to a Codex login, "
-                "never to a custom provider: log in as openai-codex instead"
-            )
         if world.scheduler.job_ids:
             raise HarnessError(
                 f"say that Hermes talks over {protocol.title} before any job is scheduled: "
                 "Hermes skips a job whose provider changed after it was made"
             )
+        if protocol is RESPONSES:
+            # Hermes speaks it only to OpenAI's own host and to a Codex login, never to a custom
+            # provider: an openai-codex login whose base_url is the mock.
+            world.use(LoginProviders).log_in(CODEX)
+            self.protocol = protocol
+            return
         plugin, hermes = world.settings.speaking(protocol)
         world.sandbox.hermes_executable = hermes
         world.use_plugin(plugin)
