@@ -498,7 +498,7 @@ def test_baseline_write_creates_a_profile_and_says_so(
     assert "2 [[baseline]] entries created" in capsys.readouterr().out
     assert len(load_profile(plugin / "hermetic.toml").baseline) == 2
     assert main(["baseline", "--plugin", str(plugin), "--reports", str(tmp_path)]) == 2
-    assert "result.json: cannot be read" in capsys.readouterr().err
+    assert "result.json: no such file" in capsys.readouterr().err
 
 
 def test_explained_failures_survive_parallel_workers_and_a_shard_merge(
