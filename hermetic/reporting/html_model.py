@@ -11,7 +11,8 @@ renders ONE ``report.html``: the page is the formatter's own, not an imitation o
 A scenario no part holds (its worker died, the run was interrupted first, its shard is missing)
 is built from the run's result with the formatter's own classes, so it shows too.
 
-Coupled to behave-html-pretty-formatter's internals (pinned in pyproject.toml): a type it has
+Coupled to behave-html-pretty-formatter's internals (pinned in pyproject.toml), reached only
+through :mod:`hermetic.integrations.behave.internals`: a type it has
 never stored fails loudly (tests/test_report_merge.py), it is never dropped silently.
 """
 
@@ -29,11 +30,18 @@ from typing import Any
 
 from behave.configuration import Configuration
 from behave.formatter.base import StreamOpener
-from behave.model import Table
-from behave.model_type import FileLocation, Status
-from behave_html_pretty_formatter import html_pretty
-from behave_html_pretty_formatter.html_pretty import PrettyHTMLFormatter
 
+from hermetic.integrations.behave.internals import (
+    FileLocation,
+    PrettyHTMLFormatter,
+    Status,
+    Table,
+    close_formatter,
+    head_elements,
+    html_pretty,
+    report_scenario_errors,
+    set_feature_background,
+)
 from hermetic.reporting.html_page import HtmlPageFormatter, worse_status
 from hermetic.reporting.layout import HTML_SETTINGS
 from hermetic.reporting.result import RunResult
@@ -110,7 +118,7 @@ def dump_model(formatter: PrettyHTMLFormatter) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "settings": {name: getattr(formatter, name) for name in _SETTINGS},
-        "head": list(formatter._additional_headers),
+        "head": head_elements(formatter),
         "suite_start_time": formatter.suite_start_time.isoformat(),
         "features": [_encode(feature) for feature in formatter.features],
     }
@@ -217,7 +225,7 @@ def default_model() -> HtmlModel:
     ]
     config = Configuration(command_args=defines, load_config=False)
     formatter = PrettyHTMLFormatter(StreamOpener(stream=io.StringIO()), config)
-    formatter._closed = True  # nothing to render at exit: this instance only lends its settings
+    close_formatter(formatter)  # nothing to render at exit: this instance only lends its settings
     return HtmlModel(
         settings={name: getattr(formatter, name) for name in _SETTINGS},
         head=[],
@@ -272,7 +280,7 @@ def _encode_object(value: Any, name: str) -> dict[str, Any]:
     if name == "Scenario":
         # The formatter reports errors recorded after the steps (after_scenario hooks) only
         # when it renders; do it now, while behave's own scenario object is still here.
-        value.report_error(value._scenario)
+        report_scenario_errors(value)
     attrs: dict[str, Any] = {}
     for attr, item in vars(value).items():
         if attr == _PARENTS.get(name) or (name, attr) in _RUNTIME_ONLY:
@@ -312,7 +320,7 @@ def _decode(value: Any) -> Any:
         if cls is html_pretty.Embed:
             _unique_uuid(obj)
         if cls is html_pretty.Feature:
-            obj._background = None
+            set_feature_background(obj, None)
         return obj
     raise ValueError(f"unknown stored value: {sorted(value)}")
 

@@ -30,11 +30,15 @@ from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
-from behave.model_type import FileLocation, Status
-from behave_html_pretty_formatter import html_pretty
-from behave_html_pretty_formatter.html_pretty import PrettyHTMLFormatter
 from dominate.tags import a, div, h3, li, pre, span, table, tbody, td, th, tr, ul
 
+from hermetic.integrations.behave.internals import (
+    FileLocation,
+    PrettyHTMLFormatter,
+    Status,
+    feature_background,
+    html_pretty,
+)
 from hermetic.reporting.closing import closing_line
 from hermetic.reporting.recorder import recorder_of
 from hermetic.reporting.result import (
@@ -241,7 +245,7 @@ def scenario_from_result(feature: Any, found: ScenarioResult, links: list[list[s
             for step in found.steps
         ],
     )
-    background = feature._background
+    background = feature_background(feature)
     feature.add_background(None)  # the result's steps already include the Background's
     scenario = html_pretty.Scenario(stand_in, feature, len(feature.scenarios) + 1)
     feature.add_background(background)

@@ -25,6 +25,11 @@ try:
     from behave.model_type import FileLocation, Status
 except ImportError:  # a behave release without them: check_versions() says which one it is
     Feature = Scenario = Step = Table = FileLocation = Status = None  # type: ignore[assignment,misc]
+try:
+    from behave_html_pretty_formatter import html_pretty
+    from behave_html_pretty_formatter.html_pretty import PrettyHTMLFormatter
+except ImportError:  # another formatter release: check_versions() says which one it is
+    html_pretty = PrettyHTMLFormatter = None  # type: ignore[assignment,misc]
 
 #: The behave releases hermetic is made for (pyproject: ``behave>=1.3.3,<1.4``).
 BEHAVE = "behave"
@@ -38,6 +43,7 @@ __all__ = [
     "FORMATTER_VERSION",
     "Feature",
     "FileLocation",
+    "PrettyHTMLFormatter",
     "Scenario",
     "Status",
     "Step",
@@ -49,8 +55,10 @@ __all__ = [
     "feature_background",
     "formatter_features",
     "head_elements",
+    "html_pretty",
     "junit_feature_name",
     "option_parser",
+    "report_scenario_errors",
     "run_aborted",
     "runner_formatters",
     "set_feature_background",
@@ -139,6 +147,8 @@ def run_aborted(context: Any) -> bool:
 
 
 # -- behave-html-pretty-formatter's own objects ---------------------------------------------
+# ``PrettyHTMLFormatter`` (the formatter report.html subclasses) and ``html_pretty`` (its model:
+# Feature, Scenario, Step, Embed, Tag) are re-exported above, imported from here only.
 def formatter_features(formatter: Any) -> list[Any]:
     """The formatter's features so far (its model of the report)."""
     return formatter.features
@@ -157,6 +167,13 @@ def feature_background(feature: Any) -> Any:
 def set_feature_background(feature: Any, background: Any) -> None:
     """Set (or with None, forget) a formatter feature's Background."""
     feature._background = background
+
+
+def report_scenario_errors(scenario: Any) -> None:
+    """Embed now the errors behave recorded for a formatter scenario after its steps (in
+    ``after_scenario`` hooks), which the formatter itself embeds only when it renders; read
+    from behave's own scenario, which the formatter scenario keeps."""
+    scenario.report_error(scenario._scenario)
 
 
 def close_formatter(formatter: Any) -> None:
