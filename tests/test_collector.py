@@ -1,5 +1,5 @@
 """Unit tests for hermetic.mock.collector and the otlp channel's decoding of what it received
-(hermetic.channels.otlp_decode): real OTLP/HTTP and OTLP/gRPC over loopback, both encodings."""
+(hermetic.channels.otlp_requests): real OTLP/HTTP and OTLP/gRPC over loopback, both encodings."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
-from hermetic.channels import otlp_decode
+from hermetic.channels import otlp_requests
 from hermetic.mock import Collector
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -91,7 +91,7 @@ def collector() -> Iterator[Collector]:
 
 
 def spans(collector: Collector) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    return [(r, s) for r, _, s in otlp_decode.scoped_spans(collector.requests())]
+    return [(r, s) for r, _, s in otlp_requests.scoped_spans(collector.requests())]
 
 
 def only_span(collector: Collector) -> dict[str, Any]:
@@ -158,7 +158,7 @@ def test_traces_over_grpc_are_journaled_as_received_and_read_the_same() -> None:
         target = collector.grpc_url.removeprefix("http://")
         with grpc.insecure_channel(target) as channel:
             export = channel.unary_unary(
-                otlp_decode.GRPC_TRACES,
+                otlp_requests.GRPC_TRACES,
                 request_serializer=ExportTraceServiceRequest.SerializeToString,
                 response_deserializer=ExportTraceServiceResponse.FromString,
             )
@@ -168,7 +168,8 @@ def test_traces_over_grpc_are_journaled_as_received_and_read_the_same() -> None:
                 timeout=10,
             )
             [entry] = collector.requests()
-            assert (entry.path, entry.content_type) == (otlp_decode.GRPC_TRACES, "application/grpc")
+            over_grpc = (otlp_requests.GRPC_TRACES, "application/grpc")
+            assert (entry.path, entry.content_type) == over_grpc
             assert entry.headers["authorization"].endswith("(redacted)")
             span = only_span(collector)
             assert span["attributes"]["http.response.status_code"] == 404
@@ -238,7 +239,7 @@ def test_a_body_the_channel_cannot_decode_is_one_line_naming_path_type_and_size(
     # The collector undoes only the transport's encoding (a broken one is a 400); what the
     # body means is the channel's to judge.
     assert send(collector.url + path, body, headers)[0] == status
-    [finding] = otlp_decode.problems(collector.requests())
+    [finding] = otlp_requests.problems(collector.requests())
     assert finding.startswith(f"POST {path} ({headers['Content-Type']}, {len(body)} bytes): ")
     assert problem in finding and "\n" not in finding
     assert "garbage" not in finding  # named, never pasted

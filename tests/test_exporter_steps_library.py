@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.channels import otlp_decode
+from hermetic.channels import otlp_requests
 from hermetic.channels.otlp_exporter_env import leave_out, traces_endpoint_only
 from hermetic.errors import HarnessError
 from hermetic.hermes.agent_log import lines_saying, tail
@@ -49,7 +49,7 @@ def test_a_refusing_collector_answers_otlp_unavailable_and_still_journals_the_sp
         status, answer = send(collector.url + "/v1/traces", body, headers)
         assert (status, json.loads(answer)["code"]) == (503, 14)
         assert [entry.status for entry in collector.requests()] == [200, 503]
-        scoped = otlp_decode.scoped_spans(collector.requests())
+        scoped = otlp_requests.scoped_spans(collector.requests())
         assert [scope for _, scope, _ in scoped] == [{"name": "test"}] * 2
 
 

@@ -1,6 +1,7 @@
-"""The ``otlp`` channel: spans the scenario's collector received over OTLP, over HTTP (at any
-path ending in ``/v1/traces``: a base URL may carry a prefix) or gRPC, protobuf or JSON
-(:mod:`~hermetic.channels.otlp_decode`).
+"""The ``otlp`` channel: where an OTLP span becomes an alert. It reads the spans the scenario's
+collector received over OTLP, over HTTP (at any path ending in ``/v1/traces``: a base URL may
+carry a prefix) or gRPC, protobuf or JSON (the requests are decoded in
+:mod:`~hermetic.channels.otlp_requests`), and maps each ERROR span to one alert.
 
 An alert is a span whose status is ERROR: the plugin's record of one failed provider call. Its
 fields come from span attributes (then the resource's), by default those of the OpenTelemetry
@@ -90,9 +91,9 @@ class OtlpChannel(Channel[OtlpSettings]):
     def _spans(self) -> list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
         """The spans of every trace export the collector accepted: one it refused (a backend
         made to fail) was never delivered, so it holds no alert."""
-        from hermetic.channels import otlp_decode  # protobuf: only to read
+        from hermetic.channels import otlp_requests  # protobuf: only to read
 
-        return list(otlp_decode.scoped_spans(self._accepted()))
+        return list(otlp_requests.scoped_spans(self._accepted()))
 
     def _accepted(self) -> list[Any]:
         return [e for e in self.sources.received() if e.status is not None and e.status < 300]
@@ -122,10 +123,10 @@ class OtlpChannel(Channel[OtlpSettings]):
         )
 
     def absence(self) -> str | None:
-        from hermetic.channels import otlp_decode
+        from hermetic.channels import otlp_requests
 
         spans = [span for _, _, span in self._spans()]
-        exports = [e for e in self.sources.received() if otlp_decode.carries_traces(e)]
+        exports = [e for e in self.sources.received() if otlp_requests.carries_traces(e)]
         refused = [e for e in exports if e not in self._accepted()]
         if not spans and exports and len(refused) == len(exports):
             answers = ", ".join(sorted({str(entry.status) for entry in refused}))
@@ -146,9 +147,9 @@ class OtlpChannel(Channel[OtlpSettings]):
         return None
 
     def problems(self) -> list[str]:
-        from hermetic.channels import otlp_decode
+        from hermetic.channels import otlp_requests
 
-        problems = otlp_decode.problems(self.sources.received())
+        problems = otlp_requests.problems(self.sources.received())
         for resource, scope, span in self._spans():
             if span.get("status", {}).get("code") in _ERROR:
                 problems += span_findings(

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from hermetic.channels.otlp_decode import GRPC_TRACES
+from hermetic.channels.otlp_requests import GRPC_TRACES
 
 #: A file larger than this is not read (an alert file is kilobytes).
 READ_LIMIT = 8 * 1024 * 1024

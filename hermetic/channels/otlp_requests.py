@@ -1,4 +1,5 @@
-"""OTLP trace requests as the otlp channel reads them, from whatever the collector received:
+"""OTLP trace export requests decoded into spans (no alerts here: the otlp channel maps spans to
+alerts, :mod:`hermetic.channels.otlp`), from whatever the collector received:
 OTLP/HTTP at any path ending in ``/v1/traces`` (a base URL with a prefix, ``…/otlp/v1/traces``,
 included), protobuf or the proto's JSON mapping, and OTLP/gRPC's ``TraceService/Export``.
 
