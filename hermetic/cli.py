@@ -235,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if args.command == "mock":
-        from hermetic.mock.cli import main as mock_main
+        from hermetic.mock.provider_cli import main as mock_main
 
         return mock_main(argv[argv.index("mock") + 1 :])
     if args.command == "collector":

@@ -28,7 +28,7 @@ from hermetic.mock.converse import (
     encode_event,
     status_for,
 )
-from hermetic.mock.replies import Streamed
+from hermetic.mock.protocol_replies import Streamed
 from hermetic.mock.script import Answer
 
 MODEL = "amazon.nova-gone-v1:0"

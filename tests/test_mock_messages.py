@@ -26,7 +26,7 @@ from hermetic.mock.messages import (
     status_for,
     stream_error_frames,
 )
-from hermetic.mock.replies import Streamed
+from hermetic.mock.protocol_replies import Streamed
 from hermetic.mock.script import Answer
 from hermetic.mock.state import CHAT
 

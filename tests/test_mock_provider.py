@@ -1,4 +1,4 @@
-"""Unit tests for hermetic.mock.provider and its CLI: real HTTP over loopback, free ports only."""
+"""Unit tests for hermetic.mock.provider_server and its CLI: real HTTP, loopback, free ports."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from hermetic.mock import (
     redact_authorization,
     render_answer,
 )
-from hermetic.mock.cli import main
+from hermetic.mock.provider_cli import main
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = REPO_ROOT / "tools" / "mock_provider.py"

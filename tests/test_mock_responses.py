@@ -17,7 +17,7 @@ import openai
 import pytest
 
 from hermetic.mock import MockProvider, render_answer
-from hermetic.mock.answers import response_events, response_object
+from hermetic.mock.provider_answers import response_events, response_object
 from hermetic.mock.state import CHAT
 
 # Bypass any http_proxy in the environment: every request here is loopback.

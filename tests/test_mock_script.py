@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from hermetic.mock.answers import ANSWER_NAMES, PRESETS, render_answer
+from hermetic.mock.provider_answers import ANSWER_NAMES, PRESETS, render_answer
 from hermetic.mock.script import (
     Answer,
     Script,

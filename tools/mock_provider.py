@@ -11,7 +11,7 @@ if importlib.util.find_spec("hermetic") is None:
     # Running from a checkout without the project installed: use the repo root.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hermetic.mock.cli import main  # noqa: E402
+from hermetic.mock.provider_cli import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -19,12 +19,18 @@ On the pipeline (runner -> plan -> world and parts -> result -> reports) the pee
 world's outside: each world starts its own, on free loopback ports, and stops them.
 """
 
-from hermetic.mock.answers import ANSWER_NAMES, PRESETS, Preset, RenderedAnswer, render_answer
 from hermetic.mock.closed_port import ClosedPort
 from hermetic.mock.collector import Collector, CollectorEntry
 from hermetic.mock.journal import Journal, JournalEntry, redact_authorization
 from hermetic.mock.portal import IssuedTokens, MockPortal, PortalEntry
-from hermetic.mock.provider import MockProvider
+from hermetic.mock.provider_answers import (
+    ANSWER_NAMES,
+    PRESETS,
+    Preset,
+    RenderedAnswer,
+    render_answer,
+)
+from hermetic.mock.provider_server import MockProvider
 from hermetic.mock.routes import CONTROL_PREFIX, MARKER_HEADER, UNMATCHED_STATUS
 from hermetic.mock.script import (
     Answer,

@@ -2,6 +2,6 @@
 
 import sys
 
-from hermetic.mock.cli import main
+from hermetic.mock.provider_cli import main
 
 sys.exit(main())

@@ -29,7 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hermetic.mock.answers import (
+from hermetic.mock.protocol_replies import Streamed, merge_headers, rendered
+from hermetic.mock.provider_answers import (
     DEFAULT_CONTENT,
     EMPTY_REPLY,
     HANG,
@@ -38,7 +39,6 @@ from hermetic.mock.answers import (
     SUCCESS,
     RenderedAnswer,
 )
-from hermetic.mock.replies import Streamed, merge_headers, rendered
 from hermetic.mock.script import Answer
 
 __all__ = [
@@ -220,7 +220,7 @@ def converse_reply(
 ) -> RenderedAnswer | Streamed:
     """What ``answer`` sends to a Converse request (``stream``: to ConverseStream).
 
-    A working answer to ConverseStream is :class:`~hermetic.mock.replies.Streamed`;
+    A working answer to ConverseStream is :class:`~hermetic.mock.protocol_replies.Streamed`;
     everything else is one response. Raises ValueError for the answers that send no
     response (reset, empty_reply).
     """

@@ -29,7 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermetic.mock.answers import (
+from hermetic.mock.protocol_replies import Streamed, merge_headers, rendered
+from hermetic.mock.provider_answers import (
     DEFAULT_CONTENT,
     EMPTY_REPLY,
     HANG,
@@ -38,7 +39,6 @@ from hermetic.mock.answers import (
     SUCCESS,
     RenderedAnswer,
 )
-from hermetic.mock.replies import Streamed, merge_headers, rendered
 from hermetic.mock.script import Answer
 
 __all__ = [
@@ -274,7 +274,7 @@ def messages_reply(
 ) -> RenderedAnswer | Streamed:
     """What ``answer`` sends to a Messages request for ``model``.
 
-    A working answer to a streamed request is :class:`~hermetic.mock.replies.Streamed`;
+    A working answer to a streamed request is :class:`~hermetic.mock.protocol_replies.Streamed`;
     everything else (an error, a reply to an unstreamed request, a ``body`` override) is one
     response. Raises ValueError for the answers that send no response (reset, empty_reply).
     """

@@ -13,7 +13,7 @@ server runs Hermes' real login and refresh code with no account and no network.
   number: ``at-2``, ``rt-1``), and a route nobody scripted is answered *loudly* -- HTTP 418 with
   header ``X-Hermetic-Mock: unmatched`` -- as the mock provider does.
 
-Use it like :class:`~hermetic.mock.provider.MockProvider` (both are a
+Use it like :class:`~hermetic.mock.provider_server.MockProvider` (both are a
 :class:`~hermetic.mock.server.LoopbackServer` keeping a :class:`~hermetic.mock.journal.Journal`)::
 
     with MockPortal(token_lifetime=3600) as portal:

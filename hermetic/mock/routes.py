@@ -38,7 +38,17 @@ from typing import Any
 
 from aiohttp import web
 
-from hermetic.mock.answers import (
+from hermetic.mock.converse import CONVERSE_PATH, CONVERSE_STREAM_PATH, converse_reply
+from hermetic.mock.converse import status_for as converse_status
+from hermetic.mock.messages import (
+    MESSAGES_PATHS,
+    invalid_request,
+    messages_reply,
+    request_id_for,
+    status_for,
+)
+from hermetic.mock.protocol_replies import Streamed
+from hermetic.mock.provider_answers import (
     DEFAULT_CONTENT,
     EMPTY_REPLY,
     HANG,
@@ -54,16 +64,6 @@ from hermetic.mock.answers import (
     response_events,
     response_object,
 )
-from hermetic.mock.converse import CONVERSE_PATH, CONVERSE_STREAM_PATH, converse_reply
-from hermetic.mock.converse import status_for as converse_status
-from hermetic.mock.messages import (
-    MESSAGES_PATHS,
-    invalid_request,
-    messages_reply,
-    request_id_for,
-    status_for,
-)
-from hermetic.mock.replies import Streamed
 from hermetic.mock.script import Answer, Script, ScriptError, model_field, parse_script
 from hermetic.mock.state import CHAT, PROBE, UNMATCHED, ProviderEntry, ProviderState, outcome_of
 

@@ -3,7 +3,7 @@
 Vocabulary (one name each, in code, help and docs):
 
 * :class:`Answer` -- what the mock does with one chat request: an answer name (its
-  :class:`~hermetic.mock.answers.Preset`) plus overrides;
+  :class:`~hermetic.mock.provider_answers.Preset`) plus overrides;
 * :class:`Stage` -- one answer for ``times`` requests in a row (the last stage: forever);
 * :class:`Script` -- a model's stages, in order;
 * :class:`ScriptFile` -- the scripts of several models, read from YAML or JSON (the CLI's
@@ -29,7 +29,7 @@ published words, from the corpus: model_not_found, model_gone, rate_limit, overl
 server_error) and
 ``words`` (which of the provider's answers, when it has several), plus ``times`` in a list stage.
 A script file's top-level ``provider`` gives its provider to every answer of those but
-server_error (:data:`~hermetic.mock.answers.FILE_PROVIDER_ANSWERS`).
+server_error (:data:`~hermetic.mock.provider_answers.FILE_PROVIDER_ANSWERS`).
 
 Errors are :class:`ScriptError`: a field path such as ``models.flaky[1].times`` plus what is
 wrong with it, so the message points at the line to fix.
@@ -50,7 +50,7 @@ from typing import Any
 import yaml
 
 from hermetic.corpus import CorpusError, load_corpus
-from hermetic.mock.answers import (
+from hermetic.mock.provider_answers import (
     ANSWER_NAMES,
     CONNECTION_ANSWERS,
     FILE_PROVIDER_ANSWERS,

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hermetic.mock.answers import EMPTY_REPLY, HANG, RESET
 from hermetic.mock.journal import Journal, JournalEntry
+from hermetic.mock.provider_answers import EMPTY_REPLY, HANG, RESET
 from hermetic.mock.script import Answer, Script
 
 __all__ = [

@@ -17,8 +17,8 @@ from hermetic.diagnostics.evidence import Evidence
 from hermetic.errors import HarnessError
 from hermetic.hermes.config import HermesConfig
 from hermetic.mock import ClosedPort, MockProvider, ScriptError
-from hermetic.mock.answers import answer_for_situation
 from hermetic.mock.phrases import answer_phrase
+from hermetic.mock.provider_answers import answer_for_situation
 
 #: Most requests a journal shows in the artefacts.
 JOURNAL_LIMIT = 1000

@@ -18,8 +18,8 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from hermetic.corpus import CorpusError, ProviderAnswer, load_corpus
-from hermetic.mock.answers import FILE_PROVIDER_ANSWERS, PRESETS, SUCCESS
-from hermetic.mock.provider import MockProvider
+from hermetic.mock.provider_answers import FILE_PROVIDER_ANSWERS, PRESETS, SUCCESS
+from hermetic.mock.provider_server import MockProvider
 from hermetic.mock.routes import CONTROL_ROUTES
 from hermetic.mock.script import Script, ScriptError, ScriptFile, load_script_file, parse_script
 

@@ -1,4 +1,5 @@
-"""The mock provider's answer presets: what each named answer sends, as pure functions.
+"""The mock provider's answers: for a scripted answer, the status, headers and body it sends
+(:func:`render_answer`), and the presets behind each answer name, as pure functions.
 
 An *answer* is what the mock does with one chat-completion request: send an OpenAI-shaped
 status + body + headers (``success``, ``model_not_found``, ``rate_limit``...), wait first

@@ -1,7 +1,8 @@
-"""What a model route sends, for the protocols whose words live in their own module.
+"""What a model route sends for the protocols whose words live in a module of their own
+(Anthropic's Messages, Bedrock's Converse): one response or a streamed one.
 
 :mod:`hermetic.mock.messages` (Anthropic) and :mod:`hermetic.mock.converse` (Bedrock) turn an
-answer into either one response (:class:`~hermetic.mock.answers.RenderedAnswer`) or a
+answer into either one response (:class:`~hermetic.mock.provider_answers.RenderedAnswer`) or a
 :class:`Streamed` answer; the route sends either without knowing the protocol.
 """
 
@@ -12,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hermetic.mock.answers import JSON_TYPE, TEXT_TYPE, RenderedAnswer
+from hermetic.mock.provider_answers import JSON_TYPE, TEXT_TYPE, RenderedAnswer
 
 __all__ = ["Streamed", "merge_headers", "rendered"]
 

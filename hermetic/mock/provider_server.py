@@ -1,4 +1,7 @@
-"""Scriptable mock of an OpenAI-compatible model provider, for acceptance tests.
+"""The mock provider as a test holds it (:class:`MockProvider`): the loopback server of an
+OpenAI-compatible model provider, started, scripted per model and asked what it received. What
+it answers is built in :mod:`hermetic.mock.provider_answers`; its HTTP routes are in
+:mod:`hermetic.mock.routes`.
 
 The hermetic behave suite runs the real Hermes Agent (``hermes cron tick``) against this server
 so that provider failures -- a removed model (404 ``model_not_found``), a rate limit, a 500, a
@@ -7,7 +10,7 @@ fires exactly as it would in production.
 
 * Each model follows a :class:`~hermetic.mock.script.Script` of answers such as ``success``,
   ``model_not_found`` or ``hang``, possibly in stages ("fail twice, then answer"). The format
-  is described in :mod:`hermetic.mock.script`; the answers in :mod:`hermetic.mock.answers`.
+  is described in :mod:`hermetic.mock.script`; the answers in :mod:`hermetic.mock.provider_answers`.
 * Every request is journaled as a :class:`~hermetic.mock.state.ProviderEntry`, so steps can
   assert what Hermes actually sent and print the traffic when a scenario fails.
 * Anything nobody scripted -- an unknown route or an unknown model -- is answered *loudly*
@@ -34,7 +37,7 @@ from typing import Any
 
 from aiohttp import web
 
-from hermetic.mock.answers import SUCCESS
+from hermetic.mock.provider_answers import SUCCESS
 from hermetic.mock.routes import Routes, error_message_over
 from hermetic.mock.script import (
     Answer,
