@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from hermetic.errors import ConfigError
-from hermetic.hermes import install_steps, plugin_envs
+from hermetic.hermes import install_steps
 from hermetic.hermes.env_folders import building, install_log, leftovers
 from hermetic.hermes.install_steps import (
     PIP,
@@ -33,7 +33,7 @@ from hermetic.hermes.installs import HermesInstallError, ensure_hermes, install_
 from hermetic.hermes.pip_config import PipSettings, parse_config_list, read_pip_settings
 from hermetic.hermes.uv_settings import uv_settings
 from hermetic.plan.resolve import settings_from_userdata
-from hermetic.plugin_sources import load_plugin
+from hermetic.plugin_sources import load_plugin, package_install
 from tests.wheels import fake_hermes_wheel, make_wheel, plugin_wheel
 
 MINIMAL_PIP = Path(__file__).resolve().parent / "fixtures" / "plugins" / "minimal404_pip"
@@ -256,7 +256,7 @@ def test_uv_installs_a_plugin_with_pip_s_settings(
 ) -> None:
     _offline_pip(monkeypatch, wheels)  # uv reads no PIP_*: only what hermetic carries over
     said: list[str] = []
-    env = plugin_envs.ensure_plugin_env(
+    env = package_install.ensure_plugin_env(
         fake_hermes, "wheel one", "demo-plugin==1.0", "demo-plugin", root=tmp_path, say=said.append
     )
     assert (env.installer, env.uv_failure) == (UV, None)
@@ -274,7 +274,7 @@ def test_pip_installs_the_plugin_when_uv_cannot_and_says_so_in_one_line(
     _offline_pip(monkeypatch, wheels)
     monkeypatch.setattr(install_steps, "uv_executable", lambda: str(_failing_uv(tmp_path)))
     said: list[str] = []
-    env = plugin_envs.ensure_plugin_env(
+    env = package_install.ensure_plugin_env(
         fake_hermes, "wheel two", "demo-plugin==1.0", "demo-plugin", root=tmp_path, say=said.append
     )
     assert env.installer == PIP
@@ -287,7 +287,7 @@ def test_pip_installs_the_plugin_when_uv_cannot_and_says_so_in_one_line(
         f"{line.split('pip did, in ')[1].split('s ')[0]}s (full log: {install_log(env.root)})"
     )
     # a later run reuses it, and its reports still say pip installed it
-    again = plugin_envs.ensure_plugin_env(
+    again = package_install.ensure_plugin_env(
         fake_hermes, "wheel two", "unused", "demo-plugin", root=tmp_path
     )
     assert (again.installer, again.uv_failure) == (PIP, env.uv_failure)
@@ -299,10 +299,10 @@ def test_an_install_nothing_can_do_is_one_line_and_leaves_nothing_behind(
     _offline_pip(monkeypatch, wheels)
     monkeypatch.setattr(install_steps, "uv_executable", lambda: str(_failing_uv(tmp_path)))
     with pytest.raises(InstallFailure) as caught:
-        plugin_envs.ensure_plugin_env(
+        package_install.ensure_plugin_env(
             fake_hermes, "missing", "demo-plugin==7.0", "demo-plugin", root=tmp_path
         )
-    target = plugin_envs.env_root(fake_hermes, "missing", tmp_path)
+    target = package_install.env_root(fake_hermes, "missing", tmp_path)
     message = str(caught.value)
     assert "\n" not in message
     assert message == (
@@ -350,7 +350,7 @@ def test_install_step_runs_pip_when_uv_is_not_installed(
     _offline_pip(monkeypatch, wheels)
     monkeypatch.setattr(install_steps, "uv_executable", lambda: None)
     target = tmp_path / "target"
-    plugin_envs.clone_environment(fake_hermes.parent.parent, target)
+    package_install.clone_environment(fake_hermes.parent.parent, target)
     python = target / "bin" / "python"
     done = install_step(
         "installing demo-plugin",

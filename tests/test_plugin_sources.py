@@ -13,13 +13,16 @@ import pytest
 
 from hermetic.cli import main
 from hermetic.errors import ConfigError
-from hermetic.hermes import plugin_envs
-from hermetic.hermes.plugin_envs import clone_environment, ensure_plugin_env, pins_changed
 from hermetic.hermes.plugin_identity import entry_point_problem
 from hermetic.hermes.plugin_load import load_failures
-from hermetic.plugin_sources import kind_skip_reason, load_plugin
+from hermetic.plugin_sources import kind_skip_reason, load_plugin, package_install
 from hermetic.plugin_sources.directory import DirectoryPlugin
 from hermetic.plugin_sources.package import PROJECT, REQUIREMENT, SDIST, WHEEL, project_digest
+from hermetic.plugin_sources.package_install import (
+    clone_environment,
+    ensure_plugin_env,
+    pins_changed,
+)
 
 EXAMPLES = Path(__file__).resolve().parent / "fixtures" / "plugins"
 MINIMAL_PIP = EXAMPLES / "minimal404_pip"
@@ -199,7 +202,7 @@ def test_an_install_that_fails_is_one_line_naming_the_option(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
-        raise plugin_envs.HermesInstallError("installing x failed (1); full log: /l")
+        raise package_install.HermesInstallError("installing x failed (1); full log: /l")
 
     monkeypatch.setattr("hermetic.plugin_sources.package.ensure_plugin_env", refuse)
     plugin = load_plugin("demo-plugin==1.0")
@@ -290,12 +293,12 @@ def test_an_unchanged_build_reuses_its_environment(
     def never(*args: object) -> None:
         raise AssertionError("the environment was created again")
 
-    monkeypatch.setattr(plugin_envs, "_create", never)
+    monkeypatch.setattr(package_install, "_create", never)
     again = ensure_plugin_env(
         hermes_executable, plugin.build_key(), "unused", plugin.distribution, root=root
     )
     assert again == env
-    other = plugin_envs.env_root(hermes_executable, "project another-digest", root)
+    other = package_install.env_root(hermes_executable, "project another-digest", root)
     assert other != env.root  # a changed build gets an environment of its own
 
 

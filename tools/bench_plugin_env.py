@@ -36,8 +36,13 @@ sys.path.insert(0, str(REPO))
 from hermetic.hermes import install_steps  # noqa: E402
 from hermetic.hermes.installs import ensure_hermes  # noqa: E402
 from hermetic.hermes.packages import interpreter  # noqa: E402
-from hermetic.hermes.plugin_envs import build_wheel, clone_environment, ensure_plugin_env, uv  # noqa: E402
 from hermetic.plugin_sources import load_plugin  # noqa: E402
+from hermetic.plugin_sources.package_install import (  # noqa: E402
+    build_wheel,
+    clone_environment,
+    ensure_plugin_env,
+    uv,
+)
 
 EXAMPLES = REPO / "tests" / "fixtures" / "plugins"
 

@@ -53,8 +53,8 @@ from hermetic.hermes.install_steps import (  # noqa: E402
     install_step,
     pip_install_command,
 )
-from hermetic.hermes.plugin_envs import build_wheel as build_project_wheel  # noqa: E402
 from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
+from hermetic.plugin_sources.package_install import build_wheel as build_project_wheel  # noqa: E402
 from hermetic.reporting.layout import BEHAVE_JSON  # noqa: E402
 from hermetic.runs.child_steps import run_step, say, stop_if_interrupted  # noqa: E402
 

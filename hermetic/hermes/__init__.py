@@ -1,5 +1,5 @@
 """Hermes as users run it: its own installation per release or build (:mod:`.installs`,
-:mod:`.builds`, :mod:`.releases`, :mod:`.plugin_envs`), a sandboxed home (:mod:`.sandbox`,
+:mod:`.builds`, :mod:`.releases`), a sandboxed home (:mod:`.sandbox`,
 :mod:`.config`), the ``hermes`` commands (:mod:`.commands`), the scheduler and cron jobs, and
 the readers of what Hermes itself says (its log, plugin loads, hook failures and timeouts).
 
@@ -20,7 +20,6 @@ __all__ = [
     "hook_timeouts",
     "installs",
     "packages",
-    "plugin_envs",
     "plugin_identity",
     "plugin_load",
     "processes",

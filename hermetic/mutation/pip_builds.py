@@ -2,7 +2,8 @@
 
 Each mutant's copy of the project is a new build (:meth:`PackagePlugin.build_key`, a digest of
 the project's files), so its trial's preparation installs it into an environment of its own
-beside Hermes' (:mod:`hermetic.hermes.plugin_envs`, hard links, about 2 s on a quiet machine).
+beside Hermes' (:mod:`hermetic.plugin_sources.package_install`, hard links, about 2 s on a
+quiet machine).
 Kept, thirty mutants would leave thirty environments of Hermes' four thousand files each.
 """
 

@@ -4,7 +4,8 @@
   each sandbox's ``plugins/<name>/``.
 * :mod:`.package` — a plugin as users install it with pip: a Python project folder, a wheel or
   sdist file, or a requirement ``name==version``; installed (non-editable, with its
-  dependencies) into an environment made from Hermes' own, and found by Hermes through its
+  dependencies) into an environment made from Hermes' own (:mod:`.package_install`: the wheel
+  built and installed, the environment cloned and reused), and found by Hermes through its
   ``hermes_agent.plugins`` entry point.
 
 Each kind has a name, decides whether ``--plugin`` / ``-D plugin=`` names one of its kind

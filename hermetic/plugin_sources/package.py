@@ -3,9 +3,9 @@
 ``--plugin`` names one of: a Python project folder (a ``pyproject.toml`` declaring an entry
 point in the group ``hermes_agent.plugins``, and no ``plugin.yaml``), a wheel or sdist file, or
 a requirement ``name==version`` from the registry. Before any scenario it is installed into an
-environment made from Hermes' own (:mod:`hermetic.hermes.plugin_envs`), and the entry-point
-name Hermes will register is read from the installed metadata; each sandbox then enables that
-name, and the checks expect ``Loading plugin '<name>' (source=entrypoint, …)``.
+environment made from Hermes' own (:mod:`hermetic.plugin_sources.package_install`), and the
+entry-point name Hermes will register is read from the installed metadata; each sandbox then
+enables that name, and the checks expect ``Loading plugin '<name>' (source=entrypoint, …)``.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from packaging.utils import canonicalize_name
 
 from hermetic.errors import ConfigError, HarnessError
 from hermetic.hermes.install_steps import Installed
-from hermetic.hermes.plugin_envs import (
+from hermetic.plugin_sources.directory import git_revision
+from hermetic.plugin_sources.package_install import (
     ENTRY_POINT_GROUP,
     build_wheel,
     ensure_plugin_env,
 )
-from hermetic.plugin_sources.directory import git_revision
 
 if TYPE_CHECKING:
     from hermetic.plugin_sources import PluginHome

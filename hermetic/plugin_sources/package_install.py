@@ -1,4 +1,5 @@
-"""Hermes' own environment with a pip plugin installed in it, as a user installs one.
+"""A pip plugin installed into Hermes' environment, as a user installs one: its wheel built
+(from a project folder or sdist) and installed with its dependencies into a copy of Hermes' own.
 
 One environment per Hermes environment and plugin build (``key``: a digest of the wheel, the
 sdist, the project folder's files or the pinned requirement), reused while the build is
