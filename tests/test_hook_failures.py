@@ -102,3 +102,22 @@ def test_a_chained_traceback_is_named_by_the_record_that_logged_it():
         "2026-12-02 04:46:28,191 ERROR [cron_9] hermes_plugins.caughtfail: alert not recorded "
         "/ OSError: database is locked"
     ]
+
+
+def test_the_headline_quotes_the_first_raised_line_and_counts_the_rest():
+    from hermetic.hermes.hook_failures import hook_raised_headline
+
+    line = (
+        "2026-12-02 04:16:01,191 WARNING hermes_cli.plugins: Hook 'api_request_error' callback "
+        "on_err raised: boom\n"
+    )
+    headline = hook_raised_headline(line * 2, PLUGIN)
+    assert headline is not None
+    first, why, more = headline.splitlines()
+    assert first == (
+        "the plugin's api_request_error hook raised; Hermes' log says: "
+        "\"Hook 'api_request_error' callback on_err raised: boom\" (logs/agent.log, line 1)"
+    )
+    assert why.startswith("Hermes catches what a hook raises and carries on")
+    assert more == "(1 more such line(s) in logs/agent.log)"
+    assert hook_raised_headline("2026-12-02 04:16:01,191 INFO all is well\n", PLUGIN) is None

@@ -1,5 +1,6 @@
 """Did the plugin fail inside Hermes? Hermes' "callback … raised" lines and the plugin's own
-tracebacks, read back from Hermes' log.
+tracebacks, read back from Hermes' log, and the failure's headline they make ("the plugin's
+api_request_error hook raised; Hermes' log says: …", :func:`hook_raised_headline`).
 
 Hermes catches whatever a hook raises and logs one WARNING line (``Hook 'api_request_error'
 callback on_api_request_error raised: …``, 0.16 to 0.22); a plugin that catches its own failure
@@ -15,6 +16,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from hermetic.hermes.registered_hooks import API_REQUEST_ERROR
+
 _RAISED = re.compile(r"(?:Hook|Event) '[^']+' callback \S+ raised: ")
 # Hermes' words from "Hook '" on: the line's time, level and logger are the log's, not Hermes'
 # report of the failure.
@@ -22,6 +25,8 @@ _RAISED_WORDS = re.compile(r"(?:Hook|Event) '(?P<hook>[^']+)' callback \S+ raise
 _TRACEBACK = "Traceback (most recent call last):"
 # A log record's first line: "<date> <time> <LEVEL> …" (Hermes' format, and the plugin's own).
 _RECORD = re.compile(r"^\S+ \S+ [A-Z]+ ")
+# A log record's time, level and session: the report names the line, the logger says whose.
+_RECORD_PREFIX = re.compile(r"^\S+ \S+ [A-Z]+ (?:\[[^\]]*\] )?")
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line \d+')
 
 
@@ -87,3 +92,34 @@ def raised_hooks(log_text: str, hook: str | None = None) -> list[RaisedHook]:
         if match and hook in (None, match["hook"]):
             found.append(RaisedHook(match["hook"], match[0].strip(), number))
     return found
+
+
+def hook_raised_headline(log_text: str, plugin: Path | None) -> str | None:
+    """The failure's headline when Hermes' log (agent.log's text) says the plugin's
+    ``api_request_error`` callback raised, or the plugin logged a failure of its own there (a
+    traceback through ``plugin``'s files); None when it says neither."""
+    raised = raised_hooks(log_text, API_REQUEST_ERROR)
+    own = [_RECORD_PREFIX.sub("", found) for found in own_tracebacks(log_text, plugin)]
+    if raised:
+        first = raised[0]
+        lines = [
+            f"the plugin's {API_REQUEST_ERROR} hook raised; Hermes' log says: "
+            f'"{first.words}" (logs/agent.log, line {first.line})',
+            "Hermes catches what a hook raises and carries on: the job's failure is "
+            "recorded, the plugin's alert is not. Catch the failure inside the hook (and log "
+            "it), or fix it.",
+        ]
+        if len(raised) > 1:
+            lines.append(f"({len(raised) - 1} more such line(s) in logs/agent.log)")
+    elif own:
+        lines = [
+            f'the plugin logged a failure of its own in Hermes\' log: "{own[0]}" '
+            "(logs/agent.log)",
+            "Its traceback runs through the plugin's files; the alert it was recording is "
+            "lost.",
+        ]
+        own = own[1:]
+    else:
+        return None
+    lines += [f"  {found}" for found in own[:3]]
+    return "\n".join(lines)

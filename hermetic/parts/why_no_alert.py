@@ -6,7 +6,7 @@ Checked in this order, the first that finds something is the failure's headline:
 1. **The plugin registered no ``api_request_error`` hook** (Hermes' ``HERMES_PLUGINS_DEBUG``
    output, :mod:`hermetic.hermes.registered_hooks`): Hermes never told it of the failure.
 2. **Its ``api_request_error`` hook raised**: Hermes' own log line, quoted
-   (:func:`hermetic.hermes.hook_failures.raised_hooks`); Hermes caught it and carried on.
+   (written by :mod:`hermetic.hermes.hook_failures`); Hermes caught it and carried on.
 3. **Hermes stopped waiting for the hook** (0.22+, :mod:`hermetic.hermes.hook_timeouts`).
 4. **The plugin sent its backend no key**: the scenario's collector answered deliveries without
    the profile's ``{credential}`` with 401, as the real backend would
@@ -22,14 +22,13 @@ Each says what it found and where, so the author reads the cause in the first li
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermetic.hermes.agent_log import logged_by_others
 from hermetic.hermes.home_files import written_by_others
-from hermetic.hermes.hook_failures import own_tracebacks, raised_hooks
+from hermetic.hermes.hook_failures import hook_raised_headline
 from hermetic.hermes.hook_timeouts import hook_timeouts
 from hermetic.hermes.packages import top_level_modules
 from hermetic.hermes.registered_hooks import API_REQUEST_ERROR, missing_hook, registrations
@@ -46,8 +45,6 @@ from hermetic.parts.stray_alerts import (
 if TYPE_CHECKING:
     from hermetic.world import World
 
-# A log record's time, level and session: the report names the line, the logger says whose.
-_RECORD_PREFIX = re.compile(r"^\S+ \S+ [A-Z]+ (?:\[[^\]]*\] )?")
 #: Hermes' own log, relative to its home.
 AGENT_LOG = "logs/agent.log"
 #: How much of a stray record the report shows.
@@ -96,33 +93,9 @@ class WhyNoAlert:
 
     def hook_raised(self) -> str | None:
         """Hermes' log says the plugin's ``api_request_error`` callback raised, or the plugin
-        logged a failure of its own there (a traceback through its files)."""
-        log = self._agent_log()
-        raised = raised_hooks(log, API_REQUEST_ERROR)
-        own = [_RECORD_PREFIX.sub("", found) for found in own_tracebacks(log, self._plugin_code())]
-        if raised:
-            first = raised[0]
-            lines = [
-                f"the plugin's {API_REQUEST_ERROR} hook raised; Hermes' log says: "
-                f'"{first.words}" (logs/agent.log, line {first.line})',
-                "Hermes catches what a hook raises and carries on: the job's failure is "
-                "recorded, the plugin's alert is not. Catch the failure inside the hook (and log "
-                "it), or fix it.",
-            ]
-            if len(raised) > 1:
-                lines.append(f"({len(raised) - 1} more such line(s) in logs/agent.log)")
-        elif own:
-            lines = [
-                f'the plugin logged a failure of its own in Hermes\' log: "{own[0]}" '
-                "(logs/agent.log)",
-                "Its traceback runs through the plugin's files; the alert it was recording is "
-                "lost.",
-            ]
-            own = own[1:]
-        else:
-            return None
-        lines += [f"  {found}" for found in own[:3]]
-        return "\n".join(lines)
+        logged a failure of its own there (the headline is written by
+        :func:`hermetic.hermes.hook_failures.hook_raised_headline`)."""
+        return hook_raised_headline(self._agent_log(), self._plugin_code())
 
     def _plugin_code(self) -> Path | None:
         """The plugin's code as Hermes runs it: its folder in the home, or its package."""
