@@ -12,7 +12,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from hermetic.plan.model import PLAN_FILE, RunPlan, Spread, Suite
+from hermetic.plan.model import RunPlan, Spread, Suite
+from hermetic.plan.plan_file import PLAN_FILE, write_plan
 from hermetic.plan.request import RunRequest
 from hermetic.plan.settings import Settings
 from hermetic.plugin_sources.directory import DirectoryPlugin
@@ -58,5 +59,5 @@ def demo_plan(
     )
     reports.mkdir(parents=True, exist_ok=True)
     clear_reports(reports)
-    plan.write(reports / PLAN_FILE)
+    write_plan(plan, reports / PLAN_FILE)
     return plan

@@ -13,9 +13,17 @@ from hermetic.hermes.builds import HermesBuild
 from hermetic.isolation.netns import GUARD_ONLY, NAMESPACE
 from hermetic.isolation.netns.status import NetworkIsolation
 from hermetic.plan.behave_args import UsageError, check_behave_args, split_defines
-from hermetic.plan.model import PLAN_FILE, RunPlan, Spread, Suite
+from hermetic.plan.model import RunPlan, Spread, Suite
 from hermetic.plan.not_run import NOT_CLAIMED, SKIPPED, why_not_run
-from hermetic.plan.records import plugin_from_json, plugin_json, profile_from_json, profile_json
+from hermetic.plan.plan_file import (
+    PLAN_FILE,
+    plugin_from_json,
+    plugin_json,
+    profile_from_json,
+    profile_json,
+    read_plan,
+    write_plan,
+)
 from hermetic.plan.request import COMMAND_LINE, RunRequest
 from hermetic.plan.resolve import check
 from hermetic.plan.selection import Listing, PlannedScenario
@@ -81,15 +89,15 @@ def test_a_plan_is_written_once_and_read_back_whole(tmp_path: Path) -> None:
         reports=tmp_path / "reports",
         spread=Spread(jobs=3, shard="1/2", durations=tmp_path / "d.json"),
     )
-    path = plan.write(tmp_path / "reports" / PLAN_FILE)
-    assert RunPlan.read(path) == plan
+    path = write_plan(plan, tmp_path / "reports" / PLAN_FILE)
+    assert read_plan(path) == plan
     # Hermes with a protocol's extra, made before any scenario, travels with the plan too.
     speaking = {"anthropic-messages": (plan.settings.plugin, tmp_path / "extra" / "bin" / "hermes")}
     with_extra = replace(
         plan,
         settings=replace(plan.settings, hermes_package="hermes-agent==0.19.0", _speaking=speaking),
     )
-    again = RunPlan.read(with_extra.write(tmp_path / "again.json")).settings
+    again = read_plan(write_plan(with_extra, tmp_path / "again.json")).settings
     assert (again.hermes_package, again._speaking) == ("hermes-agent==0.19.0", speaking)
     assert [p.name for p in path.parent.iterdir()] == [PLAN_FILE]  # no partial file left
 
@@ -97,13 +105,13 @@ def test_a_plan_is_written_once_and_read_back_whole(tmp_path: Path) -> None:
 def test_a_file_that_is_no_plan_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "plan.json").write_text('{"format": "hermetic-plan/1"}')
     with pytest.raises(ConfigError) as caught:
-        RunPlan.read(tmp_path / "plan.json")
+        read_plan(tmp_path / "plan.json")
     assert str(caught.value) == (
         f"-D plan={tmp_path / 'plan.json'}: not a run plan of this hermetic (format "
         "'hermetic-plan/1', expected 'hermetic-run-plan/1')"
     )
     with pytest.raises(ConfigError, match="no readable run plan"):
-        RunPlan.read(tmp_path / "missing.json")
+        read_plan(tmp_path / "missing.json")
 
 
 def test_a_mistyped_option_names_the_one_meant() -> None:

@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING
 from hermetic.hermes.hang_limit import hang_in
 from hermetic.hermes.processes import stop_processes_under
 from hermetic.isolation.netns.confinement import Confinement
-from hermetic.plan.request import PLAN_FILE, PLAN_KEY
+from hermetic.plan.plan_file import PLAN_FILE, write_plan
+from hermetic.plan.request import PLAN_KEY
 from hermetic.reporting import layout
 from hermetic.reporting.result import BROKEN, EXPLAINED, INTERRUPTED, PASSED, ResultError, RunResult
 
@@ -235,7 +236,7 @@ def _start(python: Path, trial: Trial, work: Path) -> _Running:
     if trial.plan is not None:
         # Like every behave process of a run: the plan (every install made outside), behave
         # itself in a network namespace of its own with only lo where one can be made.
-        plan_file = trial.plan.write(folder / PLAN_FILE)
+        plan_file = write_plan(trial.plan, folder / PLAN_FILE)
         confinement = Confinement(python, trial.plan.settings.isolation.reason)
         command = confinement.command([*command, f"--define={PLAN_KEY}={plan_file}"])
         env = confinement.env(trial.env)

@@ -11,8 +11,10 @@ First on the pipeline after the runner (runner -> plan -> world and parts -> res
 * :mod:`.hermes_choice` — which Hermes, checked without an install, then installed once;
 * :mod:`.selection` — the scenarios the run selected, in run order;
 * :mod:`.not_run` — why a selected scenario is not run (not claimed, another release, …);
-* :mod:`.model` — :class:`~hermetic.plan.model.RunPlan`, written to ``<reports>/plan.json``
-  and read by every behave process (``-D plan=PATH``); :mod:`.records` stores its settings.
+* :mod:`.model` — :class:`~hermetic.plan.model.RunPlan`, the plan itself;
+* :mod:`.plan_file` — the plan's file, ``<reports>/plan.json``: written once
+  (:func:`~hermetic.plan.plan_file.write_plan`) and read by every behave process
+  (``-D plan=PATH``, :func:`~hermetic.plan.plan_file.read_plan`).
 """
 
 __all__ = [
@@ -20,7 +22,7 @@ __all__ = [
     "hermes_choice",
     "model",
     "not_run",
-    "records",
+    "plan_file",
     "request",
     "resolve",
     "selection",

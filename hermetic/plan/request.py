@@ -30,8 +30,6 @@ KNOWN_KEYS = (
     "figures",
 )
 PLAN_KEY = "plan"
-#: The plan's file in a run's reports folder (:mod:`hermetic.plan.model`).
-PLAN_FILE = "plan.json"
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 
 from hermetic.isolation.netns.confinement import Confinement
 from hermetic.known.explained import stale_entries
-from hermetic.plan.request import PLAN_FILE, PLAN_KEY
+from hermetic.plan.plan_file import PLAN_FILE
+from hermetic.plan.request import PLAN_KEY
 from hermetic.reporting import layout
 from hermetic.reporting.closing import closing_line
 from hermetic.reporting.report_options import report_arguments

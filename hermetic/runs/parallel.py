@@ -53,7 +53,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from hermetic.hermes.processes import stop_processes_under
 from hermetic.isolation.netns.confinement import Confinement
-from hermetic.plan.request import PLAN_FILE, PLAN_KEY
+from hermetic.plan.plan_file import PLAN_FILE, read_plan
+from hermetic.plan.request import PLAN_KEY
 from hermetic.plan.selection import Listing, PlannedScenario
 from hermetic.reporting import layout
 from hermetic.reporting.closing import closing_line
@@ -660,9 +661,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("plan", type=Path, help="the run's plan.json (hermetic.runs.start)")
     args = parser.parse_args(argv)
-    from hermetic.plan.model import RunPlan
-
-    return run_parallel(Path(sys.executable), RunPlan.read(args.plan))
+    return run_parallel(Path(sys.executable), read_plan(args.plan))
 
 
 if __name__ == "__main__":

@@ -25,8 +25,9 @@ from hermetic.isolation.netns import GUARD_ONLY, NAMESPACE
 from hermetic.isolation.netns.confinement import why_no_namespace
 from hermetic.isolation.netns.status import NetworkIsolation
 from hermetic.plan.behave_args import BehaveArguments, check_behave_args
-from hermetic.plan.model import PLAN_FILE, RunPlan, Spread, Suite
+from hermetic.plan.model import RunPlan, Spread, Suite
 from hermetic.plan.not_run import NotRun, not_claimed, why_not_run
+from hermetic.plan.plan_file import PLAN_FILE, write_plan
 from hermetic.plan.request import RunRequest, Spelling
 from hermetic.plan.resolve import check, resolve
 from hermetic.plan.selection import Listing
@@ -73,7 +74,7 @@ def start(
         reports=reports,
         spread=spread,
     )
-    plan.write(reports / PLAN_FILE)
+    write_plan(plan, reports / PLAN_FILE)
     return plan
 
 

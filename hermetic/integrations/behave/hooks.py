@@ -36,7 +36,8 @@ from hermetic.known import baseline
 from hermetic.known.settle import settle
 from hermetic.mutation import coverage
 from hermetic.plan.model import RunPlan
-from hermetic.plan.request import PLAN_FILE, PLAN_KEY
+from hermetic.plan.plan_file import PLAN_FILE, read_plan, write_plan
+from hermetic.plan.request import PLAN_KEY
 from hermetic.plan.resolve import plan_from_userdata
 from hermetic.reporting import figures, recorder
 from hermetic.reporting.artefacts import (
@@ -119,7 +120,7 @@ def before_all(context: Any) -> None:
         (reports / RUN_INFO).write_text(json.dumps(about, indent=2) + "\n", "utf-8")
         if not context.config.userdata.get(PLAN_KEY):
             # A plain behave's plan, beside its reports as a runner's is.
-            context.plan.write(reports / PLAN_FILE)
+            write_plan(context.plan, reports / PLAN_FILE)
 
 
 def run_plan(userdata: Mapping[str, str]) -> RunPlan:
@@ -129,7 +130,7 @@ def run_plan(userdata: Mapping[str, str]) -> RunPlan:
     path = (userdata.get(PLAN_KEY) or "").strip()
     if not path:
         return plan_from_userdata(userdata, os.environ)
-    plan = RunPlan.read(Path(path)).for_this_process(os.environ)
+    plan = read_plan(Path(path)).for_this_process(os.environ)
     root = (userdata.get("sandbox_root") or "").strip()
     if root and Path(root).resolve() != plan.settings.sandbox_root:
         settings = replace(plan.settings, sandbox_root=Path(root).resolve())

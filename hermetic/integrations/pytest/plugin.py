@@ -142,7 +142,7 @@ def _shared_plan(config: pytest.Config) -> RunPlan:
     import os
     import tempfile
 
-    from hermetic.plan.model import RunPlan
+    from hermetic.plan.plan_file import PLAN_FILE, read_plan, write_plan
     from hermetic.plan.resolve import plan_from_userdata
 
     data = userdata(config)
@@ -157,11 +157,11 @@ def _shared_plan(config: pytest.Config) -> RunPlan:
     folder.mkdir(exist_ok=True)
     with (folder / "plan.lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        path = folder / "plan.json"
+        path = folder / PLAN_FILE
         if path.is_file():
-            return RunPlan.read(path).for_this_process(os.environ)
+            return read_plan(path).for_this_process(os.environ)
         plan = plan_from_userdata(data, os.environ)
-        plan.write(path)
+        write_plan(plan, path)
         return plan
 
 
