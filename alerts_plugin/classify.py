@@ -104,15 +104,54 @@ def is_last_attempt(retry_count: Any, max_retries: Any) -> bool:
 # How providers say "this model is no longer served" in a 400 (hermetic's provider corpus):
 # Groq "The model `X` has been decommissioned", DeepSeek "Model Not Exist", Together "Unable to
 # access non-serverless model X", OpenRouter "X is not a valid model ID", Mistral "Invalid
-# model: X". Hermes reads only some of them as model_not_found; the others reach the hook as
-# format_error, exactly like a malformed request, so the plugin reads the words itself.
+# model: X", Bedrock's ValidationException "The provided model identifier is invalid". Hermes
+# reads only some of them as model_not_found; the others reach the hook as format_error (or
+# unknown), exactly like a malformed request, so the plugin reads the words itself.
 _MODEL_GONE_WORDS = re.compile(
     r"\bmodel\b.{0,120}?\b(?:decommissioned|retired|not exist|does not exist|no longer "
     r"(?:available|supported|served)|reached its end of life)\b"
     r"|\bnon-serverless model\b|\bnot a valid model\b|\binvalid[ _]model\b"
+    r"|\bmodel identifier is invalid\b"
     r"|\bmodel_(?:not_found|not_available|decommissioned)\b",
     re.IGNORECASE,
 )
+
+
+# Over Amazon Bedrock's Converse API Hermes passes no status_code (boto3's ClientError has
+# none) and error["type"] is the AWS exception's name. The status AWS documents for each error
+# of Converse and ConverseStream (the Bedrock Runtime API reference; botocore's service model,
+# bedrock-runtime 2023-09-30, says the same): what the provider sent on the wire.
+AWS_EXCEPTION_STATUS = {
+    "AccessDeniedException": 403,
+    "InternalServerException": 500,
+    "ModelErrorException": 424,
+    "ModelNotReadyException": 429,
+    "ModelStreamErrorException": 424,
+    "ModelTimeoutException": 408,
+    "ResourceNotFoundException": 404,
+    "ServiceQuotaExceededException": 400,
+    "ServiceUnavailableException": 503,
+    "ThrottlingException": 429,
+    "ValidationException": 400,
+}
+
+
+def http_status(kwargs: Mapping[str, Any]) -> int | None:
+    """The failure's HTTP status: Hermes' ``status_code``, else (Bedrock's Converse API) the
+    status AWS documents for the exception named in ``error["type"]``; None for neither (a
+    transport error: connection refused, a timeout)."""
+    status = _as_int(kwargs.get("status_code"))
+    if status is not None:
+        return status
+    error = kwargs.get("error")
+    if not isinstance(error, Mapping):
+        return None
+    try:
+        kind = error.get("type")
+    except Exception:  # a Mapping with a broken get()
+        return None
+    # type() is str: a str subclass could make the lookup itself raise (its own __hash__).
+    return AWS_EXCEPTION_STATUS.get(kind) if type(kind) is str else None
 
 
 def says_model_gone(message: str) -> bool:
@@ -122,7 +161,7 @@ def says_model_gone(message: str) -> bool:
 
 def _alert_code(kwargs: Mapping[str, Any]) -> int | None:
     """Return the status code to alert with, or None when this is no alert."""
-    status = _as_int(kwargs.get("status_code"))
+    status = http_status(kwargs)
     if status is None:
         # Connection refused, timeouts, malformed/empty 200s: not the model's fault.
         return None
@@ -146,7 +185,13 @@ def _alert_code(kwargs: Mapping[str, Any]) -> int | None:
         or says_model_gone(extract_message(kwargs.get("error")))
     ):
         # Some providers say a model is gone with a 400 (OpenRouter, Mistral,
-        # Groq, DeepSeek, Together); Hermes does not retry a 400.
+        # Groq, DeepSeek, Together); Hermes does not retry those. Bedrock's
+        # ValidationException for a model id it does not serve it does retry
+        # (reason unknown): one alert, on the last attempt.
+        if retryable is True and not is_last_attempt(
+            kwargs.get("retry_count"), kwargs.get("max_retries")
+        ):
+            return None
         return status
     # Other 400s, 401/403/429 and the like are about the request or the
     # account, not about the model being unavailable.

@@ -851,14 +851,16 @@ def test_loading_the_plugin_imports_nothing_but_its_entry_point(tmp_path: Path) 
 # ------------------------------------- every provider's words, under Hermes' default retries
 
 # Recorded by tools/record_hook_calls.py --corpus: one real tick per removed-model answer of the
-# provider corpus (hermetic/corpus/answers.toml), with Hermes' default retries.
+# provider outline (hermetic/corpus/answers.toml, each over its own protocol), with Hermes'
+# default retries.
 CORPUS_CALLS = sorted((Path(__file__).parent / "fixtures").glob("hook_calls_corpus_hermes_*.json"))
 
 
 def _corpus_answers():
     from hermetic.corpus import load_corpus
+    from hermetic.corpus.examples import OUTLINE_PROTOCOLS
 
-    return load_corpus().model_gone("chat_completions")
+    return tuple(a for a in load_corpus().model_gone() if a.protocol in OUTLINE_PROTOCOLS)
 
 
 @pytest.mark.parametrize("recording", CORPUS_CALLS, ids=lambda path: path.stem)
@@ -925,3 +927,99 @@ def test_a_400_hermes_reads_as_model_not_found_is_an_alert(classify_mod: types.M
     call = {"status_code": 400, "retryable": False, "reason": "model_not_found", "model": "m"}
     alert = classify_mod.classify({**call, "error": {"message": "whatever the words"}})
     assert alert is not None and alert.error_code == 400
+
+
+# ------------------------------------- Bedrock's Converse API: no status_code, an AWS exception
+
+
+def _converse_call(kind: str, message: str, retry_count: int, **extra: Any) -> dict[str, Any]:
+    """What Hermes 0.19.0 passes the hook over Converse (recorded: status_code None, the AWS
+    exception's name as error["type"], botocore's text as the message)."""
+    return {
+        "status_code": None,
+        "reason": "unknown",
+        "retryable": True,
+        "retry_count": retry_count,
+        "max_retries": 3,
+        "model": "gone-model",
+        "provider": "bedrock",
+        "api_mode": "bedrock_converse",
+        "error": {
+            "type": kind,
+            "message": f"An error occurred ({kind}) when calling the ConverseStream operation: "
+            + message,
+        },
+        **extra,
+    }
+
+
+@pytest.mark.parametrize(
+    ("kind", "message", "code"),
+    [
+        ("ValidationException", "The provided model identifier is invalid.", 400),
+        (
+            "ResourceNotFoundException",
+            "This model version has reached the end of its life. Please refer to the AWS "
+            "documentation for more details.",
+            404,
+        ),
+    ],
+)
+def test_a_model_bedrock_no_longer_serves_is_one_alert_with_the_documented_status(
+    classify_mod: types.ModuleType, kind: str, message: str, code: int
+) -> None:
+    calls = [_converse_call(kind, message, count) for count in range(3)]
+    alerts = [alert for call in calls if (alert := classify_mod.classify(call)) is not None]
+    assert [alert.error_code for alert in alerts] == [code]
+    assert alerts[0].retry_count == 2  # the last attempt: Hermes gives up after it
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        ("ValidationException", "Malformed input request, please reformat your input."),
+        ("ThrottlingException", "Too many requests, please wait before trying again."),
+        ("AccessDeniedException", "You don't have access to the model with the specified id."),
+        ("ModelNotReadyException", "Model is not ready for inference."),
+        ("NoCredentialsError", "Unable to locate credentials"),
+    ],
+)
+def test_other_bedrock_failures_are_no_alert(
+    classify_mod: types.ModuleType, kind: str, message: str
+) -> None:
+    for count in range(3):
+        assert classify_mod.classify(_converse_call(kind, message, count)) is None
+
+
+def test_the_aws_statuses_are_the_ones_bedrock_runtime_documents(
+    classify_mod: types.ModuleType,
+) -> None:
+    # botocore's service model of bedrock-runtime (what AWS publishes as the API reference).
+    botocore = pytest.importorskip("botocore.session")
+    model = botocore.get_session().get_service_model("bedrock-runtime")
+    documented = {
+        shape.name: shape.metadata["error"]["httpStatusCode"]
+        for operation in ("Converse", "ConverseStream")
+        for shape in model.operation_model(operation).error_shapes
+    }
+    mapped = classify_mod.AWS_EXCEPTION_STATUS
+    assert {name: mapped[name] for name in documented} == documented
+    assert mapped["ModelStreamErrorException"] == 424  # an error inside ConverseStream's stream
+
+
+def test_a_status_hermes_passes_wins_over_the_exception_name(
+    classify_mod: types.ModuleType,
+) -> None:
+    call = _converse_call("ValidationException", "model identifier is invalid", 0)
+    call.update(status_code=404, retryable=False)
+    alert = classify_mod.classify(call)
+    assert alert is not None and alert.error_code == 404
+
+
+@pytest.mark.parametrize("kind", [None, 400, ["ValidationException"], "validationexception"])
+def test_an_error_type_that_is_no_aws_exception_name_gives_no_status(
+    classify_mod: types.ModuleType, kind: Any
+) -> None:
+    call = _converse_call("ValidationException", "The provided model identifier is invalid.", 2)
+    call["error"] = {**call["error"], "type": kind}
+    assert classify_mod.classify(call) is None

@@ -194,22 +194,29 @@ CORPUS_CALLS = REPO / "tests" / "fixtures" / "hook_calls_corpus_hermes_0.19.0.js
 
 
 def upstream_misses() -> dict[str, str]:
-    """The outline rows the upstream plugin must fail ("<provider>: <words>") and the headline
-    of each: it records a removed model only on a 404 Hermes does not retry (its
-    ``api_request_error``), so every answer Hermes passed otherwise is a miss."""
+    """The outline rows the upstream plugin must fail ("<provider> over <protocol>: <words>")
+    and the headline of each: it records a removed model only on a 404 Hermes does not retry
+    (its ``api_request_error``), so every answer Hermes passed otherwise is a miss: over
+    Bedrock's Converse API, where Hermes passes no status at all, every answer."""
     from hermetic.corpus import load_corpus
+    from hermetic.corpus.examples import OUTLINE_PROTOCOLS, PROTOCOL_TITLES
     from hermetic.parts.hook_observer import ObservedCall, reported
 
     recorded = json.loads(CORPUS_CALLS.read_text("utf-8"))["calls"]
     misses = {}
-    for answer in load_corpus().model_gone("chat_completions"):
+    for answer in load_corpus().model_gone():
+        if answer.protocol not in OUTLINE_PROTOCOLS:
+            continue
         calls = [
             ObservedCall(**{key: call.get(key) for key in ObservedCall.__dataclass_fields__})
             for call in recorded[answer.name]
         ]
+        title = PROTOCOL_TITLES[answer.protocol]
         if not any(call.status_code == 404 and call.retryable is False for call in calls):
-            misses[f"{answer.provider}: {answer.words}"] = (
-                f"a model removed by {answer.provider} raised no alert: {reported(calls)}"
+            # The failure names the protocol when Hermes spoke another than chat completions.
+            over = "" if answer.protocol == "chat_completions" else f" over {title}"
+            misses[f"{answer.provider} over {title}: {answer.words}"] = (
+                f"a model removed by {answer.provider}{over} raised no alert: {reported(calls)}"
             )
     return misses
 
@@ -231,12 +238,14 @@ def upstream_plugin_fails_naming_each_provider() -> list[str]:
     expected = upstream_misses()
     summary = json.loads((reports / "summary.json").read_text("utf-8"))
     failed = {}
-    outline_row = re.compile(r"A model removed by (.+) raises one alert: (.+?)(?: -- @.*)?$")
+    outline_row = re.compile(
+        r"A model removed by (.+) over (.+) raises one alert: (.+?)(?: -- @.*)?$"
+    )
     for row in summary["scenarios"]:
         found = outline_row.match(row["name"])
         if found and row["status"] in ("failed", "errored"):
             message = (row["message"] or "").removeprefix("ASSERT FAILED: ").splitlines()[0]
-            failed[f"{found.group(1)}: {found.group(2)}"] = message
+            failed[f"{found.group(1)} over {found.group(2)}: {found.group(3)}"] = message
     problems = []
     if set(failed) != set(expected):
         problems.append(

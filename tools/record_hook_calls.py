@@ -6,9 +6,11 @@ one real ``hermes cron tick`` with a recording plugin and writes all hook calls 
 tests/fixtures/hook_calls_hermes_<version>.json. The plugin's unit tests classify these exact
 calls, so a Hermes upgrade that changes the arguments shows up as a fixture diff.
 
-``--corpus`` does the same for every removed-model answer of the provider corpus
-(hermetic/corpus/answers.toml, over chat completions) with Hermes' default retries, as users
-run it, into tests/fixtures/hook_calls_corpus_hermes_<version>.json.
+``--corpus`` does the same for every removed-model answer of the provider outline
+(hermetic/corpus/answers.toml, each over its own wire protocol: Hermes installed with the
+protocol's extra where it needs one) with Hermes' default retries, as users run it, into
+tests/fixtures/hook_calls_corpus_hermes_<version>.json; with ``--answers A,B`` just those
+answers, kept beside the ones already recorded there.
 
     .venv/bin/python tools/record_hook_calls.py
     .venv/bin/python tools/record_hook_calls.py --corpus
@@ -29,7 +31,10 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from hermetic.corpus import load_corpus  # noqa: E402
+from hermetic.corpus.examples import OUTLINE_PROTOCOLS  # noqa: E402
+from hermetic.hermes.protocols import protocol_named  # noqa: E402
 from hermetic.mock.phrases import PHRASES  # noqa: E402
+from hermetic.parts.wire_protocol import WireProtocolPart  # noqa: E402
 from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
 from hermetic.plan.settings import Settings  # noqa: E402
 from hermetic.world.world import build_world  # noqa: E402
@@ -65,11 +70,12 @@ def record(phrase: str, settings: Settings) -> list[dict]:
 
 def record_corpus(name: str, settings: Settings) -> list[dict]:
     """The hook calls one real tick makes, with Hermes' default retries, when the provider
-    answers with the corpus answer ``name``."""
+    answers with the corpus answer ``name`` over its protocol."""
     answer = load_corpus().named(name)
     with build_world(settings) as world:
         world.install_plugin()
         world.config.tune(api_max_retries=None)
+        world.use(WireProtocolPart).speak(protocol_named(answer.protocol))
         world.provider.script(
             "gone-model",
             {"answer": "model_not_found", "provider": answer.provider, "words": answer.words},
@@ -109,23 +115,23 @@ def main() -> int:
     release = settings.hermes_version
     recorded = {}
     if args.corpus:
-        names = [answer.name for answer in load_corpus().model_gone("chat_completions")]
-        unknown = [name for name in wanted if name not in names]
+        target = REPO / "tests" / "fixtures" / f"hook_calls_corpus_hermes_{release}.json"
+        outline = [a.name for a in load_corpus().model_gone() if a.protocol in OUTLINE_PROTOCOLS]
+        unknown = [name for name in wanted if name not in outline]
         if unknown:
             print(
-                f"hermetic: {unknown[0]!r} is no removed-model answer over chat completions; "
-                f"known: {', '.join(names)}",
+                f"hermetic: {unknown[0]!r} is no removed-model answer of the provider outline; "
+                f"known: {', '.join(outline)}",
                 file=sys.stderr,
             )
             return 2
-        target = REPO / "tests" / "fixtures" / f"hook_calls_corpus_hermes_{release}.json"
         if wanted and target.exists():
             kept = json.loads(target.read_text())["calls"]
-            recorded = {name: kept[name] for name in names if name in kept}
-        for name in wanted or names:
+            recorded = {name: kept[name] for name in outline if name in kept}
+        for name in wanted or outline:
             recorded[name] = record_corpus(name, settings)
             print(f"{name:34} {len(recorded[name])} hook call(s)", flush=True)
-        recorded = {name: recorded[name] for name in names if name in recorded}
+        recorded = {name: recorded[name] for name in outline if name in recorded}
         said = "Hermes' default retries (agent.api_max_retries unset), one tick per answer"
     else:
         for phrase in PHRASES:

@@ -68,6 +68,16 @@ seconds (30 by default) for the hook and then abandons it: an alert not written 
 |---|---|---|
 {arguments}
 
+Over Amazon Bedrock's Converse API (`api_mode` `bedrock_converse`, Hermes installed with its
+`bedrock` extra) the hook never gets a status: `status_code` is None and `error['type']` is the
+AWS exception, e.g. `{{'type': 'ValidationException', 'message': 'An error occurred
+(ValidationException) when calling the ConverseStream operation: The provided model identifier
+is invalid.'}}`. The alert's `error_code` is then the HTTP status the Bedrock Runtime API
+reference documents for that exception (the one the provider sent): `ValidationException` 400,
+`AccessDeniedException` 403, `ResourceNotFoundException` 404, `ModelTimeoutException` 408,
+`ModelErrorException` 424, `ThrottlingException` and `ModelNotReadyException` 429,
+`InternalServerException` 500, `ServiceUnavailableException` 503.
+
 ## Where alerts live
 
 Both paths are relative to `$HERMES_HOME` (resolve it per call, e.g. with

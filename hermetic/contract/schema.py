@@ -53,7 +53,10 @@ COLUMNS = (
     Column(
         "error_code",
         "INTEGER NOT NULL",
-        "the HTTP status of the latest failure, as an integer (404, 410, 503, ...)",
+        "the HTTP status of the latest failure, as an integer (404, 410, 503, ...); over "
+        "Bedrock's Converse API, where Hermes passes no status, the status AWS documents for "
+        "the exception `error['type']` names (400 for `ValidationException`, 404 for "
+        "`ResourceNotFoundException`, ...)",
     ),
     Column("error_message", "TEXT", "the provider's message of the latest failure (redacted)"),
     Column(
@@ -112,7 +115,13 @@ class HookArgument:
 #: What Hermes passes to the hook, once per failed HTTP attempt (recorded from real runs:
 #: tests/fixtures/hook_calls_hermes_0.19.0.json). A plugin reads what it needs by name.
 HOOK_ARGUMENTS = (
-    HookArgument("status_code", "404", "the HTTP status as an int; None for a transport error"),
+    HookArgument(
+        "status_code",
+        "404",
+        "the HTTP status as an int; None for a transport error, and for every failure over "
+        "Bedrock's Converse API (boto3's errors carry none: `error['type']` names the AWS "
+        "exception)",
+    ),
     HookArgument("retryable", "False", "whether Hermes will try the request again"),
     HookArgument("retry_count", "0", "attempts made before this one (0 on the first)"),
     HookArgument("max_retries", "1", "attempts Hermes makes in all (agent.api_max_retries)"),
@@ -133,7 +142,12 @@ HOOK_ARGUMENTS = (
     ),
     HookArgument("session_id", "'cron_<job>_<YYYYmmdd_HHMMSS>'", "the run that failed"),
     HookArgument("platform", "'cron'", "where the run came from"),
-    HookArgument("api_mode", "'chat_completions'", "chat_completions or codex_responses"),
+    HookArgument(
+        "api_mode",
+        "'chat_completions'",
+        "the wire protocol: chat_completions, codex_responses, anthropic_messages or "
+        "bedrock_converse",
+    ),
     HookArgument("request", "{'method': 'POST', 'body': …}", "the request (never store it)"),
     HookArgument(
         "task_id, turn_id, api_request_id, api_call_count, api_duration, started_at, "

@@ -25,9 +25,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from hermetic.hermes.protocols import CHAT_COMPLETIONS
 from hermetic.parts.alert_channel import AlertChannels
 from hermetic.parts.alert_records import AlertRecords
 from hermetic.parts.hook_observer import HookObserver
+from hermetic.parts.wire_protocol import WireProtocolPart
 
 if TYPE_CHECKING:
     from hermetic.channels.alert import ChannelAlert
@@ -173,7 +175,9 @@ def removed_model_alerted(world: World, provider: str, *, status: int) -> None:
     """The model ``provider`` removed in its own words (the corpus) is an alert with the HTTP
     ``status`` Hermes reported; on a store, seen once for the run, however many attempts Hermes
     made. A failure says first what Hermes told the plugins (hermetic's hook observer): "a model
-    removed by Anthropic raised no alert: Hermes reported it as status 404, reason='unknown', …".
+    removed by Anthropic raised no alert: Hermes reported it as status 404, reason='unknown', …",
+    naming the protocol when Hermes spoke another than chat completions ("a model removed by
+    Amazon Bedrock over Amazon Bedrock's Converse API raised no alert: …").
     A status the profile says the plugin does not record is not checked, and fails as a stale
     waiver once the plugin records it."""
     spelled = world.providers.spelled(provider)
@@ -181,6 +185,8 @@ def removed_model_alerted(world: World, provider: str, *, status: int) -> None:
     if model is None:
         raise ValueError(f"no step made the provider {provider!r} remove a model")
     reported = world.use(HookObserver).reported(model)
+    protocol = world.use(WireProtocolPart).protocol
+    spelled += "" if protocol is CHAT_COMPLETIONS else f" over {protocol.title}"
 
     def judge(channel: ChannelView) -> str | None:
         alerts = channel.alerts_for(model)

@@ -19,6 +19,7 @@ the guard, and by the kernel in a namespace) and reported as expected, not as a 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from hermetic.diagnostics.evidence import Evidence
@@ -31,6 +32,8 @@ from hermetic.hermes.protocols import (
     RESPONSES,
     WireProtocol,
     bedrock_environment,
+    protocol_named,
+    protocol_of_tags,
 )
 from hermetic.isolation import stand_in
 from hermetic.parts.login import CODEX, LoginProviders
@@ -80,6 +83,20 @@ class WireProtocolPart:
             # /v1/messages. 0.19+ strip a /v1 a user leaves on; 0.16 posts /v1/v1/messages.
             world.config.base_url = world.provider.base_url
         world.config.write()
+
+    def speak_named(self, name: str, tags: Iterable[str]) -> WireProtocol:
+        """Speak the protocol called ``name`` (its title, key or ``api_mode``) in a scenario
+        with these tags: one whose protocol needs an extra must carry its ``@protocol.<key>``
+        tag, which told the run to install Hermes with it before any scenario started."""
+        chosen = protocol_named(name)
+        tagged = protocol_of_tags(tags)
+        if chosen.extra is not None and tagged is not chosen:
+            raise HarnessError(
+                f"a scenario that talks over {chosen.title} is tagged @{chosen.tag}, so the run "
+                f"installs Hermes with its extra ({chosen.extra}) before it starts; add the tag"
+            )
+        self.speak(chosen)
+        return chosen
 
     def _bedrock(self) -> None:
         world = self.world

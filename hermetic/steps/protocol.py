@@ -2,8 +2,7 @@
 
 from behave import given, then
 
-from hermetic.errors import HarnessError
-from hermetic.hermes.protocols import protocol_named, protocol_of_tags
+from hermetic.hermes.protocols import protocol_named
 from hermetic.mock.routes import protocol_of_path
 from hermetic.parts.wire_protocol import WireProtocolPart
 
@@ -11,14 +10,7 @@ from hermetic.parts.wire_protocol import WireProtocolPart
 @given("Hermes talks to its provider over {protocol}")
 def step_hermes_talks_over(context, protocol):
     """Hermes sends its requests over the named protocol, installed with the extra it needs."""
-    chosen = protocol_named(protocol)
-    tagged = protocol_of_tags(context.scenario.effective_tags)
-    if chosen.extra is not None and tagged is not chosen:
-        raise HarnessError(
-            f"a scenario that talks over {chosen.title} is tagged @{chosen.tag}, so the run "
-            f"installs Hermes with its extra ({chosen.extra}) before it starts; add the tag"
-        )
-    context.world.use(WireProtocolPart).speak(chosen)
+    context.world.use(WireProtocolPart).speak_named(protocol, context.scenario.effective_tags)
 
 
 @then('the job\'s request for "{model}" reached the provider over {protocol}')

@@ -5,6 +5,7 @@ from behave import given, then
 
 from hermetic.mock.phrases import removed_model_echoing
 from hermetic.parts.hook_observer import HookObserver
+from hermetic.parts.wire_protocol import WireProtocolPart
 
 
 @given('the provider no longer serves the model "{model}", and its error echoes the key "{key}"')
@@ -27,6 +28,21 @@ def step_named_provider_answers_saying(context, provider, model, words):
     whatever it is about; what Hermes tells the plugins about it is recorded."""
     context.world.use(HookObserver)
     context.world.providers.answer_in_words(model, provider, words)
+
+
+@given(
+    'the provider "{provider}" no longer serves the model "{model}" over {protocol}, '
+    'saying "{words}"'
+)
+def step_named_provider_removed_over(context, provider, model, protocol, words):
+    """Hermes talks to its provider over the named protocol (a scenario whose protocol needs
+    an extra is tagged with it: ``@protocol.anthropic-messages``), and the provider answers the
+    model with that one of its published answers over that protocol (the corpus); what Hermes
+    tells the plugins about it is recorded (hermetic's hook observer)."""
+    world = context.world
+    spoken = world.use(WireProtocolPart).speak_named(protocol, context.scenario.effective_tags)
+    world.use(HookObserver)
+    world.providers.remove_in_words(model, provider, words, protocol=spoken.api_mode)
 
 
 @given('the provider "{provider}" no longer serves the model "{model}"')

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hermetic.corpus import CorpusError, load_corpus
+from hermetic.corpus import MODEL_GONE, CorpusError, load_corpus
 from hermetic.diagnostics.artefact_names import slug
 from hermetic.diagnostics.evidence import Evidence
 from hermetic.errors import HarnessError
@@ -50,12 +50,26 @@ class Providers:
         else:
             self.primary.script(model, answer.spec)
 
-    def remove_in_words(self, model: str, provider: str, words: str | None = None) -> None:
+    def remove_in_words(
+        self,
+        model: str,
+        provider: str,
+        words: str | None = None,
+        *,
+        protocol: str | None = None,
+    ) -> None:
         """Make the primary provider answer ``model`` the way ``provider`` says a model is gone
-        (its published answer from the corpus; the one with ``words`` when given)."""
+        (its published answer from the corpus; the one with ``words`` when given). With
+        ``protocol`` (Hermes' ``api_mode``), the corpus must have that answer over it: the mock
+        answers each request in the words of the protocol it came by."""
         spec = {"answer": "model_not_found", "provider": provider}
         if words is not None:
             spec["words"] = words
+        if protocol is not None:
+            try:
+                load_corpus().find(provider, MODEL_GONE, protocol, words)
+            except CorpusError as exc:
+                raise HarnessError(str(exc)) from None
         try:
             self.primary.script(model, spec)
         except ScriptError as exc:
