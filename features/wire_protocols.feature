@@ -14,7 +14,8 @@ Feature: A removed model is an alert whatever protocol Hermes speaks to its prov
   provider's client, and the provider answers in that protocol's own words. Anthropic may also
   answer 200 and then send an error inside the stream, an overloaded API among them: the job
   fails, but the model is still served, and an alert would send an operator to replace a model
-  that is not gone.
+  that is not gone. A Codex login's Responses stream fails the same way, with a failed response
+  whose status Hermes passes on as a word ("server_error"), not a number.
 
   Background:
     Given a Hermes home with the alerts plugin enabled
@@ -64,6 +65,16 @@ Feature: A removed model is an alert whatever protocol Hermes speaks to its prov
     When the scheduler runs once
     Then the job's request for "busy-model" reached the provider over Anthropic's Messages API
     And the job is marked as failed
+    And no model-unavailable alert is recorded
+    And Hermes' log records no failure of the plugin
+
+  @provider.openai
+  Scenario: A Codex login's response that fails inside its stream fails the job without a model-unavailable alert
+    Given Hermes is logged into the provider "openai-codex"
+    And the provider "OpenAI" answers the model "busy-model" saying "response.failed event in the stream (200)"
+    And a scheduled job uses the model "busy-model"
+    When the scheduler runs once
+    Then the job is marked as failed
     And no model-unavailable alert is recorded
     And Hermes' log records no failure of the plugin
 
