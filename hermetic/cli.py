@@ -799,8 +799,9 @@ def choose_suite(features: list[str] | None, behave: BehaveArguments, scratch: P
         return Suite(
             cwd=scratch,
             paths=behave.paths or (str(bundled),),
-            args=(*BUNDLED_ARGS, *CONSOLE_ARGS, *behave.options),
-            bundled=True,
+            args=behave.options,
+            bundled_at=str(bundled),
+            defaults=(*BUNDLED_ARGS, *CONSOLE_ARGS),
         )
     here = Path.cwd()
     for path in behave.paths:
@@ -812,9 +813,10 @@ def choose_suite(features: list[str] | None, behave: BehaveArguments, scratch: P
     return Suite(
         cwd=own.parent,
         paths=paths,
-        args=(*CONSOLE_ARGS, *behave.options),
+        args=behave.options,
         own=own,
-        bundled=bundled is not None,
+        bundled_at=str(bundled) if bundled is not None else None,
+        defaults=CONSOLE_ARGS,
     )
 
 

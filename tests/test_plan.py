@@ -84,7 +84,13 @@ def test_a_plan_is_written_once_and_read_back_whole(tmp_path: Path) -> None:
     plan = RunPlan(
         request=RunRequest(plugin=str(PLUGIN), hermes_version="0.19.0"),
         settings=settings(load_profile(PLUGIN / "hermetic.toml"), sandbox_root=tmp_path),
-        suite=Suite(cwd=tmp_path, paths=("features",), args=("--tags=@x",), bundled=True),
+        suite=Suite(
+            cwd=tmp_path,
+            paths=("features",),
+            args=("--tags=@x",),
+            bundled_at="features",
+            defaults=("--tags=not @wip",),
+        ),
         selection=Listing({"features/a.feature": {"tags": []}}, [scenario], ["--tags=@x"]),
         reports=tmp_path / "reports",
         spread=Spread(jobs=3, shard="1/2", durations=tmp_path / "d.json"),

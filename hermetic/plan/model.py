@@ -39,14 +39,23 @@ class Suite:
     args: tuple[str, ...] = ()
     #: The author's own features folder, when the suite has one.
     own: Path | None = None
-    #: Whether hermetic's bundled features are part of it.
-    bundled: bool = False
+    #: Where hermetic's bundled features were copied, when they are part of it (one of
+    #: ``paths`` unless the user named bundled feature files).
+    bundled_at: str | None = None
+    #: Options the run adds of its own (the bundled features' default tags, the console's),
+    #: given to behave before ``args`` and never shown as what the user asked for.
+    defaults: tuple[str, ...] = ()
+
+    @property
+    def bundled(self) -> bool:
+        """Whether hermetic's bundled features are part of it."""
+        return self.bundled_at is not None
 
     @property
     def behave_args(self) -> list[str]:
         """What behave is given to run the whole selection (a worker gets ``args`` and its
         scenarios' locations instead of ``paths``)."""
-        return [*self.paths, *self.args]
+        return [*self.paths, *self.defaults, *self.args]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -54,7 +63,8 @@ class Suite:
             "paths": list(self.paths),
             "args": list(self.args),
             "own": str(self.own) if self.own else None,
-            "bundled": self.bundled,
+            "bundled_at": self.bundled_at,
+            "defaults": list(self.defaults),
         }
 
     @classmethod
@@ -64,7 +74,8 @@ class Suite:
             paths=tuple(data["paths"]),
             args=tuple(data["args"]),
             own=Path(data["own"]) if data.get("own") else None,
-            bundled=bool(data["bundled"]),
+            bundled_at=data.get("bundled_at"),
+            defaults=tuple(data.get("defaults", ())),
         )
 
 

@@ -93,8 +93,10 @@ def select(python: Path, suite: Suite, env: Mapping[str, str] | None) -> Listing
 
 
 def describe_selection(suite: Suite) -> str:
-    """What the user selected with, in one phrase: ``--tags=@x in features/``."""
-    where = ", ".join(suite.paths) or "the suite's features"
+    """What the user selected with, in one phrase: ``--tags=@x in features/``; never the
+    options the run adds itself (``Suite.defaults``) nor where it copied the bundled features."""
+    shown = ["the bundled features" if path == suite.bundled_at else path for path in suite.paths]
+    where = ", ".join(shown) or "the suite's features"
     chosen: list[str] = []
     args = iter(suite.args)
     for arg in args:
