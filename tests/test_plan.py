@@ -12,7 +12,12 @@ from hermetic.errors import ConfigError
 from hermetic.hermes.builds import HermesBuild
 from hermetic.isolation.netns import GUARD_ONLY, NAMESPACE
 from hermetic.isolation.netns.status import NetworkIsolation
-from hermetic.plan.behave_args import UsageError, check_behave_args, split_defines
+from hermetic.plan.behave_args import (
+    BehaveArguments,
+    UsageError,
+    check_behave_args,
+    split_defines,
+)
 from hermetic.plan.model import RunPlan, Spread, Suite
 from hermetic.plan.not_run import NOT_CLAIMED, SKIPPED, why_not_run
 from hermetic.plan.plan_file import (
@@ -182,3 +187,40 @@ def test_behave_arguments_are_checked_before_anything_starts() -> None:
     assert kept == ["-Dmine=1", "--tags=@a"]
     assert taken == {"plugin": "x", "keep_sandbox": "never"}
     assert others == {"mine": "1"}
+
+
+def test_a_behave_process_given_a_plan_refuses_what_the_plan_already_names(
+    tmp_path: Path,
+) -> None:
+    from hermetic.integrations.behave.hooks import run_plan
+
+    plan = RunPlan(request=RunRequest(plugin=str(PLUGIN)), settings=settings())
+    path = write_plan(plan, tmp_path / PLAN_FILE)
+    # [tool.behave.userdata] names a plugin too: not typed beside the plan, not refused.
+    userdata = {"plan": str(path), "plugin": "alerts_plugin"}
+    mine = tmp_path / "sandboxes"
+    given = [("plan", str(path)), ("sandbox_root", str(mine))]  # as a runner starts a worker
+    assert run_plan({**userdata, "sandbox_root": str(mine)}, given).settings.sandbox_root == mine
+    other = "tests/fixtures/plugins/failure_journal"
+    with pytest.raises(ConfigError) as caught:
+        run_plan({**userdata, "plugin": other}, [*given, ("plugin", other)])
+    assert str(caught.value) == (
+        f"-D plan={path} and -D plugin={other}: a plan already names its plugin; give one of them"
+    )
+    with pytest.raises(ConfigError, match="-D hermes_version=0.18.2: a plan already names its"):
+        run_plan({**userdata, "hermes_version": "0.18.2"}, [("hermes_version", "0.18.2")])
+
+
+def test_a_runner_takes_its_own_options_into_the_plan_not_into_behave_s_arguments(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hermetic.runs.start import request_from_behave
+
+    monkeypatch.chdir(REPO)  # behave's configuration: this repository's pyproject
+    other = "tests/fixtures/plugins/failure_journal"
+    request, behave = request_from_behave(
+        ["-D", f"plugin={other}", "--tags=@smoke", "-D", "behave.formatter.x=1", "features"]
+    )
+    assert request.plugin == other
+    # Every behave process gets the plan instead: the -D option it would have to refuse is gone.
+    assert behave == BehaveArguments(("features",), ("--tags=@smoke", "-D", "behave.formatter.x=1"))

@@ -11,7 +11,7 @@ code whichever way the run was asked for. A message names the option as the user
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 
 from hermetic.errors import ConfigError
@@ -102,6 +102,31 @@ class RunRequest:
             for field in fields(self)
             if getattr(self, field.name) != getattr(defaults, field.name)
         }
+
+
+#: What a plan names that a ``-D`` option beside it would ask for again.
+_PLANNED = {
+    "plugin": "its plugin",
+    "profile": "its plugin's profile",
+    "hermes": "its Hermes",
+    "hermes_version": "its Hermes",
+    "hermes_package": "its Hermes",
+    "keep_sandbox": "which sandboxes it keeps",
+    "figures": "where its figures go",
+}
+
+
+def refuse_beside_plan(plan: str, defines: Iterable[tuple[str, str]]) -> None:
+    """A behave process given a plan (``-D plan=PATH``) resolves nothing again, so a ``-D``
+    option of its command line asking for what the plan already names (``-D plugin=``, …) is
+    refused in one line naming both, never ignored. ``-D sandbox_root=`` is not: a runner gives
+    each of its processes a sandbox folder of its own that way."""
+    for key, value in defines:
+        if key.strip() in _PLANNED:
+            raise ConfigError(
+                f"-D {PLAN_KEY}={plan} and -D {key.strip()}={value}: a plan already names "
+                f"{_PLANNED[key.strip()]}; give one of them"
+            )
 
 
 def check_keys(userdata: Mapping[str, str], extra: tuple[str, ...] = (PLAN_KEY,)) -> None:

@@ -24,7 +24,7 @@ from hermetic.errors import HarnessError
 from hermetic.isolation.netns import GUARD_ONLY, NAMESPACE
 from hermetic.isolation.netns.confinement import why_no_namespace
 from hermetic.isolation.netns.status import NetworkIsolation
-from hermetic.plan.behave_args import BehaveArguments, check_behave_args
+from hermetic.plan.behave_args import BehaveArguments, check_behave_args, split_defines
 from hermetic.plan.model import RunPlan, Spread, Suite
 from hermetic.plan.not_run import NotRun, not_claimed, why_not_run
 from hermetic.plan.plan_file import PLAN_FILE, write_plan
@@ -153,12 +153,14 @@ def record_cannot_start(reports: Path, message: str) -> None:
 def request_from_behave(args: Sequence[str]) -> tuple[RunRequest, BehaveArguments]:
     """The request of a behave command line run in the current folder (``tools/run.py``): its
     ``[tool.behave.userdata]`` and ``-D`` options, read by behave's own configuration, and the
-    arguments checked (one line for an unknown option)."""
+    arguments checked (one line for an unknown option), without the ``-D`` options the
+    request took (the plan names them; a behave process given it refuses them)."""
     from behave.configuration import Configuration
 
     checked = check_behave_args(args)
     userdata = Configuration(list(args)).userdata
-    return RunRequest.from_userdata(userdata), checked
+    options, _, _ = split_defines(checked.options)
+    return RunRequest.from_userdata(userdata), BehaveArguments(checked.paths, tuple(options))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -21,7 +21,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ from hermetic.known.settle import settle
 from hermetic.mutation import coverage
 from hermetic.plan.model import RunPlan
 from hermetic.plan.plan_file import PLAN_FILE, read_plan, write_plan
-from hermetic.plan.request import PLAN_KEY
+from hermetic.plan.request import PLAN_KEY, refuse_beside_plan
 from hermetic.plan.resolve import plan_from_userdata
 from hermetic.reporting import figures, recorder
 from hermetic.reporting.artefacts import (
@@ -91,7 +91,9 @@ def before_all(context: Any) -> None:
     try:
         # Before anything reaches into behave's private parts: one line if they may differ.
         internals.check_versions()
-        context.plan = run_plan(context.config.userdata)
+        context.plan = run_plan(
+            context.config.userdata, internals.command_line_defines(context.config)
+        )
         context.settings = context.plan.settings
         # A scenario an interrupted run never reached says why the plan would not run it.
         recorder.plan_not_run(context.config, context.plan.why_not_run)
@@ -123,13 +125,15 @@ def before_all(context: Any) -> None:
             write_plan(context.plan, reports / PLAN_FILE)
 
 
-def run_plan(userdata: Mapping[str, str]) -> RunPlan:
+def run_plan(userdata: Mapping[str, str], defines: Sequence[tuple[str, str]] = ()) -> RunPlan:
     """The run's plan: the one its runner wrote (``-D plan=PATH``: nothing is resolved again,
-    and ``-D sandbox_root=`` is where this process's sandboxes go), or, for a plain
-    ``behave``, the plan its ``-D`` options resolve to (the same checks and installs)."""
+    ``-D sandbox_root=`` is where this process's sandboxes go, and any other of ``defines``,
+    the command line's ``-D`` options, is refused), or, for a plain ``behave``, the plan its
+    ``-D`` options resolve to (the same checks and installs)."""
     path = (userdata.get(PLAN_KEY) or "").strip()
     if not path:
         return plan_from_userdata(userdata, os.environ)
+    refuse_beside_plan(path, defines)
     plan = read_plan(Path(path)).for_this_process(os.environ)
     root = (userdata.get("sandbox_root") or "").strip()
     if root and Path(root).resolve() != plan.settings.sandbox_root:

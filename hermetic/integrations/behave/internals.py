@@ -52,6 +52,7 @@ __all__ = [
     "behave_main",
     "check_versions",
     "close_formatter",
+    "command_line_defines",
     "feature_background",
     "formatter_features",
     "head_elements",
@@ -126,6 +127,14 @@ def option_parser() -> Any:
     from behave.configuration import setup_parser
 
     return setup_parser()
+
+
+def command_line_defines(config: Any) -> list[tuple[str, str]]:
+    """The ``-D name=value`` options of behave's command line, in order (its configuration's
+    ``userdata`` also holds ``[tool.behave.userdata]``; these are what the user typed)."""
+    return [
+        (str(name), str(value)) for name, value in getattr(config, "userdata_defines", None) or []
+    ]
 
 
 def junit_feature_name(config: Any, feature: Any) -> str:
