@@ -12,7 +12,6 @@ process of the sandbox has exited, so what a plugin writes in its exit flush is 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
@@ -20,6 +19,7 @@ from pydantic import Field
 from hermetic.channels import json_records
 from hermetic.channels.alert import ChannelAlert
 from hermetic.channels.channel import Channel
+from hermetic.channels.home_file import HomeFile
 from hermetic.channels.settings import HomePath
 from hermetic.diagnostics.evidence import Evidence
 
@@ -58,12 +58,12 @@ class FileChannel(Channel[FileSettings]):
     Settings = FileSettings
 
     @property
-    def _file(self) -> Path:
-        return self.sources.hermes_home / self.settings.path
+    def _file(self) -> HomeFile:
+        return HomeFile(self.sources.hermes_home, self.settings.path)
 
     @property
     def _where(self) -> str:
-        return f"HERMES_HOME/{self.settings.path}"
+        return self._file.where
 
     def alerts(self) -> list[ChannelAlert]:
         documents, _ = self._documents()
@@ -80,9 +80,8 @@ class FileChannel(Channel[FileSettings]):
 
     def _documents(self) -> tuple[list[Any], list[str]]:
         """(the file's documents, one line per part that is not JSON)."""
-        try:
-            text = self._file.read_bytes().decode("utf-8", errors="replace")
-        except FileNotFoundError:
+        text = self._file.text()
+        if text is None:
             return [], []
         if self.settings.format == ONE_DOCUMENT:
             try:
@@ -102,8 +101,9 @@ class FileChannel(Channel[FileSettings]):
         return documents, problems
 
     def absence(self) -> str | None:
-        if not self._file.exists():
-            return f"{self._where} does not exist: the plugin wrote no alert there"
+        missing = self._file.missing()
+        if missing is not None:
+            return missing
         documents, _ = self._documents()
         if not documents:
             return f"{self._where} holds no JSON document"
@@ -118,16 +118,7 @@ class FileChannel(Channel[FileSettings]):
         return self._documents()[1]
 
     def evidence(self) -> list[Evidence]:
-        name = self.settings.path.rsplit("/", 1)[-1]
-        file = self._file
-        return [
-            Evidence(
-                self._where,
-                lambda: file if file.exists() else None,
-                f"file-channel-{name}",
-                tail_lines=200,
-            )
-        ]
+        return self._file.evidence(self.name)
 
 
 CHANNEL = FileChannel

@@ -12,13 +12,13 @@ before any run.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from hermetic.channels.alert import ChannelAlert, status_code
 from hermetic.channels.channel import Channel
+from hermetic.channels.home_file import HomeFile
 from hermetic.channels.settings import (
     FIELDS,
     ChannelSettings,
@@ -105,19 +105,11 @@ class LogChannel(Channel[LogSettings]):
     Settings = LogSettings
 
     @property
-    def _file(self) -> Path:
-        return self.sources.hermes_home / self.settings.path
-
-    @property
-    def _where(self) -> str:
-        return f"HERMES_HOME/{self.settings.path}"
+    def _file(self) -> HomeFile:
+        return HomeFile(self.sources.hermes_home, self.settings.path)
 
     def _lines(self) -> list[str]:
-        try:
-            text = self._file.read_bytes().decode("utf-8", errors="replace")
-        except FileNotFoundError:
-            return []
-        return text.splitlines()
+        return (self._file.text() or "").splitlines()
 
     def alerts(self) -> list[ChannelAlert]:
         pattern = re.compile(self.settings.pattern)
@@ -141,24 +133,16 @@ class LogChannel(Channel[LogSettings]):
         )
 
     def absence(self) -> str | None:
-        if not self._file.exists():
-            return f"{self._where} does not exist: the plugin wrote no alert there"
+        missing = self._file.missing()
+        if missing is not None:
+            return missing
         lines = self._lines()
         if not self.alerts():
-            return f"no line of {self._where} ({len(lines)} line(s)) matches alerts.pattern"
+            return f"no line of {self._file.where} ({len(lines)} line(s)) matches alerts.pattern"
         return None
 
     def evidence(self) -> list[Evidence]:
-        file = self._file
-        name = self.settings.path.rsplit("/", 1)[-1]
-        return [
-            Evidence(
-                self._where,
-                lambda: file if file.exists() else None,
-                f"log-channel-{name}",
-                tail_lines=200,
-            )
-        ]
+        return self._file.evidence(self.name)
 
 
 CHANNEL = LogChannel
