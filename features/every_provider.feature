@@ -42,6 +42,11 @@ Feature: A model removed by any provider becomes one alert, whatever words the p
           | provider | protocol                  | answer                     | error code |
           | OpenAI   | OpenAI's chat completions | model does not exist (404) | 404        |
 
+        @provider.openai @protocol.responses
+        Examples: OpenAI over OpenAI's Responses API
+          | provider | protocol               | answer                     | error code |
+          | OpenAI   | OpenAI's Responses API | model does not exist (404) | 404        |
+
         @provider.anthropic @protocol.anthropic-messages
         Examples: Anthropic over Anthropic's Messages API
           | provider  | protocol                 | answer                | error code |

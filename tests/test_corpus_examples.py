@@ -41,16 +41,14 @@ def test_every_row_is_a_corpus_answer_and_every_answer_a_row() -> None:
 
 
 def test_every_removed_model_over_a_protocol_the_mock_serves_is_a_row() -> None:
-    # Every answer but the Responses API's: Hermes speaks it to no custom provider.
     rows = {
         (p, protocol_named(title).api_mode, w)
         for b in examples_rows(CORPUS).values()
         for p, title, w, _code in b
     }
     for answer in CORPUS.model_gone():
-        if answer.protocol != "codex_responses":
-            assert (answer.provider, answer.protocol, answer.words) in rows, answer.name
-    assert {"anthropic_messages", "bedrock_converse"} <= {api for _p, api, _w in rows}
+        assert (answer.provider, answer.protocol, answer.words) in rows, answer.name
+    assert set(OUTLINE_PROTOCOLS) == {api for _p, api, _w in rows}
 
 
 def test_each_block_is_one_provider_over_one_protocol_tagged_with_both() -> None:
@@ -60,7 +58,7 @@ def test_each_block_is_one_provider_over_one_protocol_tagged_with_both() -> None
         provider, title = kinds.pop()
         protocol = protocol_named(title)
         expected = [f"provider.{provider_slug(provider)}"]
-        if protocol.extra is not None:
+        if protocol.api_mode != "chat_completions":
             # The run reads the tag before any scenario starts, to install Hermes' extra.
             expected.append(protocol.tag)
         assert tags == expected
@@ -70,7 +68,8 @@ def test_the_protocols_are_named_as_hermes_protocols_names_them() -> None:
     for api_mode in OUTLINE_PROTOCOLS:
         protocol = protocol_named(api_mode)
         assert PROTOCOL_TITLES[api_mode] == protocol.title
-        assert PROTOCOL_TAGS.get(api_mode) == (protocol.tag if protocol.extra else None)
+        chat = api_mode == "chat_completions"
+        assert PROTOCOL_TAGS.get(api_mode) == (None if chat else protocol.tag)
 
 
 def test_the_outline_holds_at_least_twelve_providers() -> None:

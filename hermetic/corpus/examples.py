@@ -3,10 +3,11 @@
 One Examples block per provider and wire protocol, each row one of the provider's published
 answers for a model it no longer serves, over the protocol the answer belongs to. Every block is
 tagged ``@provider.<slug>``, so a profile's ``[providers] only`` can leave a provider out; a
-block over a protocol that needs Hermes installed with an extra is tagged
-``@protocol.<key>`` too, so the run knows before any scenario starts which Hermes
-environments to make. ``tools/corpus_examples.py --write`` rewrites the feature's blocks from
-here; tests/test_corpus_examples.py fails when the feature and the corpus disagree.
+block over another protocol than chat completions is tagged ``@protocol.<key>`` too, so the
+run knows before any scenario starts which Hermes environments to make (Messages and Converse
+need Hermes installed with an extra). ``tools/corpus_examples.py --write`` rewrites the
+feature's blocks from here; tests/test_corpus_examples.py fails when the feature and the corpus
+disagree.
 """
 
 from __future__ import annotations
@@ -25,19 +26,26 @@ __all__ = [
     "examples_text",
 ]
 
-#: The protocols the outline runs, by Hermes' ``api_mode``: every one the mock serves to a
-#: provider Hermes can be pointed at on loopback. Not the Responses API (``codex_responses``):
-#: Hermes speaks it only to OpenAI's own host and a Codex login, never to a custom provider.
-OUTLINE_PROTOCOLS = ("chat_completions", "anthropic_messages", "bedrock_converse")
+#: The protocols the outline runs, by Hermes' ``api_mode``: every one the mock serves (the
+#: Responses API through an openai-codex login whose base URL is the mock: Hermes speaks it to
+#: no custom provider).
+OUTLINE_PROTOCOLS = (
+    "chat_completions",
+    "codex_responses",
+    "anthropic_messages",
+    "bedrock_converse",
+)
 #: How the feature names each protocol (the step's words: ``hermetic.hermes.protocols``'
 #: titles, which the corpus, on floor 2, cannot import; a unit test keeps them equal).
 PROTOCOL_TITLES = {
     "chat_completions": "OpenAI's chat completions",
+    "codex_responses": "OpenAI's Responses API",
     "anthropic_messages": "Anthropic's Messages API",
     "bedrock_converse": "Amazon Bedrock's Converse API",
 }
-#: The tag of a block over a protocol that needs an extra (``@protocol.<key>``).
+#: The tag of a block over another protocol than chat completions (``@protocol.<key>``).
 PROTOCOL_TAGS = {
+    "codex_responses": "protocol.responses",
     "anthropic_messages": "protocol.anthropic-messages",
     "bedrock_converse": "protocol.bedrock-converse",
 }
