@@ -1,13 +1,15 @@
 """The sandbox's ``config.yaml``: a provider on loopback, the plugin enabled, and the settings
 that keep a run offline, fast and bounded (docs/background/sandbox.md says why each key is there).
 
-A profile's ``[config]`` is merged on top; the keys the sandbox's isolation rests on were
-refused when the profile was read (:mod:`hermetic.profile.model`), so the merge cannot undo them.
+A profile's ``[config]`` is merged on top, table by table (:func:`merge_config`); the keys the
+sandbox's isolation rests on were refused when the profile was read
+(:mod:`hermetic.profile.model`), so the merge cannot undo them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -73,7 +75,7 @@ class HermesConfig:
     fallbacks: list[tuple[str, str]] = field(default_factory=list)
     # Plugins enabled beside the plugin under test (hermetic.companions), in this order.
     companion_plugins: list[str] = field(default_factory=list)
-    # The profile's [config], merged last (see hermetic.profile.rendering.merge_config).
+    # The profile's [config], merged last (with merge_config, below).
     overlay: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     def tune(self, **changes: Any) -> None:
@@ -156,3 +158,17 @@ class HermesConfig:
     @property
     def written(self) -> bool:
         return self.path.exists()
+
+
+def merge_config(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
+    """A new dict: ``base`` with ``overlay`` merged in, tables key by key, anything else replaced.
+
+    Neither argument is changed, and the result shares no mutable value with them.
+    """
+    merged = copy.deepcopy(dict(base))
+    for key, value in overlay.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = merge_config(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged

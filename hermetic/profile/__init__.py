@@ -41,7 +41,7 @@ _EXPORTS = {
     "Profile": "hermetic.profile.checked",
     "BaselineEntry": "hermetic.profile.checked",
     "RenderedProfile": "hermetic.profile.rendering",
-    "merge_config": "hermetic.profile.rendering",
+    "merge_config": "hermetic.hermes.config",
     "write_files": "hermetic.profile.rendering",
 }
 

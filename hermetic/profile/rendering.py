@@ -4,13 +4,13 @@ collector URLs, its stand-in credential, the time), and what a sandbox does with
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermetic.hermes.config import merge_config
 from hermetic.profile.model import ProfileError, toml_key
 from hermetic.profile.placeholders import map_strings, names, texts
 
@@ -45,26 +45,13 @@ class RenderedProfile:
     credential_files: tuple[str, ...] = ()
 
     def merge_config(self, base: Mapping[str, Any]) -> dict[str, Any]:
-        """``base`` (the sandbox's config.yaml) with ``[config]`` merged in."""
+        """``base`` (the sandbox's config.yaml) with ``[config]`` merged in, table by table
+        (:func:`hermetic.hermes.config.merge_config`)."""
         return merge_config(base, self.config)
 
     def write_files(self, hermes_home: Path) -> list[Path]:
         """Write ``[files]`` into ``hermes_home``; see :func:`write_files`."""
         return write_files(self, hermes_home)
-
-
-def merge_config(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
-    """A new dict: ``base`` with ``overlay`` merged in, tables key by key, anything else replaced.
-
-    Neither argument is changed, and the result shares no mutable value with them.
-    """
-    merged = copy.deepcopy(dict(base))
-    for key, value in overlay.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = merge_config(merged[key], value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
 
 
 def write_files(profile: RenderedProfile, hermes_home: Path) -> list[Path]:
