@@ -290,18 +290,18 @@ MUTANTS = (
     ),
     Mutant(
         "sandbox-passes-the-developers-home",
-        "hermetic/hermes/sandbox.py",
-        '"HOME": str(self.home),\n            "HERMES_HOME": str(self.hermes_home),',
+        "hermetic/hermes/process_env.py",
+        '"HOME": str(sandbox.home),\n        "HERMES_HOME": str(sandbox.hermes_home),',
         '"HOME": __import__("os").environ["HOME"],',
         ISOLATION,
         "harness",
     ),
     Mutant(
         "sandbox-passes-the-developers-keys",
-        "hermetic/hermes/sandbox.py",
-        '        return self.extra_env | {\n            "PATH":',
-        "        return self.extra_env | {\n            **{k: v for k, v in __import__('os')"
-        '.environ.items() if k.endswith(("_KEY", "_TOKEN"))},\n            "PATH":',
+        "hermetic/hermes/process_env.py",
+        '    return sandbox.extra_env | {\n        "PATH":',
+        "    return sandbox.extra_env | {\n        **{k: v for k, v in __import__('os')"
+        '.environ.items() if k.endswith(("_KEY", "_TOKEN"))},\n        "PATH":',
         ISOLATION,
         "harness",
     ),
@@ -330,8 +330,9 @@ MUTANTS = (
     ),
     Mutant(
         "hermes-runs-without-the-loopback-guard",
-        "hermetic/hermes/sandbox.py",
-        "            **guard_environment(self.network_log, self.process_log, self.network_mode),\n",
+        "hermetic/hermes/process_env.py",
+        "        **guard_environment("
+        "sandbox.network_log, sandbox.process_log, sandbox.network_mode),\n",
         "",
         ("--tags=@smoke",),
         "harness",

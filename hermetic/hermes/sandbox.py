@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermetic.errors import HarnessError
+from hermetic.hermes.process_env import process_env
 from hermetic.hermes.tempdirs import make_temp_dir
-from hermetic.isolation.guard.log import guard_environment
 from hermetic.isolation.guard.outside import confinement
 from hermetic.isolation.guard.site.hermetic_netguard_protocol import COVERAGE_DIR_VARIABLE
 
@@ -242,25 +242,9 @@ class Sandbox:
             handle.write(_SLOW_HOOKS.format(seconds=float(seconds)))
 
     def env(self) -> dict[str, str]:
-        """The complete environment for a ``hermes`` process: built from nothing, not filtered.
-
-        Starting empty (rather than deleting known-bad keys) is what guarantees that no
-        ``HERMES_*``, provider key or messaging token of the developer's shell leaks in.
-        """
-        return self.extra_env | {
-            "PATH": f"{self.hermes_executable.parent}:/usr/bin:/bin",
-            "LANG": "C.UTF-8",
-            "HOME": str(self.home),
-            "HERMES_HOME": str(self.hermes_home),
-            "HERMES_MANAGED_DIR": str(self.managed_dir),
-            "TMPDIR": str(self.tmp_dir),
-            "PYTHONUNBUFFERED": "1",
-            # Prints "Loading plugin '<name>' (… path=…)": which copy of the plugin ran.
-            "HERMES_PLUGINS_DEBUG": "1",
-            # The site hook: records (and by default refuses) every non-loopback attempt, and
-            # the names of the environment variables each Python process started with.
-            **guard_environment(self.network_log, self.process_log, self.network_mode),
-        }
+        """The complete environment for a ``hermes`` process: built from nothing, not filtered
+        (:func:`hermetic.hermes.process_env.process_env`)."""
+        return process_env(self)
 
     def confinement(self) -> list[str]:
         """What runs before ``hermes``: a mount namespace in which the temp folders and the real
