@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hermetic.hermes.sandbox import Sandbox
-from hermetic.isolation import stand_in
+from hermetic.isolation import credential_leaks, stand_in
 from hermetic.isolation.checks import CREDENTIAL, RunChecks
 from hermetic.mock.journal import Journal, JournalEntry
 
@@ -71,7 +71,7 @@ def test_leaks_name_the_file_and_line(tmp_path: Path, credential: str) -> None:
     (home / "vendor").mkdir()
     (home / "vendor" / "key.txt").write_text(credential, "utf-8")
     (home / "vendor" / "clean.log").write_text("nothing\n", "utf-8")
-    leaks = stand_in.find_leaks(
+    leaks = credential_leaks.find_leaks(
         credential, [("HERMES_HOME", home)], allowed=[home / "vendor" / "key.txt"]
     )
     assert leaks == ["HERMES_HOME/logs/agent.log, line 2"]
@@ -84,7 +84,7 @@ def test_a_leak_into_a_stored_row_names_the_database(tmp_path: Path, credential:
         connection.execute("CREATE TABLE alerts (message TEXT)")
         connection.execute("INSERT INTO alerts VALUES (?)", (f"failed with key {credential}",))
     connection.close()
-    assert stand_in.find_leaks(credential, [("HERMES_HOME", tmp_path)]) == [
+    assert credential_leaks.find_leaks(credential, [("HERMES_HOME", tmp_path)]) == [
         "HERMES_HOME/telemetry/telemetry.db (an SQLite database: a stored row holds it)"
     ]
 

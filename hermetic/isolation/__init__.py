@@ -3,7 +3,8 @@
 It sits under the world on the pipeline (runner -> plan -> world and parts -> result -> reports):
 the runner puts every behave process in a kernel network namespace (:mod:`.netns`), every Hermes
 process loads the Python guard (:mod:`.guard`, its ``site/`` folder on Hermes' ``PYTHONPATH``),
-a scenario's keys are stand-ins (:mod:`.stand_in`), the developer's own home is a decoy
+a scenario's keys are stand-ins (:mod:`.stand_in`) searched for afterwards wherever they must
+not be (:mod:`.credential_leaks`), the developer's own home is a decoy
 (:mod:`.developer_home`, :mod:`.home_snapshot`), and after every Hermes run the world's checks
 (:mod:`.checks`) say whether each guarantee held.
 
@@ -11,4 +12,12 @@ Standard library only here: ``tools/run.py`` uses :mod:`.netns` and :mod:`.guard
 suite's virtual environment exists.
 """
 
-__all__ = ["checks", "developer_home", "guard", "home_snapshot", "netns", "stand_in"]
+__all__ = [
+    "checks",
+    "credential_leaks",
+    "developer_home",
+    "guard",
+    "home_snapshot",
+    "netns",
+    "stand_in",
+]

@@ -37,6 +37,7 @@ from hermetic.hermes.hook_timeouts import HookTimeout, hook_timeouts
 from hermetic.hermes.plugin_identity import entry_point_problem, identity_problem
 from hermetic.hermes.plugin_load import LoadFailure, load_failures
 from hermetic.hermes.sandbox import Sandbox
+from hermetic.isolation.credential_leaks import find_leaks
 from hermetic.isolation.guard.handoffs import Handoff, read_handoffs
 from hermetic.isolation.guard.log import NetworkAttempt, handoff_log, non_loopback, read_attempts
 from hermetic.isolation.guard.outside import OUTSIDE as OUTSIDE_FOLDER
@@ -44,7 +45,6 @@ from hermetic.isolation.guard.outside import outside_writes, unavailable
 from hermetic.isolation.guard.process_log import outside_namespace, read_process_starts, unguarded
 from hermetic.isolation.netns.counters import in_loopback_namespace, own_namespace
 from hermetic.isolation.refusals import unseen_refusal
-from hermetic.isolation.stand_in import find_leaks
 from hermetic.mock.credentials import refused_without_key
 
 PLUGIN_LOAD = "plugin load"

@@ -7,7 +7,8 @@ redacts it from what it keeps and writes (the mock peers' journals, failure repo
 artefacts: :func:`redact`, :func:`scrub`), and after the scenario it proves the value went
 nowhere but loopback: it is in no file of the sandbox (Hermes' and the plugin's logs, the
 stored alerts, the commands' output, the network guard's log of refused attempts) except the
-ones the profile wrote it into (:func:`find_leaks`).
+ones the profile wrote it into (searched by
+:func:`hermetic.isolation.credential_leaks.find_leaks`).
 
 The stand-ins in use are kept per process: the mock peers' server threads redact what they
 journal without being told by each scenario, and a stand-in is retired when its scenario ends.
@@ -16,17 +17,12 @@ journal without being told by each scenario, and a stand-in is retired when its 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 #: Every stand-in starts so, which makes one easy to recognise in a plugin's output.
 PREFIX = "hermetic-stand-in-"
 #: What replaces the stand-in in reports and artefacts.
 REDACTED = "[stand-in credential, redacted]"
-SQLITE_HEADER = b"SQLite format 3\x00"
-# A file larger than this is read in its first part only (a runaway log is not evidence).
-READ_LIMIT = 64 * 1024 * 1024
 
 
 # Replaced, never changed in place: server threads read it while a scenario issues one.
@@ -81,46 +77,3 @@ def carries_stand_in(value: Any) -> bool:
     use, or the mark a journal redacted one to: for an alert, a leak (alerts reach people)."""
     text = repr(value)
     return REDACTED in text or any(credential in text for credential in _in_use)
-
-
-def find_leaks(
-    credential: str, roots: Iterable[tuple[str, Path]], allowed: Iterable[Path] = ()
-) -> list[str]:
-    """Where the stand-in was written: one line per place, e.g. ``HERMES_HOME/logs/agent.log,
-    line 12``.
-
-    ``roots`` are (how a report names it, folder) pairs; ``allowed`` the files that hold the
-    stand-in by design (the profile's own ``[files]`` and the config.yaml it merged into).
-    """
-    needle = credential.encode("utf-8")
-    exempt = {path.resolve() for path in allowed}
-    places = []
-    for label, root in roots:
-        for path in _files(root):
-            if path.resolve() in exempt:
-                continue
-            try:
-                with path.open("rb") as handle:
-                    data = handle.read(READ_LIMIT)
-            except OSError:
-                continue
-            if needle in data:
-                places.append(_where(f"{label}/{path.relative_to(root)}", data, needle))
-    return places
-
-
-def _files(root: Path) -> Iterator[Path]:
-    if not root.is_dir():
-        return
-    for path in sorted(root.rglob("*")):
-        if path.is_file() and not path.is_symlink():
-            yield path
-
-
-def _where(name: str, data: bytes, needle: bytes) -> str:
-    if data.startswith(SQLITE_HEADER):
-        return f"{name} (an SQLite database: a stored row holds it)"
-    if name.endswith(("-wal", "-journal")):
-        return f"{name} (an SQLite journal: a row being stored holds it)"
-    line = data[: data.index(needle)].count(b"\n") + 1
-    return f"{name}, line {line}"
