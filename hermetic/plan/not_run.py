@@ -48,8 +48,10 @@ def promises_of(tags: Iterable[str]) -> list[str]:
     return [tag[len(PROMISE_TAG) :] for tag in tags if tag.startswith(PROMISE_TAG)]
 
 
-def not_claimed(tags: Iterable[str], profile: Profile) -> NotRun | None:
-    """The promises of ``tags`` the plugin's ``profile`` does not make, if any."""
+def promise_not_made(tags: Iterable[str], profile: Profile) -> NotRun | None:
+    """The promises of ``tags`` the plugin's ``profile`` does not make, if any (the scenario
+    is then not claimed; so is one for a provider the profile leaves out:
+    :func:`provider_left_out`)."""
     missing = [name for name in promises_of(tags) if not profile.keeps(name)]
     if not missing:
         return None
@@ -95,7 +97,7 @@ def why_not_run(tags: Iterable[str], settings: Settings) -> NotRun | None:
     """Why a scenario with these (effective) tags is not run with ``settings``, or None."""
     tags = list(tags)
     found = (
-        not_claimed(tags, settings.profile)
+        promise_not_made(tags, settings.profile)
         or provider_left_out(tags, settings.profile)
         or other_release(tags, settings.hermes_version)
     )

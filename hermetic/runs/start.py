@@ -26,7 +26,7 @@ from hermetic.isolation.netns.confinement import why_no_namespace
 from hermetic.isolation.netns.status import NetworkIsolation
 from hermetic.plan.behave_args import BehaveArguments, check_behave_args, split_defines
 from hermetic.plan.model import RunPlan, Spread, Suite
-from hermetic.plan.not_run import NotRun, not_claimed, why_not_run
+from hermetic.plan.not_run import NotRun, promise_not_made, why_not_run
 from hermetic.plan.plan_file import PLAN_FILE, write_plan
 from hermetic.plan.request import RunRequest, Spelling
 from hermetic.plan.resolve import check, resolve
@@ -60,7 +60,7 @@ def start(
         checked = check(request)
         listing = select(python, suite, env)
         isolation = isolation_here(env)
-        _check_something_runs(listing, suite, lambda tags: not_claimed(tags, checked.profile))
+        _check_something_runs(listing, suite, lambda tags: promise_not_made(tags, checked.profile))
         tags = [effective_tags(listing, i) for i in range(len(listing.scenarios))]
         settings = resolve(checked, isolation, say, tags)
         _check_something_runs(listing, suite, lambda tags: why_not_run(tags, settings))
