@@ -358,9 +358,10 @@ MUTANTS = (
     Mutant(
         "hermes-runs-outside-the-namespace",
         "hermetic/hermes/commands.py",
-        "        command = [*self.prefix, str(self.sandbox.hermes_executable), *args]\n",
+        "        command = [*self.prefix, *self.sandbox.confinement(),"
+        " str(self.sandbox.hermes_executable)]\n",
         '        command = ["nsenter", "--net=/proc/1/ns/net", *self.prefix,'
-        " str(self.sandbox.hermes_executable), *args]\n",
+        " *self.sandbox.confinement(), str(self.sandbox.hermes_executable)]\n",
         ("--tags=@smoke",),
         "harness",
         headline="`hermes cron ",
@@ -433,6 +434,23 @@ MUTANTS = (
         plugin=HTTP_PLUGIN,
     ),
 )
+
+
+def stale_anchors(mutants: Sequence[Mutant]) -> list[str]:
+    """Each mutant whose text to replace is not found exactly once in its file, in one line.
+
+    The unit tests call it (tests/test_check_mutants_anchors.py), so code that moves under a
+    mutant fails there in seconds, not when someone next runs this script.
+    """
+    problems = []
+    for mutant in mutants:
+        source = (REPO if mutant.target == "harness" else PLUGIN) / mutant.file
+        found = source.read_text().count(mutant.old) if source.is_file() else 0
+        if found != 1:
+            problems.append(
+                f"{mutant.name}: anchor found {found} times in {source} (expected once)"
+            )
+    return problems
 
 
 def build(mutant: Mutant, parent: Path) -> Path:
@@ -518,10 +536,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     # Fail fast if the code moved under a mutant, before minutes of behave runs.
-    for mutant in MUTANTS:
-        source = (REPO if mutant.target == "harness" else PLUGIN) / mutant.file
-        if source.read_text().count(mutant.old) != 1:
-            raise SystemExit(f"check_mutants: {mutant.name}: anchor not found once in {source}")
+    for problem in stale_anchors(MUTANTS):
+        raise SystemExit(f"check_mutants: {problem}")
     chosen = [m for m in MUTANTS if not args.only or m.name in args.only.split(",")]
     no_namespace = why_no_namespace()
     if no_namespace:
