@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from hermetic import __version__
 from hermetic.reporting.layout import SETUP_ERROR
-from hermetic.runs.spread_options import add_spread_options
+from hermetic.runs.parallel_options import add_spread_options
 
 if TYPE_CHECKING:
     from hermetic.integrations.suite import Written
@@ -495,7 +495,7 @@ def matrix(args: argparse.Namespace, behave_args: list[str], own_options: list[s
         requires_hermes,
         version_of,
     )
-    from hermetic.runs.spread_options import default_jobs
+    from hermetic.runs.parallel_options import default_jobs
     from hermetic.runs.start import CannotStart, select
 
     reports = args.reports.resolve()
@@ -565,7 +565,7 @@ def mutate(args: argparse.Namespace, behave_args: list[str], own_options: list[s
     from hermetic.errors import ConfigError
     from hermetic.mutation.command import MutateOptions, check_inputs, run_mutate
     from hermetic.plan.model import Spread
-    from hermetic.runs.spread_options import default_jobs
+    from hermetic.runs.parallel_options import default_jobs
     from hermetic.runs.start import CannotStart
 
     for name in ("jobs", "max"):

@@ -19,9 +19,11 @@ from pathlib import Path
 import pytest
 
 from hermetic.errors import ConfigError
-from hermetic.hermes import install_steps
+from hermetic.hermes import uv_or_pip
 from hermetic.hermes.env_folders import building, install_log, leftovers
-from hermetic.hermes.install_steps import (
+from hermetic.hermes.installs import HermesInstallError, ensure_hermes, install_for
+from hermetic.hermes.pip_config import PipSettings, parse_config_list, read_pip_settings
+from hermetic.hermes.uv_or_pip import (
     PIP,
     UV,
     InstallFailure,
@@ -29,8 +31,6 @@ from hermetic.hermes.install_steps import (
     last_error_line,
     pip_install_command,
 )
-from hermetic.hermes.installs import HermesInstallError, ensure_hermes, install_for
-from hermetic.hermes.pip_config import PipSettings, parse_config_list, read_pip_settings
 from hermetic.hermes.uv_settings import uv_settings
 from hermetic.plan.resolve import settings_from_userdata
 from hermetic.plugin_sources import load_plugin, package_install
@@ -272,7 +272,7 @@ def test_pip_installs_the_plugin_when_uv_cannot_and_says_so_in_one_line(
     fake_hermes: Path, wheels: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _offline_pip(monkeypatch, wheels)
-    monkeypatch.setattr(install_steps, "uv_executable", lambda: str(_failing_uv(tmp_path)))
+    monkeypatch.setattr(uv_or_pip, "uv_executable", lambda: str(_failing_uv(tmp_path)))
     said: list[str] = []
     env = package_install.ensure_plugin_env(
         fake_hermes, "wheel two", "demo-plugin==1.0", "demo-plugin", root=tmp_path, say=said.append
@@ -297,7 +297,7 @@ def test_an_install_nothing_can_do_is_one_line_and_leaves_nothing_behind(
     fake_hermes: Path, wheels: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _offline_pip(monkeypatch, wheels)
-    monkeypatch.setattr(install_steps, "uv_executable", lambda: str(_failing_uv(tmp_path)))
+    monkeypatch.setattr(uv_or_pip, "uv_executable", lambda: str(_failing_uv(tmp_path)))
     with pytest.raises(InstallFailure) as caught:
         package_install.ensure_plugin_env(
             fake_hermes, "missing", "demo-plugin==7.0", "demo-plugin", root=tmp_path
@@ -348,7 +348,7 @@ def test_install_step_runs_pip_when_uv_is_not_installed(
     wheels: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_hermes: Path
 ) -> None:
     _offline_pip(monkeypatch, wheels)
-    monkeypatch.setattr(install_steps, "uv_executable", lambda: None)
+    monkeypatch.setattr(uv_or_pip, "uv_executable", lambda: None)
     target = tmp_path / "target"
     package_install.clone_environment(fake_hermes.parent.parent, target)
     python = target / "bin" / "python"

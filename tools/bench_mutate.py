@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from hermetic.runs.spread_options import default_jobs  # noqa: E402
+from hermetic.runs.parallel_options import default_jobs  # noqa: E402
 
 
 def children_cpu() -> float:

@@ -33,7 +33,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from hermetic.hermes import install_steps  # noqa: E402
+from hermetic.hermes import uv_or_pip  # noqa: E402
 from hermetic.hermes.installs import ensure_hermes  # noqa: E402
 from hermetic.hermes.packages import interpreter  # noqa: E402
 from hermetic.plugin_sources import load_plugin  # noqa: E402
@@ -73,12 +73,12 @@ def failing_uv(scratch: Path) -> Iterator[None]:
         "echo '  cause: invalid peer certificate: UnknownIssuer'\nexit 2\n"
     )
     script.chmod(0o755)
-    real = install_steps.uv_executable
-    install_steps.uv_executable = lambda: str(script)
+    real = uv_or_pip.uv_executable
+    uv_or_pip.uv_executable = lambda: str(script)
     try:
         yield
     finally:
-        install_steps.uv_executable = real
+        uv_or_pip.uv_executable = real
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,7 +41,7 @@ from hermetic.mutation.trials import Result, Trial, run_trials  # noqa: E402
 from hermetic.plan.model import RunPlan  # noqa: E402
 from hermetic.plan.request import RunRequest  # noqa: E402
 from hermetic.plan.resolve import check, resolve  # noqa: E402
-from hermetic.runs.spread_options import default_jobs  # noqa: E402
+from hermetic.runs.parallel_options import default_jobs  # noqa: E402
 from hermetic.runs.start import isolation_here  # noqa: E402
 
 PLUGIN = REPO / "alerts_plugin"

@@ -162,7 +162,7 @@ def command_line() -> argparse.ArgumentParser:
     """The command line. Built from standard-library modules alone: ``--help`` runs before
     .venv exists (bootstrap() lets it through), so nothing pydantic or behave needs is here."""
     from hermetic.hermes.releases import MATRIX_RELEASES
-    from hermetic.runs.spread_options import add_spread_options
+    from hermetic.runs.parallel_options import add_spread_options
 
     def parse_versions(text: str) -> list[str]:
         from hermetic.runs.matrix import parse_versions  # in the suite's environment by now

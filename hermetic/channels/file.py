@@ -19,7 +19,7 @@ from pydantic import Field
 from hermetic.channels import json_records
 from hermetic.channels.alert import ChannelAlert
 from hermetic.channels.channel import Channel
-from hermetic.channels.home_file import HomeFile
+from hermetic.channels.home_file_reader import HomeFile
 from hermetic.channels.settings import HomePath
 from hermetic.diagnostics.evidence import Evidence
 

@@ -18,7 +18,7 @@ from pydantic import Field, field_validator, model_validator
 
 from hermetic.channels.alert import ChannelAlert, status_code
 from hermetic.channels.channel import Channel
-from hermetic.channels.home_file import HomeFile
+from hermetic.channels.home_file_reader import HomeFile
 from hermetic.channels.settings import (
     FIELDS,
     ChannelSettings,

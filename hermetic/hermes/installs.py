@@ -40,12 +40,12 @@ from hermetic.hermes.env_folders import (
     locked,
     touch_used,
 )
-from hermetic.hermes.install_steps import (
+from hermetic.hermes.releases import DEFAULT_RELEASE
+from hermetic.hermes.uv_or_pip import (
     HermesInstallError,
     install_step,
     pip_install_command,
 )
-from hermetic.hermes.releases import DEFAULT_RELEASE
 
 if TYPE_CHECKING:
     from hermetic.hermes.index_versions import ReleaseAnswer

@@ -26,7 +26,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from hermetic.errors import ConfigError, HarnessError
-from hermetic.hermes.install_steps import Installed
+from hermetic.hermes.uv_or_pip import Installed
 from hermetic.plugin_sources.directory import git_revision
 from hermetic.plugin_sources.package_install import (
     ENTRY_POINT_GROUP,

@@ -12,7 +12,7 @@ already there. Nothing writes into a linked file in place: installers and Python
 cache replace files (unlink, then create), so Hermes' own environment stays as it was.
 
 uv runs with the machine's trust store and pip's settings; where it still cannot, pip does the
-step, and the stamp records that pip did (:mod:`hermetic.hermes.install_steps`). The clone is
+step, and the stamp records that pip did (:mod:`hermetic.hermes.uv_or_pip`). The clone is
 made beside its place and renamed into it once stamped (:mod:`hermetic.hermes.env_folders`):
 a failed install leaves no environment a later run could reuse, and its error is one line.
 
@@ -44,7 +44,8 @@ from hermetic.hermes.env_folders import (
     rewrite_paths,
     touch_used,
 )
-from hermetic.hermes.install_steps import (
+from hermetic.hermes.packages import installed, interpreter
+from hermetic.hermes.uv_or_pip import (
     PIP,
     UV,
     HermesInstallError,
@@ -53,7 +54,6 @@ from hermetic.hermes.install_steps import (
     pip_install_command,
     uv_executable,
 )
-from hermetic.hermes.packages import installed, interpreter
 
 #: The entry-point group Hermes scans for pip-installed plugins (hermes_cli/plugins.py).
 ENTRY_POINT_GROUP = "hermes_agent.plugins"

@@ -1,5 +1,5 @@
 """A file the plugin writes under HERMES_HOME, read one way by the file and log channels
-(hermetic.channels.home_file): its text, the line for a file never written, its evidence."""
+(hermetic.channels.home_file_reader): its text, the line for a file never written, its evidence."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hermetic.channels.channel import Sources
 from hermetic.channels.file import FileChannel, FileSettings
-from hermetic.channels.home_file import HomeFile
+from hermetic.channels.home_file_reader import HomeFile
 from hermetic.channels.log import LogChannel, LogSettings
 
 

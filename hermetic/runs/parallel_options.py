@@ -1,4 +1,5 @@
-"""The options that spread a run over behave processes: ``--jobs``, ``--shard``, ``--durations``.
+"""The parallel options and their defaults: ``--jobs`` (how many behave processes at once;
+:func:`default_jobs` when not given), ``--shard``, ``--durations``.
 
 ``tools/run.py`` and ``hermetic run`` take them alike. Standard library only (with
 :mod:`hermetic.runs.shards`, which is too): ``tools/run.py --help`` lists them on a machine
