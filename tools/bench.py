@@ -37,11 +37,14 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
+from hermetic.plan.model import RunPlan, Spread, Suite  # noqa: E402
+from hermetic.plan.request import USERDATA  # noqa: E402
 from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
 from hermetic.reporting import figures  # noqa: E402
 from hermetic.reporting.layout import DURATIONS_JSON  # noqa: E402
 from hermetic.runs.acceptance import Outcome, run_acceptance  # noqa: E402
 from hermetic.runs.child_steps import INTERRUPTS  # noqa: E402
+from hermetic.runs.start import CannotStart, request_from_behave, start  # noqa: E402
 from hermetic.world.world import build_world  # noqa: E402
 
 SMOKE = ("--tags=@smoke",)
@@ -85,18 +88,39 @@ def suite_runs(scratch: Path, args: list[str], jobs_list: list[int]) -> list[Sui
         print(f"running the suite with --jobs {jobs} (output: {log}) ...", flush=True)
         started = time.monotonic()
         with output_to(log):
-            outcome = run_acceptance(
-                sys.executable,
+            plan = planned(
                 reports,
                 [*args, *extra],
-                cwd=REPO,
-                jobs=jobs,
-                durations_file=planned_with if jobs > 1 and planned_with.is_file() else None,
+                Spread(
+                    jobs=jobs,
+                    durations=planned_with if jobs > 1 and planned_with.is_file() else None,
+                ),
             )
+            outcome = run_acceptance(sys.executable, plan)
         runs.append(SuiteRun(jobs, time.monotonic() - started, outcome))
         if INTERRUPTS:
             break
     return runs
+
+
+def planned(reports: Path, args: list[str], spread: Spread) -> RunPlan:
+    """The run's plan, resolved once as ``tools/run.py acceptance`` resolves it (the suite's
+    ``[tool.behave.userdata]`` and ``-D`` options); exits in one line if it cannot start."""
+    try:
+        request, behave = request_from_behave(args)
+        suite = Suite(cwd=REPO, paths=behave.paths, args=behave.options)
+        return start(
+            request,
+            suite,
+            reports,
+            spread,
+            Path(sys.executable),
+            None,
+            lambda line: print(f"[bench] {line}", flush=True),
+            USERDATA,
+        )
+    except CannotStart as exc:
+        raise SystemExit(f"bench: {exc}") from None
 
 
 def feature_table(entries: list[dict], serial: SuiteRun | None) -> list[str]:
