@@ -30,6 +30,11 @@ class ChannelAlert:
     ``seen`` is what the channel saw (the row, the span with its attributes, the JSON object),
     shown as it is in reports. ``occurrences`` is only a store's (repeats counted on one row);
     ``run`` (the Hermes session of the failed run) only where the profile says where it is.
+
+    ``sent_at`` is when the alert reached the channel (ISO-8601 UTC; a collector's channels
+    know it, a file's do not). ``delivery_id`` is what makes two deliveries the same alert
+    under the channel's own protocol (an OTLP span's trace and span id: an exporter's retry of
+    the same span is one alert); None: each delivery is an alert of its own.
     """
 
     channel: str
@@ -41,6 +46,8 @@ class ChannelAlert:
     seen: Any
     occurrences: int | None = None
     run: str | None = None
+    sent_at: str | None = None
+    delivery_id: str | None = None
 
     def describe(self) -> str:
         """One line with every field, for failure messages."""
@@ -74,6 +81,20 @@ class ChannelAlert:
             f"{whose} names the run {self.run!r}, not the failed job's (cron_<job>_<time>): "
             "nobody can tell which run of which job to look at"
         )
+
+
+def distinct(alerts: Iterable[ChannelAlert]) -> list[ChannelAlert]:
+    """The alerts, each delivered again under its channel's protocol (the same
+    ``delivery_id``) counted once: the first delivery stands for it."""
+    seen: set[str] = set()
+    kept = []
+    for alert in alerts:
+        if alert.delivery_id is not None:
+            if alert.delivery_id in seen:
+                continue
+            seen.add(alert.delivery_id)
+        kept.append(alert)
+    return kept
 
 
 def status_code(value: Any) -> int | None:

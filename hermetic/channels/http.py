@@ -54,10 +54,14 @@ class HttpChannel(Channel[HttpSettings]):
     Settings = HttpSettings
 
     def alerts(self) -> list[ChannelAlert]:
+        """Every alert object of every body delivered, each an alert of its own: HTTP has no
+        rule that makes two bodies one message, and a body the collector refused (5xx) was
+        not delivered, so its resend is the only delivery."""
         return [
-            json_records.alert(self.settings, self.name, item)
-            for batch in self.batches()
-            for item in json_records.items(self.settings, batch)
+            json_records.alert(self.settings, self.name, item, sent_at=entry.time)
+            for entry in self._delivered()
+            if entry.decoded is not None
+            for item in json_records.items(self.settings, entry.decoded)
         ]
 
     def batches(self) -> list[Any]:

@@ -59,8 +59,11 @@ def items(settings: JsonRecordFields, document: Any) -> list[dict[str, Any]]:
     return [item for item in found if isinstance(item, dict)]
 
 
-def alert(settings: JsonRecordFields, channel: str, item: dict[str, Any]) -> ChannelAlert:
-    """One alert object read with the profile's expressions."""
+def alert(
+    settings: JsonRecordFields, channel: str, item: dict[str, Any], sent_at: str | None = None
+) -> ChannelAlert:
+    """One alert object read with the profile's expressions (``sent_at``: when it arrived, where
+    the channel knows)."""
     values = {field: jmespath.search(settings.field_name(field) or field, item) for field in FIELDS}
     run = jmespath.search(settings.run, item) if settings.run else None
     return ChannelAlert(
@@ -72,6 +75,7 @@ def alert(settings: JsonRecordFields, channel: str, item: dict[str, Any]) -> Cha
         message=text(values["message"]),
         run=text(run),
         seen=item,
+        sent_at=sent_at,
     )
 
 

@@ -82,9 +82,15 @@ class OtlpChannel(Channel[OtlpSettings]):
     Settings = OtlpSettings
 
     def alerts(self) -> list[ChannelAlert]:
+        """Every ERROR span of every accepted export, with when it arrived; the same span
+        (trace and span id) exported again is the same alert
+        (:func:`~hermetic.channels.alert.distinct`)."""
+        from hermetic.channels import otlp_requests  # protobuf: only to read
+
         return [
-            self._alert(resource, span)
-            for resource, _, span in self._spans()
+            self._alert(resource, span, entry.time)
+            for entry in self._accepted()
+            for resource, _, span in otlp_requests.scoped_spans([entry])
             if span.get("status", {}).get("code") in _ERROR
         ]
 
@@ -107,7 +113,9 @@ class OtlpChannel(Channel[OtlpSettings]):
                     return attributes[name]
         return None
 
-    def _alert(self, resource: dict[str, Any], span: dict[str, Any]) -> ChannelAlert:
+    def _alert(
+        self, resource: dict[str, Any], span: dict[str, Any], sent_at: str | None = None
+    ) -> ChannelAlert:
         message = self._attribute("message", resource, span)
         if message is None and not self.settings.message:
             message = span.get("status", {}).get("message") or None
@@ -120,6 +128,8 @@ class OtlpChannel(Channel[OtlpSettings]):
             message=_text(message),
             run=_text(self._attribute("run", resource, span)),
             seen={"resource": resource, "span": span},
+            sent_at=sent_at,
+            delivery_id=_span_id(span),
         )
 
     def absence(self) -> str | None:
@@ -164,6 +174,14 @@ class OtlpChannel(Channel[OtlpSettings]):
         """The requests for ``model`` every provider of the scenario received."""
         asked = None if model is None else str(model)
         return [Receipt(*received) for received in self.sources.provider_requests(asked)]
+
+
+def _span_id(span: dict[str, Any]) -> str | None:
+    """The span's trace and span id (an exporter's retry sends the same ones), if it has both."""
+    trace, span_id = span.get("traceId"), span.get("spanId")
+    if not trace or not span_id or not str(span_id).strip("0"):
+        return None  # no id, or the all-zero id OTLP calls invalid: nothing makes two one
+    return f"{trace}/{span_id}"
 
 
 def _text(value: Any) -> str | None:

@@ -140,10 +140,12 @@ class AlertChannels:
             hermes_home=world.sandbox.hermes_home,
             received=received,
             wait_for_exit=self.wait_for_exit,
-            provider_requests=self._provider_requests,
+            provider_requests=self.provider_requests,
         )
 
-    def _provider_requests(self, model: str | None) -> list[tuple[str, int, str]]:
+    def provider_requests(self, model: str | None) -> list[tuple[str, int, str]]:
+        """Every request for ``model`` (every model: None) the scenario's providers received:
+        (host, port, ISO-8601 time), oldest first per provider."""
         providers = [self.world.providers.primary, *self.world.providers.named.values()]
         return [
             (urlsplit(provider.base_url).hostname or "", provider.port, entry.time)

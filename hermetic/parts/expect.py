@@ -15,8 +15,10 @@
 Alerts are read through every channel the profile names
 (:class:`~hermetic.parts.alert_channel.AlertChannels`), each judged; a field the profile says
 the plugin does not record (``alerts.not_recorded``) is not checked, and fails as a stale
-waiver once the plugin records it. What only a store shows (a repeat counted on one alert)
-is read from the contract's table (:class:`~hermetic.parts.alert_records.AlertRecords`).
+waiver once the plugin records it. Every channel counts: one removed model in one run is one
+alert, whether the channel is a store or a notifier (:func:`repeated`). What only a store
+shows (a repeat counted on one alert) is read from the contract's table
+(:class:`~hermetic.parts.alert_records.AlertRecords`).
 Each failure is ``world.check``'s: the finding first, then the world's failure report.
 """
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from hermetic.channels.alert import distinct
 from hermetic.hermes.protocols import CHAT_COMPLETIONS
 from hermetic.parts.alert_channel import AlertChannels
 from hermetic.parts.alert_records import AlertRecords
@@ -46,6 +49,7 @@ FIELD_WORDS = {
 
 __all__ = [
     "FIELD_WORDS",
+    "alert_decision",
     "alert_names",
     "alert_seen_times",
     "describe_alerts",
@@ -55,6 +59,7 @@ __all__ = [
     "job_succeeded",
     "no_alert",
     "removed_model_alerted",
+    "repeated",
     "stale_waiver",
 ]
 
@@ -84,6 +89,47 @@ def stale_waiver(view: ChannelView, alerts: Sequence[ChannelAlert], field: str) 
     )
 
 
+def clock(iso: str | None) -> str:
+    """An ISO-8601 time as a failure shows it: ``02:00:20.17`` (``?`` when unknown)."""
+    if not iso or "T" not in iso:
+        return "?"
+    return iso.split("T", 1)[1][:11].rstrip("Z")
+
+
+def repeated(world: World, model: str, alerts: Sequence[ChannelAlert]) -> str | None:
+    """The finding when a channel holds more than one alert for ``model`` from one run of its
+    job (an alert delivered again under the channel's own protocol counts once:
+    :func:`~hermetic.channels.alert.distinct`), else None.
+
+    One removed model is one alert on every channel: a store counts repeats on its row, and a
+    notifier that messages each of Hermes' attempts pages its operators once per retry. The
+    finding says how the deliveries line up with Hermes' calls, when each arrived, and what a
+    notifier must do ("3 alerts for 'gone-model' in one run, one per attempt Hermes made (3
+    calls, retryable=True): …").
+    """
+    delivered = distinct(alert for alert in alerts if alert.model == model)
+    if len(delivered) <= 1:
+        return None
+    calls = len(world.use(AlertChannels).provider_requests(model))
+    said = ""
+    if world.uses(HookObserver):
+        flags = sorted({str(call.retryable) for call in world.use(HookObserver).calls(model)})
+        said = f", retryable={'/'.join(flags)}" if flags else ""
+    attempts = f"{calls} call{'s' if calls != 1 else ''}{said}"
+    if calls == len(delivered):
+        how = f"one per attempt Hermes made ({attempts})"
+    else:
+        how = f"Hermes made {attempts} for it"
+    times = [clock(alert.sent_at) for alert in delivered if alert.sent_at]
+    arrived = f"\ndelivered at {', '.join(times)}" if times else ""
+    return (
+        f"{len(delivered)} alerts for {model!r} in one run, {how}: one removed model must be "
+        "one alert; a notifier must wait for Hermes' last attempt (retryable=False, or "
+        f"retry_count = max_retries) or dedup by model{arrived}\nalerts found:\n"
+        + describe_alerts(alerts)
+    )
+
+
 def job_failed(world: World) -> None:
     """Hermes recorded the job's last run as failed (error; blocked_config on 0.22+)."""
     state = world.scheduler.job_state()
@@ -101,12 +147,15 @@ def exactly_one_alert(world: World) -> None:
 
     def judge(channel: ChannelView) -> str | None:
         alerts = channel.alerts()
-        if len(alerts) == 1:
+        delivered = distinct(alerts)
+        if len(delivered) == 1:
             return None
-        return (
+        models = {alert.model for alert in delivered}
+        again = repeated(world, models.pop(), alerts) if len(models) == 1 else None
+        return again or (
             first_finding(not alerts and channel.absence())
-            + f"expected exactly 1 alert in the {channel.label} channel, found {len(alerts)}:\n"
-            + describe_alerts(alerts)
+            + f"expected exactly 1 alert in the {channel.label} channel, found "
+            f"{len(delivered)}:\n" + describe_alerts(alerts)
         )
 
     world.use(AlertChannels).judge(judge)
@@ -147,6 +196,9 @@ def alert_names(world: World, model: str, *, provider: str, status: int) -> None
         stale = [stale_waiver(channel, alerts, field) for field in ("provider", "status")]
         if any(stale):
             return next(finding for finding in stale if finding)
+        again = repeated(world, model, alerts)
+        if again:
+            return again
         if channel.settings.reads_run:
             jobs = world.scheduler.job_ids.values()
             misnamed = [found for alert in alerts if (found := alert.misnames_run(jobs))]
@@ -155,6 +207,53 @@ def alert_names(world: World, model: str, *, provider: str, status: int) -> None
         return None
 
     world.use(AlertChannels).judge(judge)
+
+
+def alert_decision(world: World, model: str, recorded: str, code: str) -> None:
+    """A failure table's row: ``recorded`` "yes" is one alert for ``model`` with the status
+    ``code`` in each channel (a repeat from the same run fails, as :func:`repeated` says);
+    "no" is no alert at all. On a store, the capture line in the telemetry log too (the
+    alert-store promise)."""
+    if recorded not in ("yes", "no") or (recorded == "yes" and not code.isdigit()):
+        raise ValueError(
+            f"alert recorded must be yes/no and error code a number: {recorded!r}, {code!r}"
+        )
+
+    def judge(channel: ChannelView) -> str | None:
+        alerts = channel.alerts()
+        if recorded == "no":
+            return "expected no alert, found:\n" + describe_alerts(alerts) if alerts else None
+        mine = distinct(alert for alert in alerts if alert.model == model)
+        again = repeated(world, model, alerts)
+        if again:
+            return again
+        if channel.settings.waived("status") is not None:
+            if len(mine) == 1:
+                return stale_waiver(channel, mine, "status")
+            return f"expected one alert for {model!r}, found:\n" + describe_alerts(alerts)
+        if len(mine) == 1 and mine[0].status == int(code):
+            return None
+        return (
+            first_finding(*(alert.lacks("status") for alert in mine))
+            + f"expected one alert for {model!r} with error code {code}, found:\n"
+            + describe_alerts(alerts)
+        )
+
+    world.use(AlertChannels).judge(judge)
+    if not world.settings.profile.keeps("alert-store"):
+        return
+    lines = world.use(AlertRecords).captures()
+    if recorded == "no":
+        world.check(
+            not lines,
+            "expected no capture line, found:\n" + "\n".join(f"  {c.line}" for c in lines),
+        )
+        return
+    world.check(
+        any(line.model == model and line.code == int(code) for line in lines),
+        f"expected a capture line for {model!r} with code {code}, found:\n"
+        + ("\n".join(f"  {c.line}" for c in lines) or "  (none)"),
+    )
 
 
 def alert_seen_times(world: World, model: str, count: int) -> None:
@@ -210,6 +309,9 @@ def removed_model_alerted(world: World, provider: str, *, status: int) -> None:
         stale = stale_waiver(channel, alerts, "status")
         if stale:
             return stale
+        again = repeated(world, model, alerts)
+        if again:
+            return f"a model removed by {spelled} raised {again}\n{reported}"
         seen = [alert.occurrences for alert in alerts]
         if channel.is_store and seen != [1]:
             return (

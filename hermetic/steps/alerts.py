@@ -75,44 +75,7 @@ def step_alert_fields(context, model, provider, code):
 def step_alert_decision(context, model, recorded, code):
     """yes: one alert for the model with the code in each channel; no: none at all. On a
     store, the capture line in the telemetry log too (the alert-store promise)."""
-    world = context.world
-    if recorded not in ("yes", "no") or (recorded == "yes" and not code.isdigit()):
-        raise ValueError(
-            f"alert recorded must be yes/no and error code a number: {recorded!r}, {code!r}"
-        )
-
-    def judge(channel):
-        alerts = channel.alerts()
-        if recorded == "no":
-            return "expected no alert, found:\n" + _describe(alerts) if alerts else None
-        mine = [alert for alert in alerts if alert.model == model]
-        if channel.settings.waived("status") is not None:
-            if len(mine) == 1:
-                return _stale(channel, mine, "status")
-            return f"expected one alert for {model!r}, found:\n" + _describe(alerts)
-        if len(mine) == 1 and mine[0].status == int(code):
-            return None
-        return (
-            _headline(*(alert.lacks("status") for alert in mine))
-            + f"expected one alert for {model!r} with error code {code}, found:\n"
-            + _describe(alerts)
-        )
-
-    world.use(AlertChannels).judge(judge)
-    if not world.settings.profile.keeps("alert-store"):
-        return
-    lines = world.use(AlertRecords).captures()
-    if recorded == "no":
-        world.check(
-            not lines,
-            "expected no capture line, found:\n" + "\n".join(f"  {c.line}" for c in lines),
-        )
-        return
-    world.check(
-        any(line.model == model and line.code == int(code) for line in lines),
-        f"expected a capture line for {model!r} with code {code}, found:\n"
-        + ("\n".join(f"  {c.line}" for c in lines) or "  (none)"),
-    )
+    expect.alert_decision(context.world, model, recorded, code)
 
 
 @then('the alert for "{model}" carries the provider\'s message')

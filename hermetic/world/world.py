@@ -128,6 +128,11 @@ class World:
             self._parts[part] = part(self)  # type: ignore[call-arg]
         return self._parts[part]
 
+    def uses(self, part: type) -> bool:
+        """Whether a step already put ``part`` to use in this world (a companion plugin, say,
+        that only records when enabled before the run)."""
+        return part in self._parts
+
     # -- the plugin under test ------------------------------------------------------------
     def install_plugin(self) -> Path:
         """Put the plugin under test where Hermes finds it (a directory plugin is copied into
