@@ -131,7 +131,7 @@ Feature: A model removed by any provider becomes one alert, whatever words the p
     Hermes retries a failure it does not recognise as final, and each attempt reaches the
     plugin: the removed model must still be one alert, seen once, not one per attempt.
 
-    @provider.anthropic
+    @provider.anthropic @retried
     Scenario: Hermes asks Anthropic three times about a removed model, and one alert is raised
       Given the provider "Anthropic" no longer serves the model "gone-model"
       And a scheduled job uses the model "gone-model"

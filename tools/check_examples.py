@@ -86,6 +86,9 @@ class Defect:
     name: str
     changes: tuple[Change, ...]
     headline: str
+    #: The scenarios that show the defect (behave's tag expression): the smoke path, or one
+    #: that needs more (Hermes' default retries: ``@provider.anthropic and @retried``).
+    tags: str = "@smoke"
 
     def apply(self, folder: Path) -> None:
         for change in self.changes:
@@ -112,6 +115,7 @@ class PipExample:
                 defect["name"],
                 tuple(Change(**change) for change in defect["changes"]),
                 defect["headline"],
+                defect.get("tags", "@smoke"),
             )
             for defect in data.get("defects", [])
         )
@@ -452,7 +456,7 @@ def _pip_example(example: PipExample) -> list[str]:
                 copy,
                 "--profile",
                 str(copy / example.profile),
-                "--tags=@smoke",
+                f"--tags={defect.tags}",
                 "-D",
                 "keep_sandbox=never",
             )
