@@ -84,6 +84,27 @@ def test_every_channel_names_itself_as_its_settings_do_and_the_default_comes_fir
         assert channel.Settings.model_fields["channel"].annotation == Literal[name]
 
 
+#: One settings table per channel, and where report.html then says its alerts are read.
+WHERE = {
+    "sqlite": ({}, "a row in the table model_unavailable_alerts of telemetry/telemetry.db"),
+    "http": ({"path": "/alerts"}, "a message POSTed to /alerts"),
+    "otlp": ({}, "a span with status ERROR exported over OTLP"),
+    "log": ({"path": "a.log", "pattern": "(?P<model>x)"}, "a line in a.log"),
+    "file": ({"path": "alerts.jsonl"}, "a JSON line in alerts.jsonl"),
+}
+
+
+def test_every_channel_says_where_its_alerts_are_read_in_its_own_words() -> None:
+    assert set(WHERE) == set(channels()), "a new channel: say where it is read (describe_where)"
+    for name, (keys, where) in WHERE.items():
+        said = channels()[name].Settings(channel=name, **keys).describe_where()
+        assert said.startswith(where), (name, said)
+        if name != "sqlite":  # only the contract's own channel names the contract's database
+            assert "database" not in said and "telemetry" not in said, said
+    own = channels()["sqlite"].Settings(channel="sqlite", table="seen", database="w/a.db")
+    assert own.describe_where() == "a row in the table seen of w/a.db"
+
+
 def test_the_sqlite_channel_reads_the_contract_table(tmp_path: Path) -> None:
     with build_world(settings_with(tmp_path, "")) as world:
         database = database_path(world.sandbox.hermes_home)
