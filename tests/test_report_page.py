@@ -79,7 +79,9 @@ def render(result: RunResult, tmp_path: Path) -> str:
 
 
 def words(page: str) -> str:
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+    """The page's text as a reader sees it (no stylesheet, no script), on one line."""
+    shown = re.sub(r"<(style|script)\b.*?</\1>", " ", page, flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", shown)).split())
 
 
 def test_the_page_says_where_this_run_read_the_alerts_and_never_names_a_database(
