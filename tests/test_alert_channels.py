@@ -19,6 +19,7 @@ import pytest
 from hermetic.channels import channels
 from hermetic.contract.schema import DDL, database_path
 from hermetic.parts.alert_channel import AlertChannels
+from hermetic.parts.alert_records import AlertRecords
 from hermetic.plan.resolve import settings_from_userdata
 from hermetic.plan.settings import Settings
 from hermetic.world.world import build_world
@@ -144,6 +145,24 @@ def test_the_otlp_channel_reads_error_spans_by_the_genai_conventions(tmp_path: P
         assert not channel.is_store and not world.settings.profile.keeps("alert-store")
         assert '"gen_ai.request.model": "gone-model"' in world.use(AlertChannels).seen()
         assert "alerts as the otlp channel(s) saw them" in [e.title for e in world.evidence()]
+
+
+def test_a_failure_lists_the_contract_s_database_only_where_the_profile_reads_it(
+    tmp_path: Path,
+) -> None:
+    profile = '[alerts]\nchannel = "http"\npath = "/alerts"\n'
+    with build_world(settings_with(tmp_path, profile)) as world:
+        world.use(AlertRecords)  # a step read the contract's telemetry log
+        assert "alerts in telemetry/telemetry.db" not in world.report()
+        assert "telemetry/telemetry.log" in world.report()
+        # Written anyway (the plugin kept a database the profile does not read): shown.
+        database_path(world.sandbox.hermes_home).parent.mkdir(parents=True, exist_ok=True)
+        with sqlite3.connect(database_path(world.sandbox.hermes_home)) as db:
+            db.executescript(DDL)
+        assert "alerts in telemetry/telemetry.db" in world.report()
+    with build_world(settings_with(tmp_path, "")) as world:
+        world.use(AlertRecords)
+        assert "alerts in telemetry/telemetry.db" in world.report()
 
 
 def exception_event(message: str) -> dict[str, Any]:
