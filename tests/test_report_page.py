@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from hermetic.reporting import html_model
@@ -153,3 +154,18 @@ def test_a_page_rendered_twice_from_one_model_says_everything_once(tmp_path: Pat
     text = words((tmp_path / "report.html").read_text("utf-8"))
     assert text.count("(here: a message POSTed to /alerts)") == 1, text
     assert "Skipped: 1 Not claimed: 1" in text, text
+
+
+def test_every_feature_says_where_the_alerts_were_read(tmp_path: Path) -> None:
+    other = "features/gone_model.feature"
+    result = webhook_run()
+    result = RunResult(
+        scenarios=(
+            *result.scenarios,
+            replace(result.scenarios[0], feature_file=other, location=f"{other}:12"),
+        ),
+        features=(*result.features, replace(result.features[0], file=other)),
+        settings=result.settings,
+    )
+    text = words(render(result, tmp_path))
+    assert text.count("where its operators look (here: a message POSTed to /alerts)") == 2, text

@@ -163,10 +163,10 @@ def show_result(formatter: PrettyHTMLFormatter, result: RunResult) -> None:
     formatter.add_html_head_element(STYLE)
     by_location = {scenario.location: scenario for scenario in result.scenarios}
     name = plugin_name(result.settings)
-    where = alerts_where(result.settings)
+    read_at = alerts_where(result.settings)
     for feature in formatter.features:
         # One string, its lines joined.
-        feature.description = _where(_named(feature.description, name), where)
+        feature.description = _where(_named(feature.description, name), read_at)
         _count_apart(feature, result)
         for scenario in feature.scenarios:
             where = f"{scenario.location.filename}:{scenario.location.line}"
@@ -219,11 +219,11 @@ def _count_apart(feature: Any, result: RunResult) -> None:
     feature.generate_feature = generate
 
 
-def _count_not_claimed_apart(body: dom_tag, features: list[Any], result: RunResult) -> None:
-    """In the formatter's global summary (already written into ``body``), after its Features
-    and Scenarios counts (which left the ones not claimed out), how many were not claimed,
-    with a filter like the formatter's own."""
-    summaries = body.get(id="summary-global")
+def _count_not_claimed_apart(written: dom_tag, features: list[Any], result: RunResult) -> None:
+    """In the formatter's global summary (``written``), after its Features and Scenarios counts
+    (which left the ones not claimed out), how many were not claimed, with a filter like the
+    formatter's own."""
+    summaries = written.get(id="summary-global")
     if not summaries:
         return
     scenarios = [scenario for feature in features for scenario in feature.scenarios]
