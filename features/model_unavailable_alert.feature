@@ -5,9 +5,9 @@ Feature: A model the provider stops serving becomes an alert someone can see
   the operator that the job has been dead since the day the model went away.
 
   The alerts plugin closes that gap. When Hermes reports that the provider no longer knows a
-  model, the plugin raises a model-unavailable alert where its operators look: by default one row
-  per model and provider in the telemetry database, counted on every repeat, and a line in the
-  telemetry log; or a span or a JSON record sent to the plugin's own backend.
+  model, the plugin raises a model-unavailable alert where its operators look, naming the model,
+  its provider and the provider's answer; a plugin that keeps one alert per model counts every
+  repeat on it.
 
   These scenarios run the real scheduler (`hermes cron tick`), which sends the job's request to a
   provider over HTTP; the provider is a local stand-in, so no credentials or network are needed.

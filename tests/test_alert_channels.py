@@ -19,6 +19,7 @@ import pytest
 from hermetic.channels import channels
 from hermetic.contract.schema import DDL, database_path
 from hermetic.parts.alert_channel import AlertChannels
+from hermetic.parts.alert_records import AlertRecords
 from hermetic.plan.resolve import settings_from_userdata
 from hermetic.plan.settings import Settings
 from hermetic.world.world import build_world
@@ -84,6 +85,27 @@ def test_every_channel_names_itself_as_its_settings_do_and_the_default_comes_fir
         assert channel.Settings.model_fields["channel"].annotation == Literal[name]
 
 
+#: One settings table per channel, and where report.html then says its alerts are read.
+WHERE = {
+    "sqlite": ({}, "a row in the table model_unavailable_alerts of telemetry/telemetry.db"),
+    "http": ({"path": "/alerts"}, "a message POSTed to /alerts"),
+    "otlp": ({}, "a span with status ERROR exported over OTLP"),
+    "log": ({"path": "a.log", "pattern": "(?P<model>x)"}, "a line in a.log"),
+    "file": ({"path": "alerts.jsonl"}, "a JSON line in alerts.jsonl"),
+}
+
+
+def test_every_channel_says_where_its_alerts_are_read_in_its_own_words() -> None:
+    assert set(WHERE) == set(channels()), "a new channel: say where it is read (describe_where)"
+    for name, (keys, where) in WHERE.items():
+        said = channels()[name].Settings(channel=name, **keys).describe_where()
+        assert said.startswith(where), (name, said)
+        if name != "sqlite":  # only the contract's own channel names the contract's database
+            assert "database" not in said and "telemetry" not in said, said
+    own = channels()["sqlite"].Settings(channel="sqlite", table="seen", database="w/a.db")
+    assert own.describe_where() == "a row in the table seen of w/a.db"
+
+
 def test_the_sqlite_channel_reads_the_contract_table(tmp_path: Path) -> None:
     with build_world(settings_with(tmp_path, "")) as world:
         database = database_path(world.sandbox.hermes_home)
@@ -123,6 +145,24 @@ def test_the_otlp_channel_reads_error_spans_by_the_genai_conventions(tmp_path: P
         assert not channel.is_store and not world.settings.profile.keeps("alert-store")
         assert '"gen_ai.request.model": "gone-model"' in world.use(AlertChannels).seen()
         assert "alerts as the otlp channel(s) saw them" in [e.title for e in world.evidence()]
+
+
+def test_a_failure_lists_the_contract_s_database_only_where_the_profile_reads_it(
+    tmp_path: Path,
+) -> None:
+    profile = '[alerts]\nchannel = "http"\npath = "/alerts"\n'
+    with build_world(settings_with(tmp_path, profile)) as world:
+        world.use(AlertRecords)  # a step read the contract's telemetry log
+        assert "alerts in telemetry/telemetry.db" not in world.report()
+        assert "telemetry/telemetry.log" in world.report()
+        # Written anyway (the plugin kept a database the profile does not read): shown.
+        database_path(world.sandbox.hermes_home).parent.mkdir(parents=True, exist_ok=True)
+        with sqlite3.connect(database_path(world.sandbox.hermes_home)) as db:
+            db.executescript(DDL)
+        assert "alerts in telemetry/telemetry.db" in world.report()
+    with build_world(settings_with(tmp_path, "")) as world:
+        world.use(AlertRecords)
+        assert "alerts in telemetry/telemetry.db" in world.report()
 
 
 def exception_event(message: str) -> dict[str, Any]:

@@ -136,6 +136,37 @@ def test_interrupted_and_not_claimed_are_never_failed_or_skipped_in_junit(tmp_pa
     assert rows["gateway"]["message"] == "not claimed by the profile: gateway"
 
 
+def test_not_claimed_is_counted_apart_from_skipped_in_summary_and_junit(tmp_path: Path) -> None:
+    result = _result(
+        _scenario(1, "stored", "passed"),
+        _scenario(2, "gateway", "not claimed", message="not claimed by the profile: gateway"),
+        _scenario(3, "store", "not claimed", message="not claimed by the profile: alert-store"),
+        _scenario(4, "kernel", "skipped", message="no network namespace"),
+        _scenario(5, "known", "known", message="ASSERT FAILED: x", explanation="why"),
+    )
+    totals = summary_of(result)["totals"]
+    assert (totals["not claimed"], totals["skipped"], totals["known"]) == (2, 1, 1)
+    assert list(totals).index("not claimed") + 1 == list(totals).index("skipped")
+    write_junit(result, tmp_path)
+    suite = ElementTree.parse(tmp_path / "junit" / "TESTS-alerts.xml").getroot()
+    # JUnit's own count: every <skipped> case, whatever its kind (CI's dashboards read it) ...
+    assert suite.get("skipped") == "4"
+    # ... and the suite's properties, each status apart.
+    counted = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert counted == {
+        "hermetic.passed": "1",
+        "hermetic.failed": "0",
+        "hermetic.errored": "0",
+        "hermetic.hermes_defect": "0",
+        "hermetic.known": "1",
+        "hermetic.interrupted": "0",
+        "hermetic.not_claimed": "2",
+        "hermetic.skipped": "1",
+    }
+    # The properties come first, as JUnit's schema orders a suite's children.
+    assert [child.tag for child in suite][:2] == ["properties", "testcase"]
+
+
 def test_a_failed_case_lists_its_artefacts_where_the_reports_are(tmp_path: Path) -> None:
     folder = tmp_path / "artefacts" / "alerts" / "x"
     (folder / "out").mkdir(parents=True)

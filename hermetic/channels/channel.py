@@ -2,7 +2,8 @@
 that finds the channels.
 
 A channel module defines its settings (a :class:`~hermetic.channels.settings.ChannelSettings`
-subclass: its ``[alerts]`` keys and their rules) and a :class:`Channel` subclass reading
+subclass: its ``[alerts]`` keys and their rules, its ``label`` and ``describe_where()``, where an
+operator reads one of its alerts, in the report's words) and a :class:`Channel` subclass reading
 alerts with them, and ends with ``CHANNEL = ThatClass``. Nothing else names it: the profile's
 ``[alerts]`` table, its JSON Schema and its key reference are built from :func:`channels`.
 """

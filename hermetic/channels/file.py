@@ -51,6 +51,10 @@ class FileSettings(json_records.JsonRecordFields):
     def label(self) -> str:
         return f"file {self.path}"
 
+    def describe_where(self) -> str:
+        what = "a JSON line" if self.format == JSON_LINES else "a JSON record"
+        return f"{what} in {self.path}"
+
 
 class FileChannel(Channel[FileSettings]):
     """Alerts are the JSON objects ``items`` picks from the file's documents."""

@@ -47,6 +47,9 @@ class HttpSettings(json_records.JsonRecordFields):
     def label(self) -> str:
         return f"http {self.path}"
 
+    def describe_where(self) -> str:
+        return f"a message POSTed to {self.path}"
+
 
 class HttpChannel(Channel[HttpSettings]):
     """Alerts are the JSON objects picked from the bodies posted to ``path``."""

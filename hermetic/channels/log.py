@@ -94,6 +94,9 @@ class LogSettings(ChannelSettings):
     def label(self) -> str:
         return f"log {self.path}"
 
+    def describe_where(self) -> str:
+        return f"a line in {self.path}"
+
     @property
     def reads_run(self) -> bool:
         return "run" in self.groups

@@ -75,6 +75,9 @@ class OtlpSettings(MappedFields):
     def needs_collector(self) -> bool:
         return True
 
+    def describe_where(self) -> str:
+        return "a span with status ERROR exported over OTLP"
+
 
 class OtlpChannel(Channel[OtlpSettings]):
     """Alerts are the ERROR spans of the OTLP trace exports the collector received."""

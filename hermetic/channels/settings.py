@@ -161,6 +161,13 @@ class ChannelSettings(Table):
         """The channel as reports name it (``file alerts.jsonl``): its name, and where."""
         return self.channel
 
+    def describe_where(self) -> str:
+        """Where an operator reads one of the plugin's alerts, in words a reader of the report
+        understands without the profile ("a message POSTed to /alerts"): report.html names
+        the plugin's own channel with it, never the contract's database unless this is it.
+        Each channel module says it for its kind."""
+        raise NotImplementedError(f"the {self.channel} channel does not say where it is read")
+
     @property
     def reads_run(self) -> bool:
         """Whether each alert names the failed run (then every alert must name the job's)."""

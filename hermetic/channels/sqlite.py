@@ -70,6 +70,11 @@ class SqliteSettings(MappedFields):
     def label(self) -> str:
         return "sqlite" if self.table is None else f"sqlite table {self.table}"
 
+    def describe_where(self) -> str:
+        if self.table is None:
+            return f"a row in the table {TABLE} of {DATABASE}, counted on every repeat"
+        return f"a row in the table {self.table} of {self.file}"
+
     @property
     def file(self) -> str:
         """The database, relative to HERMES_HOME."""

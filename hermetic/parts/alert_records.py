@@ -2,7 +2,9 @@
 the alert contract (``world.use(AlertRecords)``).
 
 The one place in the harness that knows where alerts live in a sandbox (through
-:mod:`hermetic.contract.schema`); it adds ``telemetry.log`` and the alerts to every failure report.
+:mod:`hermetic.contract.schema`); it adds ``telemetry.log`` to every failure report, and the
+contract's alerts when the profile reads them (or the plugin wrote the database anyway): a
+webhook plugin's failure never lists an empty database it was never meant to write.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ class AlertRecords:
     def __init__(self, world: World) -> None:
         self.hermes_home = world.sandbox.hermes_home
         self.remembered: dict[str, Alert] = {}
+        #: Whether the profile reads the contract's table (a store channel).
+        self.reads_store = any(channel.is_store for channel in world.settings.profile.channels)
 
     @property
     def database(self) -> Path:
@@ -60,10 +64,10 @@ class AlertRecords:
         return [line for line in text.splitlines() if containing in line]
 
     def evidence(self) -> list[Evidence]:
-        return [
-            Evidence(LOG, lambda: self.log, "telemetry.log"),
-            Evidence(f"alerts in {DATABASE}", self._describe_alerts, "alerts.txt"),
-        ]
+        items = [Evidence(LOG, lambda: self.log, "telemetry.log")]
+        if self.reads_store or self.database.exists():
+            items.append(Evidence(f"alerts in {DATABASE}", self._describe_alerts, "alerts.txt"))
+        return items
 
     def _describe_alerts(self) -> str:
         alerts = self.alerts()

@@ -89,6 +89,8 @@ class Settings:
             "profile": str(self.profile.path) if self.profile.path else None,
             "promises": sorted(promises) if promises is not None else "all",
             "alerts": ", ".join(channel.label for channel in self.profile.channels),
+            # Where an operator reads an alert, per channel: report.html says it in words.
+            "alerts_where": [channel.describe_where() for channel in self.profile.channels],
             # Fields the plugin does not record, by channel: each a known gap, with why.
             "known_gaps": [
                 f"{channel.label}: {field} not recorded ({reason})"

@@ -11,8 +11,12 @@ CI shards -- with the :class:`~hermetic.reporting.result.RunResult` beside it:
 * in each scenario, right under the step that failed, its headline (no click needed); a
   scenario's title says what it is when red or grey does not: ``[Known]``, ``[Hermes' own
   defect]``, ``[Interrupted]``, ``[Not claimed]``, ``[Not run]``, with the reason;
-* the plugin under test by its own name where the features say "the alerts plugin", and the
-  steps' code where it is in the package (``hermetic/steps/alerts.py:12``), not where pip put it.
+* the plugin under test by its own name where the features say "the alerts plugin", where this
+  run read its alerts (its profile's channels: "a message POSTed to /alerts") at the top and
+  where the features say "where its operators look", and the steps' code where it is in the
+  package (``hermetic/steps/alerts.py:12``), not where pip put it;
+* scenarios not claimed counted apart from the skipped ones in the formatter's totals (the page's
+  and each feature's), with a filter of their own.
 
 :class:`HtmlPageFormatter` is what a run names as its html formatter (``html-pretty`` in
 pyproject.toml): without a result (no hermetic hooks) it is the formatter as it ships.
@@ -30,7 +34,9 @@ from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
-from dominate.tags import a, div, h3, li, pre, span, table, tbody, td, th, tr, ul
+from dominate.dom_tag import dom_tag
+from dominate.tags import a, div, h3, input_, label, li, pre, span, table, tbody, td, th, tr, ul
+from dominate.util import container
 
 from hermetic.integrations.behave.internals import (
     FileLocation,
@@ -77,6 +83,10 @@ MAX_LISTED = 12
 MAX_REASONS = 6
 #: How the features name the plugin under test, whatever plugin it is.
 PLUGIN_PHRASE = re.compile(r"\b([Tt])he alerts plugin\b")
+#: How the features say where alerts are read, whatever channel a plugin's profile names.
+WHERE_PHRASE = re.compile(r"\bwhere\s+its\s+operators\s+look\b(?! \(here: )")
+#: The class (and filter value) of a scenario not claimed, beside the formatter's "skipped".
+NOT_CLAIMED_CLASS = "not-claimed"
 #: Where pip puts the package: the step locations are shown from the package on.
 _SITE = re.compile(r"^.*?(?:site|dist)-packages/")
 
@@ -127,9 +137,21 @@ class HtmlPageFormatter(PrettyHTMLFormatter):
             show_result(self, self.run_result)
         super().close()
 
+    def _calculate_statuses(self, behave_object: Any, statuses: dict[str, int]) -> None:
+        # A scenario (or a feature of nothing else) not claimed is counted as such, not skipped.
+        if self.run_result is not None and _not_claimed(behave_object, self.run_result):
+            statuses[NOT_CLAIMED] = statuses.get(NOT_CLAIMED, 0) + 1
+            return
+        super()._calculate_statuses(behave_object, statuses)
+
     def _generate_global_summary(self) -> bool:
-        shown = super()._generate_global_summary()
+        # Written into a container of its own, whose elements can be read once it is closed
+        # (the page's body holds them only when the whole page is).
+        with container() as summary:
+            shown = super()._generate_global_summary()
         if self.run_result is not None:
+            if shown:
+                _count_not_claimed_apart(summary, self.features, self.run_result)
             result_section(self, self.run_result)
         return shown
 
@@ -141,8 +163,11 @@ def show_result(formatter: PrettyHTMLFormatter, result: RunResult) -> None:
     formatter.add_html_head_element(STYLE)
     by_location = {scenario.location: scenario for scenario in result.scenarios}
     name = plugin_name(result.settings)
+    read_at = alerts_where(result.settings)
     for feature in formatter.features:
-        feature.description = _named(feature.description, name)  # one string, its lines joined
+        # One string, its lines joined.
+        feature.description = _where(_named(feature.description, name), read_at)
+        _count_apart(feature, result)
         for scenario in feature.scenarios:
             where = f"{scenario.location.filename}:{scenario.location.line}"
             found = by_location.get(where)
@@ -152,6 +177,100 @@ def show_result(formatter: PrettyHTMLFormatter, result: RunResult) -> None:
             if found is not None:
                 _label(scenario, found)
                 _details(scenario, found)
+
+
+def _not_claimed(item: Any, result: RunResult) -> bool:
+    """Whether ``item`` (a formatter scenario, or feature: each of its scenarios) is a scenario
+    the run's result says is not claimed."""
+    if isinstance(item, html_pretty.Feature):
+        return bool(item.scenarios) and all(_not_claimed(s, result) for s in item.scenarios)
+    location = getattr(item, "location", None)
+    if location is None:
+        return False
+    where = f"{location.filename}:{location.line}"
+    return any(s.location == where and s.status == NOT_CLAIMED for s in result.scenarios)
+
+
+def _count_apart(feature: Any, result: RunResult) -> None:
+    """Make the formatter's ``feature`` count its scenarios not claimed apart: its summary says
+    "Passed: 2, Failed: 0, Skipped: 1, Not claimed: 1", and each such scenario (its header and
+    its steps) and a feature of nothing else carry the class the "not claimed" filters look
+    for, beside the formatter's "skipped". For the page being rendered only."""
+    if "generate_feature" in vars(feature):
+        return  # this page's already
+    own_stats, own_generate = feature.get_feature_stats, feature.generate_feature
+
+    def stats() -> dict[str, int]:
+        counted = own_stats()
+        apart = sum(_not_claimed(scenario, result) for scenario in feature.scenarios)
+        if apart:
+            counted["Skipped"] = counted.get("Skipped", 0) - apart
+            if not counted["Skipped"]:
+                del counted["Skipped"]
+            counted["Not claimed"] = apart
+        return counted
+
+    def generate(formatter: Any) -> None:
+        with container() as written:
+            own_generate(formatter)
+        _mark_not_claimed(written, feature, result)
+
+    feature.get_feature_stats = stats
+    feature.generate_feature = generate
+
+
+def _count_not_claimed_apart(written: dom_tag, features: list[Any], result: RunResult) -> None:
+    """In the formatter's global summary (``written``), after its Features and Scenarios counts
+    (which left the ones not claimed out), how many were not claimed, with a filter like the
+    formatter's own."""
+    summaries = written.get(id="summary-global")
+    if not summaries:
+        return
+    scenarios = [scenario for feature in features for scenario in feature.scenarios]
+    counts = {
+        "Features: ": (sum(_not_claimed(f, result) for f in features), "feature-filter"),
+        "Scenarios: ": (sum(_not_claimed(s, result) for s in scenarios), "scenario-filter"),
+    }
+    filters = {"feature-filter": "features", "scenario-filter": "global_scenarios"}
+    for row in summaries[0].get("div"):
+        heading = row.children[0] if row.children else ""
+        if heading not in counts:
+            continue
+        count, element = counts[heading]
+        for counted in (child for child in row.children if isinstance(child, label)):
+            # The formatter ends its skipped count with a full stop: this count ends the row.
+            last = counted.children[-1]
+            if isinstance(last, str) and last.endswith("."):
+                counted.children[-1] = last[:-1] + ", "
+        row.add(
+            label(
+                input_(
+                    type="checkbox",
+                    onchange=f"filter_{filters[element]}_by_status()",
+                    value=NOT_CLAIMED_CLASS,
+                    id=element,
+                ),
+                f"{count} {NOT_CLAIMED}.",
+                cls=f"global-summary-status skipped {NOT_CLAIMED_CLASS}",
+            )
+        )
+
+
+def _mark_not_claimed(written: dom_tag, feature: Any, result: RunResult) -> None:
+    """Add the "not claimed" class to the elements the formatter wrote for ``feature`` that
+    its filters show or hide: each scenario's header and steps, and the feature's section."""
+    marked = {f"f{feature.counter}"} if _not_claimed(feature, result) else set()
+    marked |= {
+        f"f{feature.counter}-s{scenario.counter}-{part}"
+        for scenario in feature.scenarios
+        if _not_claimed(scenario, result)
+        for part in "hc"
+    }
+    kinds = {"scenario-header", "scenario-capsule", "feature-filter-container"}
+    for element in [*written.get("section"), *written.get("div")]:
+        classes = str(element.attributes.get("class", "")).split()
+        if element.attributes.get("id") in marked and kinds & set(classes):
+            element["class"] = " ".join([*classes, NOT_CLAIMED_CLASS])
 
 
 def add_missing(features: list[Any], result: RunResult, page_dir: Path) -> None:
@@ -347,6 +466,11 @@ def result_section(formatter: PrettyHTMLFormatter, result: RunResult) -> None:
     anchors = _anchors(formatter)
     with div(cls=f"hermetic-result {state}", id="hermetic-result"):
         h3(f"Result: {closing_line(totals)}")
+        where = alerts_where(result.settings)
+        if where:
+            named = plugin_name(result.settings)
+            whose = f'the plugin "{named}"' if named else "the plugin"
+            div(f"This run read the alerts of {whose} as {where}.", cls="hermetic-where")
         if result.interrupted:
             div(
                 f"The run was interrupted ({result.interrupted}): scenarios it did not finish "
@@ -420,6 +544,23 @@ def plugin_name(settings: Mapping[str, Any] | None) -> str | None:
     return plugin.get("name") if isinstance(plugin, Mapping) else None
 
 
+def alerts_where(settings: Mapping[str, Any] | None) -> str | None:
+    """Where the run read the plugin's alerts, in words (``a message POSTed to /alerts``;
+    several channels joined with "and"), from the settings its profile's channels wrote."""
+    where = (settings or {}).get("alerts_where")
+    if not where or not isinstance(where, list | tuple):
+        return None
+    return " and ".join(str(item) for item in where)
+
+
+def _where(text: str, where: str | None) -> str:
+    """``where its operators look`` -> ``where its operators look (here: a message POSTed to
+    /alerts)``: the features say it for any plugin, the page for this one."""
+    if not where or not isinstance(text, str):
+        return text
+    return WHERE_PHRASE.sub(lambda found: f"{found.group(0)} (here: {where})", text)
+
+
 def _named(text: str, name: str | None) -> str:
     """``the alerts plugin`` -> ``the plugin "NAME"`` (the features' words for any plugin)."""
     if not name or not isinstance(text, str):
@@ -456,6 +597,7 @@ def settings_rows(settings: Mapping[str, Any] | None) -> dict[str, str]:
         rows["Promises claimed"] = "all" if promises == "all" else ", ".join(promises) or "none"
     if "alerts" in about:
         rows["Alert channel"] = str(about.pop("alerts"))
+    about.pop("alerts_where", None)  # said in words above the table
     hermes = about.pop("hermes", None)
     if isinstance(hermes, Mapping):
         rows["Hermes"] = hermes_row(hermes)

@@ -19,6 +19,12 @@ not claimed        ``<skipped type="hermetic.not-claimed" message=reason>``
 skipped            ``<skipped type="hermetic.skipped" message=reason>``
 =================  ==========================================================================
 
+A ``<skipped>`` case is one of four statuses, so each ``testsuite`` also counts every status
+apart in its ``<properties>``: ``hermetic.passed``, ``hermetic.failed``, ``hermetic.errored``,
+``hermetic.hermes_defect``, ``hermetic.known``, ``hermetic.interrupted``,
+``hermetic.not_claimed``, ``hermetic.skipped`` (the run's statuses, spelled as names): a reader
+of the XML tells promises the profile does not make from scenarios skipped for another reason.
+
 A failed scenario's artefacts are listed in its ``system-out`` as ``[[ATTACHMENT|/abs/path]]``
 lines (Jenkins' JUnit Attachments plugin; GitLab reads them too), pointing into the reports
 folder the file is written in, so they hold after a merge moved the artefacts.
@@ -42,6 +48,7 @@ from hermetic.reporting.result import (
     INTERRUPTED,
     NOT_RUN,
     PASSED,
+    STATUSES,
     RunResult,
     ScenarioResult,
 )
@@ -93,9 +100,18 @@ def _write(
     if timestamp:
         suite.set("timestamp", timestamp)
     suite.set("hostname", hostname)
+    properties = ElementTree.SubElement(suite, "properties")
+    for status in STATUSES:
+        count = sum(case.get("status") == status for case in cases)
+        ElementTree.SubElement(properties, "property", name=property_name(status), value=str(count))
     suite.extend(cases)
     ElementTree.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
     return path
+
+
+def property_name(status: str) -> str:
+    """The suite property counting ``status`` (``not claimed`` -> ``hermetic.not_claimed``)."""
+    return "hermetic." + status.replace(" ", "_").replace("-", "_")
 
 
 def _case(scenario: ScenarioResult, classname: str, reports: Path) -> ElementTree.Element:

@@ -5,6 +5,7 @@ from behave import then
 from hermetic.contract.capture_log import error_lines, provider_problems, run_problems
 from hermetic.contract.hostile_names import naming_problems
 from hermetic.contract.non_alert_notes import notes_of
+from hermetic.contract.schema import LOG
 from hermetic.contract.store_errors import (
     RECOVERED,
     STORE_ERROR,
@@ -36,8 +37,8 @@ def step_log_reports(context, model, code):
     mine = [capture for capture in captures if capture.model == model]
     world.check(
         mine,
-        f"expected a 'model-unavailable {code} captured: model={model!r} …' line; found:\n"
-        + _lines(captures),
+        f"expected a 'model-unavailable {code} captured: model={model!r} …' line in the "
+        f"contract's log, {LOG}; found:\n" + _lines(captures),
     )
     world.check(
         any(capture.code == code for capture in mine),
