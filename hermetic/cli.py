@@ -294,7 +294,7 @@ def _add_suite_options(command: argparse.ArgumentParser) -> None:
         action="append",
         metavar="DIR|bundled",
         help="the features to run: your own folder (steps/ and environment.py beside it, as "
-        "`hermetic init` writes them), or `bundled` for hermetic's; give it twice for both "
+        "`hermetic init` writes them), or `bundled` for hermetic's alone; give both for both "
         "(default: ./features when it holds any, else the bundled ones)",
     )
 
@@ -785,7 +785,12 @@ def choose_suite(features: list[str] | None, behave: BehaveArguments, scratch: P
     folders = [name for name in named if name != BUNDLED]
     if len(folders) > 1:
         raise ConfigError(f"--features {' and '.join(folders)}: one folder of your own at most")
-    own = _own_features(Path(folders[0]) if folders else None)
+    if folders:
+        own = _own_features(Path(folders[0]))
+    elif BUNDLED in named:
+        own = None  # `--features bundled` alone: not ./features beside them
+    else:
+        own = _own_features(None)
     with_bundled = BUNDLED in named or own is None
     bundled = scratch_suite(scratch) if with_bundled else None
     if own is None:
