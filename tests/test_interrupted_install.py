@@ -119,3 +119,24 @@ def test_ctrl_c_before_the_run_starts_is_one_line_and_130(
     assert capsys.readouterr().err.splitlines() == [
         "hermetic: interrupted before the run started; nothing ran"
     ]
+
+
+def test_sigterm_as_ci_cancels_is_the_same_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+    import signal
+
+    import hermetic.cli as cli
+
+    def cancelled(*args: Any, **kwargs: Any) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(cli, "choose_suite", cancelled)
+    before = signal.getsignal(signal.SIGTERM)
+    code = main(["run", "--plugin", str(REPO / "alerts_plugin"), "--reports", str(tmp_path)])
+    assert code == 130
+    assert capsys.readouterr().err.splitlines() == [
+        "hermetic: interrupted before the run started; nothing ran"
+    ]
+    assert signal.getsignal(signal.SIGTERM) == before  # the command's handler is its own

@@ -1,6 +1,7 @@
 """Honest exits: a run that cannot start says why in one line and exits 2, before anything is
-installed or started; the reports say so too (one errored case), so no dashboard reads it as
-green. The exit status itself: 2 > 130 > 1 > 0.
+installed or started; it leaves a previous run's reports as they were, and into a folder with
+none writes one errored case, so no dashboard reads it as green. The exit status itself:
+2 > 130 > 1 > 0.
 """
 
 from __future__ import annotations
