@@ -133,8 +133,9 @@ def ensure_hermes() -> None:
     Asked through the suite's Python, so it lands where a plain ``.venv/bin/behave`` looks for
     it (the user's cache folder, or ``$HERMETIC_ENVS``).
     """
-    # In a process group of its own, so that Ctrl-C reaches it once, through us: it then removes
-    # what it had made and says so in one line, however long that takes.
+    # In a process group of its own, so that Ctrl-C (or CI's SIGTERM) reaches it once, as
+    # SIGINT, through us: it then removes what it had made and says so in one line, however
+    # long that takes, and we wait for it.
     process = subprocess.Popen(
         [str(BIN / "python"), "-m", "hermetic.hermes.installs"],
         cwd=REPO,
@@ -143,14 +144,21 @@ def ensure_hermes() -> None:
         text=True,
         process_group=0,
     )
+    signals: list[int] = []
+
+    def forward(signum: int, frame: object) -> None:
+        signals.append(signum)
+        if len(signals) == 1:  # a second one would cut its cleanup short
+            process.send_signal(signal.SIGINT)
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         out, _ = process.communicate()
-    except KeyboardInterrupt:
-        process.send_signal(signal.SIGINT)
-        process.wait()
-        raise SystemExit(130) from None
-    if process.returncode == 130:
-        raise SystemExit(130)  # it was interrupted (a SIGINT of its own) and said so
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if signals or process.returncode == 130:
+        raise SystemExit(130)  # it said what it left
     if process.returncode != 0:
         sys.exit("run: could not create Hermes' own environment (see the message above)")
     say(f"Hermes under test: {out.strip()}")
