@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from hermetic.plan.model import RunPlan, Spread, Suite
     from hermetic.plan.request import RunRequest
 
-EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 class _Parser(argparse.ArgumentParser):
@@ -231,9 +232,32 @@ def _add_clean_command(commands: argparse._SubParsersAction) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``hermetic`` command. Ctrl-C at any moment a run's behave processes do not answer
+    for themselves (a first install of Hermes, the plan, the listing) is one line and exit
+    status 130, as is SIGTERM (how CI cancels) for the commands that run scenarios."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
+    cancellable = args.command in ("run", "matrix", "mutate")
+    previous = signal.signal(signal.SIGTERM, _interrupt) if cancellable else None
+    try:
+        return _command(parser, args, rest, argv)
+    except KeyboardInterrupt as exc:
+        # hermetic.errors.Interrupted says what was under way and what it left.
+        sys.stderr.write(f"hermetic: {str(exc) or 'interrupted'}\n")
+        return EXIT_INTERRUPTED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _command(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, rest: list[str], argv: list[str]
+) -> int:
     if args.command == "mock":
         from hermetic.mock.provider_cli import main as mock_main
 
@@ -294,7 +318,7 @@ def _add_suite_options(command: argparse.ArgumentParser) -> None:
         action="append",
         metavar="DIR|bundled",
         help="the features to run: your own folder (steps/ and environment.py beside it, as "
-        "`hermetic init` writes them), or `bundled` for hermetic's; give it twice for both "
+        "`hermetic init` writes them), or `bundled` for hermetic's alone; give both for both "
         "(default: ./features when it holds any, else the bundled ones)",
     )
 
@@ -706,18 +730,24 @@ def _start(
     """The run's plan, resolved once and written into ``--reports``: the request checked,
     the suite chosen, the selection listed, every install made (``before`` checks what the
     command itself needs first). A ConfigError or CannotStart says why it cannot start."""
+    from hermetic.errors import Interrupted
     from hermetic.plan.request import COMMAND_LINE
     from hermetic.runs.child_steps import say
     from hermetic.runs.start import start
 
-    request, behave = _request(args, behave_args, own_options)
-    if before is not None:
-        before(request)
-    suite = choose_suite(features, behave, scratch)
-    python = Path(sys.executable)
-    return start(
-        request, suite, args.reports.resolve(), spread, python, os.environ, say, COMMAND_LINE
-    )
+    try:
+        request, behave = _request(args, behave_args, own_options)
+        if before is not None:
+            before(request)
+        suite = choose_suite(features, behave, scratch)
+        python = Path(sys.executable)
+        return start(
+            request, suite, args.reports.resolve(), spread, python, os.environ, say, COMMAND_LINE
+        )
+    except Interrupted:  # it says what it was doing and what it left
+        raise
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted before the run started; nothing ran") from None
 
 
 def _cannot_start(reports: Path, message: str) -> int:
@@ -785,7 +815,12 @@ def choose_suite(features: list[str] | None, behave: BehaveArguments, scratch: P
     folders = [name for name in named if name != BUNDLED]
     if len(folders) > 1:
         raise ConfigError(f"--features {' and '.join(folders)}: one folder of your own at most")
-    own = _own_features(Path(folders[0]) if folders else None)
+    if folders:
+        own = _own_features(Path(folders[0]))
+    elif BUNDLED in named:
+        own = None  # `--features bundled` alone: not ./features beside them
+    else:
+        own = _own_features(None)
     with_bundled = BUNDLED in named or own is None
     bundled = scratch_suite(scratch) if with_bundled else None
     if own is None:

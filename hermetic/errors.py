@@ -15,3 +15,8 @@ class HermesCommandError(HarnessError):
 
 class AlertStoreError(HarnessError):
     """The telemetry database exists but cannot be read as the alert contract describes."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) stopped the command: the message says, in one line, what was under
+    way and what it left (exit status 130, never a traceback)."""

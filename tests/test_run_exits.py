@@ -1,6 +1,7 @@
 """Honest exits: a run that cannot start says why in one line and exits 2, before anything is
-installed or started; the reports say so too (one errored case), so no dashboard reads it as
-green. The exit status itself: 2 > 130 > 1 > 0.
+installed or started; it leaves a previous run's reports as they were, and into a folder with
+none writes one errored case, so no dashboard reads it as green. The exit status itself:
+2 > 130 > 1 > 0.
 """
 
 from __future__ import annotations
@@ -184,3 +185,62 @@ def test_a_matrix_row_that_does_not_exist_stops_the_matrix_before_any_release(
     line = _one_line(capsys)
     assert line == "hermetic: --versions 9.9.9: hermes-agent 9.9.9 does not exist on the index"
     assert not (reports / "matrix").exists()
+
+
+def _previous_run(reports: Path) -> dict[str, bytes]:
+    """A run's reports as a run that started leaves them; returns every file's content."""
+    for name, text in {
+        "report.html": "<html>the last good run</html>",
+        "result.json": '{"scenarios": []}',
+        "summary.json": '{"totals": {"passed": 3}}',
+        "behave.json": "[]",
+        "plan.json": "{}",
+        "junit/TESTS-model_unavailable_alert.xml": "<testsuite/>",
+        "artefacts/f/s/failure.txt": "why",
+    }.items():
+        (reports / name).parent.mkdir(parents=True, exist_ok=True)
+        (reports / name).write_text(text)
+    return _files(reports)
+
+
+def _files(reports: Path) -> dict[str, bytes]:
+    return {
+        str(path.relative_to(reports)): path.read_bytes()
+        for path in sorted(reports.rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--plugn", "."],  # found by the command line
+        ["--tags=@no-such-tag"],  # found by behave's listing, inside the plan
+        ["--profile", "broken.toml"],  # the profile, checked first
+    ],
+    ids=["option", "selection", "profile"],
+)
+def test_a_run_that_cannot_start_leaves_the_previous_reports_as_they_were(
+    args: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "broken.toml").write_text('[env]\nOPENAI_API_KEY = "x"\n')
+    before = _previous_run(tmp_path / "reports")
+    assert _run(tmp_path, *args) == 2
+    _one_line(capsys)
+    assert _files(tmp_path / "reports") == before
+
+
+def test_a_run_that_cannot_start_after_one_that_could_not_either_says_its_own_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert _run(tmp_path, "--plugn", ".") == 2
+    assert _run(tmp_path, "--tags=@no-such-tag") == 2
+    capsys.readouterr()
+    reason = (tmp_path / "reports" / "setup-error.txt").read_text()
+    assert reason.startswith("no scenario selected: --tags=@no-such-tag")
+    _nothing_started(tmp_path / "reports")

@@ -33,12 +33,13 @@ import argparse
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import venv
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 REPO = Path(__file__).resolve().parent.parent
 VENV = REPO / ".venv"
@@ -57,6 +58,12 @@ def say(message: str) -> None:
     print(f"[run] {message}", flush=True)
 
 
+def interrupted(doing: str) -> NoReturn:
+    """Ctrl-C while setting up: one line and exit status 130, never a traceback."""
+    print(f"run: interrupted while {doing}", file=sys.stderr, flush=True)
+    raise SystemExit(130)
+
+
 def ensure_environment() -> None:
     """Create .venv and install the project into it, unless already done for this pyproject.
 
@@ -66,7 +73,12 @@ def ensure_environment() -> None:
         sys.exit(f"run: Python {sys.version.split()[0]} found; hermes-agent needs 3.11-3.13")
     if not (BIN / "python").exists():
         say(f"creating virtual environment {VENV}")
-        venv.EnvBuilder(with_pip=True).create(VENV)
+        try:
+            venv.EnvBuilder(with_pip=True).create(VENV)
+        except KeyboardInterrupt:
+            # Half made (a python, no pip yet) it would pass for made next time.
+            shutil.rmtree(VENV, ignore_errors=True)
+            interrupted(f"creating {VENV}; nothing was kept")
     wanted = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()
     if STAMP.exists() and STAMP.read_text().strip() == wanted:
         say("environment up to date")
@@ -75,21 +87,25 @@ def ensure_environment() -> None:
     log = REPORTS / "setup.log"
     say(f"installing the project into {VENV} (log: {log})")
     with log.open("w") as handle:
-        result = subprocess.run(
-            [
-                str(BIN / "python"),
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "-e",
-                f"{REPO}[dev]",
-            ],
-            stdout=handle,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
+        try:
+            result = subprocess.run(
+                [
+                    str(BIN / "python"),
+                    "-m",
+                    "pip",
+                    "install",
+                    "--disable-pip-version-check",
+                    "-e",
+                    f"{REPO}[dev]",
+                ],
+                stdout=handle,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
+        except KeyboardInterrupt:
+            # The stamp is written last: the next run installs the project again.
+            interrupted(f"installing the project into {VENV}; the next run installs it again")
     if result.returncode != 0:
         tail = "\n".join(log.read_text(errors="replace").splitlines()[-25:])
         sys.exit(f"run: installing the project failed (exit {result.returncode}):\n{tail}")
@@ -117,17 +133,35 @@ def ensure_hermes() -> None:
     Asked through the suite's Python, so it lands where a plain ``.venv/bin/behave`` looks for
     it (the user's cache folder, or ``$HERMETIC_ENVS``).
     """
-    result = subprocess.run(
+    # In a process group of its own, so that Ctrl-C (or CI's SIGTERM) reaches it once, as
+    # SIGINT, through us: it then removes what it had made and says so in one line, however
+    # long that takes, and we wait for it.
+    process = subprocess.Popen(
         [str(BIN / "python"), "-m", "hermetic.hermes.installs"],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
         text=True,
-        check=False,
+        process_group=0,
     )
-    if result.returncode != 0:
+    signals: list[int] = []
+
+    def forward(signum: int, frame: object) -> None:
+        signals.append(signum)
+        if len(signals) == 1:  # a second one would cut its cleanup short
+            process.send_signal(signal.SIGINT)
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        out, _ = process.communicate()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if signals or process.returncode == 130:
+        raise SystemExit(130)  # it said what it left
+    if process.returncode != 0:
         sys.exit("run: could not create Hermes' own environment (see the message above)")
-    say(f"Hermes under test: {result.stdout.strip()}")
+    say(f"Hermes under test: {out.strip()}")
 
 
 def ensure_chromium() -> None:
@@ -438,4 +472,8 @@ def close(
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt as exc:  # outside a step, which reports its own: one line
+        print(f"run: {str(exc) or 'interrupted'}", file=sys.stderr, flush=True)
+        sys.exit(130)

@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from hermetic.errors import Interrupted
+
 #: How the folder an environment is being made in is named: ``NAME.partial-XXXX``.
 PARTIAL = ".partial-"
 LOCK_SUFFIX = ".lock"
@@ -83,6 +85,24 @@ def building(final: Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
+
+
+@contextmanager
+def interruptible(final: Path, doing: str) -> Iterator[None]:
+    """Ctrl-C inside (the moment a newcomer presses it: a first install takes minutes) becomes
+    :class:`Interrupted`: one line saying what was under way (``doing``: ``creating Hermes
+    0.19.0's environment``) and that nothing of it was kept, or which half-made folder the next
+    install removes if even its removal was cut short."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        left = leftovers(final)
+        kept = (
+            f"{left[0]} is left unfinished (never reused; the next install removes it)"
+            if left
+            else "nothing was kept"
+        )
+        raise Interrupted(f"interrupted while {doing}; {kept}") from None
 
 
 def rewrite_paths(env: Path, old: Path, new: Path, names: bool = False) -> None:

@@ -36,6 +36,7 @@ from hermetic.hermes.env_folders import (
     building,
     default_envs_root,
     install_log,
+    interruptible,
     lock_path,
     locked,
     touch_used,
@@ -214,7 +215,8 @@ def ensure_hermes(
         if say is not None:
             say(f"creating {what}'s own environment in {install.root} (once; later runs reuse it)")
         started = time.monotonic()
-        _create(install)
+        with interruptible(install.root, f"creating {what}'s environment"):
+            _create(install)
         if say is not None:
             say(f"{what} installed in {time.monotonic() - started:.0f}s")
     return install
@@ -309,6 +311,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except HarnessError as exc:
         print(f"hermetic: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:
+        print(f"hermetic: {str(exc) or 'interrupted'}", file=sys.stderr)
+        return 130
     print(install.hermes)
     return 0
 

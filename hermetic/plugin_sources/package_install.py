@@ -39,6 +39,7 @@ from hermetic.hermes.env_folders import (
     building,
     default_envs_root,
     install_log,
+    interruptible,
     lock_path,
     locked,
     rewrite_paths,
@@ -118,7 +119,8 @@ def ensure_plugin_env(
         if say is not None:
             say(f"installing {requirement} beside Hermes in {target} (once per build)")
         started = time.monotonic()
-        env = _create(base_hermes, target, key, requirement, distribution, build, say)
+        with interruptible(target, f"installing {requirement} beside Hermes"):
+            env = _create(base_hermes, target, key, requirement, distribution, build, say)
         if say is not None:
             say(
                 f"{env.distribution} {env.version} installed beside Hermes with "

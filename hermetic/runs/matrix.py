@@ -357,7 +357,7 @@ def _one(argv: Sequence[str]) -> int:
     """One release's run, in its own process (so its signals and workers are its own)."""
     from hermetic.plan.model import Spread
     from hermetic.plan.request import COMMAND_LINE
-    from hermetic.runs.acceptance import run_acceptance
+    from hermetic.runs.acceptance import clear_reports, run_acceptance
     from hermetic.runs.exit_status import exit_status
     from hermetic.runs.start import CannotStart, record_cannot_start, start
 
@@ -370,6 +370,9 @@ def _one(argv: Sequence[str]) -> int:
     base = json.loads(args.base.read_text("utf-8"))
     request = replace(RunRequest(**base["request"]), **release_request(args.version))
     reports = args.reports.resolve()
+    # This release's part of a matrix that started: never an earlier matrix's result for it,
+    # even if this release cannot start or is interrupted while it installs.
+    clear_reports(reports)
     try:
         plan = start(
             request,

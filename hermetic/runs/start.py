@@ -51,11 +51,10 @@ def start(
     say: Say,
     spelling: Spelling,
 ) -> RunPlan:
-    """Resolve the run once and write its plan into ``reports`` (cleared of the previous run's
-    reports first); :class:`CannotStart` if the request or the selection is wrong (messages in
-    the user's ``spelling`` of the options)."""
-    reports.mkdir(parents=True, exist_ok=True)
-    clear_reports(reports)
+    """Resolve the run once and write its plan into ``reports``; :class:`CannotStart` if the
+    request or the selection is wrong (messages in the user's ``spelling`` of the options).
+    The previous run's reports are cleared only once this one is known to start: a run that
+    cannot start, or is interrupted while it installs Hermes, leaves them as they were."""
     try:
         checked = check(request)
         listing = select(python, suite, env)
@@ -74,6 +73,8 @@ def start(
         reports=reports,
         spread=spread,
     )
+    reports.mkdir(parents=True, exist_ok=True)
+    clear_reports(reports)
     write_plan(plan, reports / PLAN_FILE)
     return plan
 
@@ -137,17 +138,32 @@ _SELECTING = ("-t", "--tags", "-n", "--name", "-i", "--include", "-e", "--exclud
 
 
 def record_cannot_start(reports: Path, message: str) -> None:
-    """What a run that could not start leaves in its reports, instead of the previous run's:
-    ``setup-error.txt`` and a result of no scenario that says so (one errored row in
-    ``summary.json``, one errored case in ``junit/``), so that no dashboard reads it as green."""
+    """What a run that could not start leaves in ``reports``. Where a previous run's reports
+    are, nothing: they stay as they were (its report.html is still the last one to read; the
+    one line and exit status 2 say this run did not start). Elsewhere (a fresh CI checkout, or
+    a previous run that could not start either): ``setup-error.txt`` and a result of no
+    scenario that says so (one errored row in ``summary.json``, one errored case in
+    ``junit/``), so that no dashboard reads an empty folder as green."""
     from hermetic.reporting import layout
     from hermetic.reporting.result import RunResult
     from hermetic.reporting.write import write_reports
 
+    if previous_run(reports):
+        return
     reports.mkdir(parents=True, exist_ok=True)
     clear_reports(reports)
     (reports / layout.SETUP_ERROR).write_text(message + "\n", "utf-8")
     write_reports(RunResult(setup_error=message), reports)
+
+
+def previous_run(reports: Path) -> bool:
+    """Whether ``reports`` holds the reports of a run that started."""
+    from hermetic.reporting import layout
+
+    if (reports / layout.SETUP_ERROR).is_file():
+        return False
+    made = (layout.HTML_REPORT, layout.RESULT_JSON, layout.SUMMARY_JSON, layout.BEHAVE_JSON)
+    return any((reports / name).is_file() for name in made)
 
 
 def request_from_behave(args: Sequence[str]) -> tuple[RunRequest, BehaveArguments]:
