@@ -1,4 +1,4 @@
-"""The two example plugins we did not shape (pricewatch-alerts, minimal-404), in-process.
+"""The directory example plugins (pricewatch-alerts, minimal-404, retry-blind-404), in-process.
 
 Each is imported from its folder the way Hermes imports a directory plugin, registered with a
 stand-in context, and called with the keyword arguments real Hermes 0.19.0 passed (recorded in
@@ -42,16 +42,19 @@ from hermetic.profile import Profile, find_profile, load_profile
 PLUGINS = Path(__file__).parent / "fixtures" / "plugins"
 PRICEWATCH = PLUGINS / "pricewatch"
 MINIMAL = PLUGINS / "minimal404"
+RETRY_BLIND = PLUGINS / "retry_blind_404"
 RECORDED = json.loads(
     (Path(__file__).parent / "fixtures" / "hook_calls_hermes_0.19.0.json").read_text("utf-8")
 )["calls"]
 GONE = RECORDED["model does not exist (404)"][0]
-LOGGERS = {PRICEWATCH: "pricewatch", MINIMAL: "minimal404"}
+LOGGERS = {PRICEWATCH: "pricewatch", MINIMAL: "minimal404", RETRY_BLIND: "retry_blind_404"}
 # What each plugin promises to turn into an alert; every other recorded answer must leave no trace.
 ALERTS = {
     MINIMAL: {"model does not exist (404)": 404},
+    RETRY_BLIND: {"model does not exist (404)": 404},
     PRICEWATCH: {"model does not exist (404)": 404, "model gone (410)": 410},
 }
+FOLDERS = list(ALERTS)
 PRICE_HOST = "prices.pricewatch.example"
 SETUP_HOST = "setup.pricewatch.example"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -241,10 +244,15 @@ def test_the_profiles_load_and_say_what_each_plugin_needs() -> None:
     minimal = load_profile(MINIMAL / "hermetic.toml")
     assert minimal.promises == {"removed-model", "store-faults-logged"}
     assert (minimal.env, minimal.files, minimal.config) == ({}, {}, {})
+    retry_blind = load_profile(RETRY_BLIND / "hermetic.toml")
+    # No [providers] only: the provider outline runs every row, and must fail the ones it misses.
+    assert retry_blind.promises == {"removed-model"} and retry_blind.providers is None
+    assert (retry_blind.env, retry_blind.files, retry_blind.config) == ({}, {}, {})
 
 
 @pytest.mark.parametrize(
-    ("folder", "name"), [(PRICEWATCH, "pricewatch-alerts"), (MINIMAL, "minimal-404")]
+    ("folder", "name"),
+    [(PRICEWATCH, "pricewatch-alerts"), (MINIMAL, "minimal-404"), (RETRY_BLIND, "retry-blind-404")],
 )
 def test_the_suite_takes_each_folder_for_a_plugin(folder: Path, name: str) -> None:
     plugin = load_plugin(str(folder))
@@ -252,7 +260,7 @@ def test_the_suite_takes_each_folder_for_a_plugin(folder: Path, name: str) -> No
     assert find_profile(folder) == folder / "hermetic.toml"
 
 
-@pytest.mark.parametrize("folder", [PRICEWATCH, MINIMAL], ids=lambda folder: folder.name)
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda folder: folder.name)
 def test_the_plugins_import_only_the_standard_library(folder: Path) -> None:
     # Hermes' venv has no SQLAlchemy, aiohttp or hermetic: a plugin importing one never loads.
     imported = set()
@@ -272,7 +280,7 @@ def test_the_plugins_import_only_the_standard_library(folder: Path) -> None:
 
 
 @pytest.mark.parametrize("answer", sorted(RECORDED))
-@pytest.mark.parametrize("folder", [PRICEWATCH, MINIMAL], ids=lambda folder: folder.name)
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda folder: folder.name)
 def test_recorded_hermes_calls_give_the_promised_alerts(
     folder: Path,
     answer: str,
@@ -309,7 +317,7 @@ def test_recorded_hermes_calls_give_the_promised_alerts(
         assert body["model"] == "scheduled-model" and body["error_code"] == code
 
 
-@pytest.mark.parametrize("folder", [PRICEWATCH, MINIMAL], ids=lambda folder: folder.name)
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda folder: folder.name)
 def test_a_model_that_stays_gone_is_counted_on_one_row(
     folder: Path,
     home: Path,
@@ -334,7 +342,7 @@ def test_a_model_that_stays_gone_is_counted_on_one_row(
     assert len(capture_lines(home / "telemetry" / "telemetry.log")) == 3
 
 
-@pytest.mark.parametrize("folder", [PRICEWATCH, MINIMAL], ids=lambda folder: folder.name)
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda folder: folder.name)
 def test_the_table_is_the_contracts(
     folder: Path,
     home: Path,
@@ -362,7 +370,7 @@ ODD_CALLS = [
 ]
 
 
-@pytest.mark.parametrize("folder", [PRICEWATCH, MINIMAL], ids=lambda folder: folder.name)
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda folder: folder.name)
 def test_odd_calls_and_a_broken_store_never_reach_hermes(
     folder: Path,
     home: Path,
