@@ -75,6 +75,12 @@ class WhyNoAlert:
             or self.batch_lost(reads, absent)
         )
 
+    def cause(self) -> str | None:
+        """What leads any failure of a scenario whose provider answered an error: the plugin
+        registered no ``api_request_error`` hook (Hermes never told it of the failure), or
+        None."""
+        return self.hook_missing() if self.failed_models() else None
+
     # -- the hook --------------------------------------------------------------------------
     def hook_missing(self) -> str | None:
         """The plugin loaded but registered no ``api_request_error`` callback."""
