@@ -30,6 +30,7 @@ from hermetic.plugin_sources.package_install import (
     ensure_plugin_env,
     pins_changed,
 )
+from tests.wheels import REGISTERS
 
 EXAMPLES = Path(__file__).resolve().parent / "fixtures" / "plugins"
 MINIMAL_PIP = EXAMPLES / "minimal404_pip"
@@ -45,10 +46,6 @@ def _project(folder: Path, entry_points: str = 'demo = "demo_plugin"\n') -> Path
     (folder / "demo_plugin").mkdir(exist_ok=True)
     (folder / "demo_plugin" / "__init__.py").write_text("def register(ctx):\n    pass\n")
     return folder
-
-
-#: A register(ctx) that hears of a failed provider call (a wheel's code is checked for one).
-REGISTERS = 'def register(ctx):\n    ctx.register_hook("api_request_error", print)\n'
 
 
 def _wheel(path: Path, entry_points: str, code: str = REGISTERS) -> Path:
