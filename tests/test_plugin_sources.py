@@ -483,3 +483,23 @@ def test_the_plugin_s_problems_and_the_profile_s_come_in_one_pass(tmp_path: Path
         'plugin; it must call ctx.register_hook("api_request_error", <callback>)',
     ]
     assert len(lines) == 3 and lines[2].startswith(f"{profile}: alerts.channel: ")
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"p/__init__.py": "from .core import register\n", "p/core.py": "def register(c): f(c)\n"},
+        {"p/__init__.py": "from sdk.hermes import register\n"},
+        {"p/__init__.py": "def register(ctx):\n    sdk.install(ctx)\n"},
+        {
+            "p/__init__.py": "def register(ctx):\n"
+            "    for h in HOOKS:\n"
+            "        ctx.register_hook(h, f)\n"
+        },
+    ],
+    ids=["register imported", "from another package", "ctx handed on", "hook names computed"],
+)
+def test_code_not_read_here_is_never_refused(files: dict[str, str]) -> None:
+    from hermetic.plugin_sources.hook_registration import hook_problems
+
+    assert hook_problems(list(files), lambda name: files[name].encode(), "p") == []

@@ -36,11 +36,42 @@ def _trees(names: Iterable[str], read: Callable[[str], bytes]) -> dict[str, ast.
     return trees
 
 
-def _defines_register(tree: ast.Module) -> bool:
-    return any(
-        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "register"
-        for node in tree.body
-    )
+def _register(tree: ast.Module) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The module's own ``register`` function, or None."""
+    found = None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "register":
+            found = node
+    return found
+
+
+def _may_have_register(tree: ast.Module) -> bool:
+    """Whether the module has a ``register`` at all: its own function, or one it imports or
+    assigns (``from .core import register``, ``from sdk import *``), which is not read here."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and any(
+            (alias.asname or alias.name) in ("register", "*") for alias in node.names
+        ):
+            return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "register" for t in targets):
+                return True
+    return _register(tree) is not None
+
+
+def _delegates(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``register(ctx)`` hands its ``ctx`` to another call (a helper, maybe another
+    package's, may register the hooks: not read here)."""
+    if not function.args.args:
+        return False
+    ctx = function.args.args[0].arg
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            values = [*node.args, *(keyword.value for keyword in node.keywords)]
+            if any(isinstance(value, ast.Name) and value.id == ctx for value in values):
+                return True
+    return False
 
 
 def _hooks_registered(trees: Iterable[ast.Module]) -> tuple[int, set[str]]:
@@ -94,18 +125,21 @@ def hook_problems(
         )
     if module is not None:
         files = [trees[f] for f in _module_files(entry_point or "") if f in trees]
-        if files and not any(_defines_register(tree) for tree in files):
+        if files and not any(_may_have_register(tree) for tree in files):
             problems.append(
                 f"its module {module} defines no register(ctx), the function Hermes calls to "
                 f"load a plugin; it must call {_HOW}"
             )
-    elif not any(_defines_register(tree) for tree in trees.values()):
+    elif not any(_may_have_register(tree) for tree in trees.values()):
         problems.append(
             f"none of its modules defines register(ctx), the function Hermes calls to load a "
             f"plugin; it must call {_HOW}"
         )
     if any("register(ctx)" in problem for problem in problems):
         return problems
+    own = [function for tree in trees.values() if (function := _register(tree)) is not None]
+    if not own or any(_delegates(function) for function in own):
+        return problems  # the hooks are registered by code not read here
     calls, named = _hooks_registered(trees.values())
     if not calls:
         problems.append(
