@@ -53,18 +53,20 @@ def check(request: RunRequest) -> Checked:
     sandbox_root = _sandbox_root(request.sandbox_root)
     # The plugin's problems and the profile's, in one pass: fixing one must not only lead to
     # the next run's error.
-    errors: list[str] = []
+    errors: list[ConfigError] = []
     plugin: PluginUnderTest | None = None
     try:
         plugin = load_plugin(request.plugin)
     except ConfigError as exc:
-        errors.append(str(exc))
+        errors.append(exc)
     try:
         profile = choose_profile(plugin, request.profile)
     except ConfigError as exc:
-        errors.append(str(exc))
+        errors.append(exc)
+    if len(errors) == 1:
+        raise errors[0]  # as it was raised (a ProfileError keeps its key)
     if errors or plugin is None:
-        raise ConfigError("\n".join(errors))
+        raise ConfigError("\n".join(str(error) for error in errors))
     hermes = choose(request.hermes, request.hermes_version, profile, request.hermes_package)
     figures = Path(request.figures).resolve() if request.figures else None
     return Checked(request, plugin, profile, hermes, sandbox_root, figures)
