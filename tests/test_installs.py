@@ -34,7 +34,7 @@ from hermetic.hermes.uv_or_pip import (
 from hermetic.hermes.uv_settings import uv_settings
 from hermetic.plan.resolve import settings_from_userdata
 from hermetic.plugin_sources import load_plugin, package_install
-from tests.wheels import fake_hermes_wheel, make_wheel, plugin_wheel
+from tests.wheels import REGISTERS, fake_hermes_wheel, make_wheel, plugin_wheel
 
 MINIMAL_PIP = Path(__file__).resolve().parent / "fixtures" / "plugins" / "minimal404_pip"
 CHECK_EXAMPLES = Path(__file__).resolve().parent.parent / "tools" / "check_examples.py"
@@ -406,7 +406,7 @@ def test_a_plugin_install_that_fails_is_one_line_for_every_runner(
         tmp_path / "dist",
         "demo-plugin",
         "2.0",
-        {"demo_plugin/__init__.py": "def register(ctx):\n    pass\n"},
+        {"demo_plugin/__init__.py": REGISTERS},
         "[hermes_agent.plugins]\ndemo = demo_plugin\n",
         requires=("no-such-dependency-xyz>=1",),
     )

@@ -17,12 +17,20 @@ from hermetic.hermes.plugin_identity import entry_point_problem
 from hermetic.hermes.plugin_load import load_failures
 from hermetic.plugin_sources import kind_skip_reason, load_plugin, package_install
 from hermetic.plugin_sources.directory import DirectoryPlugin
-from hermetic.plugin_sources.package import PROJECT, REQUIREMENT, SDIST, WHEEL, project_digest
+from hermetic.plugin_sources.package import (
+    _ENTRY_POINT_HINT,
+    PROJECT,
+    REQUIREMENT,
+    SDIST,
+    WHEEL,
+    project_digest,
+)
 from hermetic.plugin_sources.package_install import (
     clone_environment,
     ensure_plugin_env,
     pins_changed,
 )
+from tests.wheels import REGISTERS
 
 EXAMPLES = Path(__file__).resolve().parent / "fixtures" / "plugins"
 MINIMAL_PIP = EXAMPLES / "minimal404_pip"
@@ -40,9 +48,10 @@ def _project(folder: Path, entry_points: str = 'demo = "demo_plugin"\n') -> Path
     return folder
 
 
-def _wheel(path: Path, entry_points: str) -> Path:
+def _wheel(path: Path, entry_points: str, code: str = REGISTERS) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w") as wheel:
-        wheel.writestr("demo_plugin/__init__.py", "def register(ctx):\n    pass\n")
+        wheel.writestr("demo_plugin/__init__.py", code)
         wheel.writestr("demo_plugin-1.0.dist-info/entry_points.txt", entry_points)
     return path
 
@@ -126,12 +135,66 @@ def test_a_wheel_without_the_entry_point_is_one_line(
     )
 
 
+def test_a_wheel_with_no_hermes_hook_at_all_says_every_problem_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wheel = _wheel(
+        tmp_path / "demo_plugin-1.0-py3-none-any.whl", "", code="def start():\n    pass\n"
+    )
+    with pytest.raises(ConfigError) as refused:
+        load_plugin(str(wheel))
+    assert str(refused.value).splitlines() == [
+        f"-D plugin={wheel}: the wheel declares no entry point in the group "
+        f"'hermes_agent.plugins'; {_ENTRY_POINT_HINT}",
+        f"-D plugin={wheel}: none of its modules defines register(ctx), the function Hermes "
+        'calls to load a plugin; it must call ctx.register_hook("api_request_error", <callback>)',
+    ]
+
+
+def test_a_wheel_whose_register_hears_no_failure_is_refused_before_it_runs(
+    tmp_path: Path,
+) -> None:
+    points = "[hermes_agent.plugins]\ndemo = demo_plugin\n"
+    silent = _wheel(tmp_path / "a" / "demo_plugin-1.0-py3-none-any.whl", points, "x = 1\n")
+    other = _wheel(
+        tmp_path / "b" / "demo_plugin-1.0-py3-none-any.whl",
+        points,
+        'def register(ctx):\n    ctx.register_hook("post_api_request", print)\n',
+    )
+    nothing = _wheel(
+        tmp_path / "c" / "demo_plugin-1.0-py3-none-any.whl",
+        "[hermes_agent.plugins]\ndemo = demo_plugin:register\n",
+        "def register(ctx):\n    pass\n",
+    )
+    found = {}
+    for wheel in (silent, other, nothing):
+        with pytest.raises(ConfigError) as refused:
+            load_plugin(str(wheel))
+        found[wheel] = [line.split(": ", 1)[1] for line in str(refused.value).splitlines()]
+    assert found[silent] == [
+        "its module demo_plugin defines no register(ctx), the function Hermes calls to load a "
+        'plugin; it must call ctx.register_hook("api_request_error", <callback>)'
+    ]
+    assert found[other] == [
+        "it registers only post_api_request, never api_request_error: Hermes tells a plugin of "
+        'a failed provider call only through ctx.register_hook("api_request_error", <callback>)'
+    ]
+    assert found[nothing] == [
+        "its entry point names 'demo_plugin:register', an attribute: Hermes loads it and looks "
+        "for register() on what it got, so the plugin never loads; name the module "
+        "('demo_plugin')",
+        "its register(ctx) registers no hook (no register_hook call in its code): Hermes tells "
+        'a plugin of a failed provider call only through ctx.register_hook("api_request_error", '
+        "<callback>)",
+    ]
+
+
 def test_a_wheel_carrying_a_directory_plugin_says_how_to_run_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     wheel = tmp_path / "acme_alerts-1.0-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as archive:
-        archive.writestr("acme_alerts/__init__.py", "def register(ctx):\n    pass\n")
+        archive.writestr("acme_alerts/__init__.py", REGISTERS)
         archive.writestr("acme_alerts/plugin.yaml", "name: acme-alerts\nversion: 1.0\n")
         archive.writestr("acme_alerts-1.0.dist-info/RECORD", "")
     assert _cli_error(capsys, str(wheel)) == (
@@ -397,3 +460,46 @@ def test_a_prepared_project_names_its_build_in_every_report(
     assert (sandbox.plugin_name, sandbox.entry_point) == ("minimal-404", "hermes_minimal404")
     assert sandbox.installed_plugin == code and code.name == "hermes_minimal404"
     assert not sandbox.plugins_dir.exists()  # nothing copied into the Hermes home
+
+
+def test_the_plugin_s_problems_and_the_profile_s_come_in_one_pass(tmp_path: Path) -> None:
+    from hermetic.plan.request import RunRequest
+    from hermetic.plan.resolve import check
+
+    wheel = _wheel(
+        tmp_path / "demo_plugin-1.0-py3-none-any.whl", "", code="def start():\n    pass\n"
+    )
+    profile = tmp_path / "hermetic.toml"
+    profile.write_text('[alerts]\nchannel = "htp"\n', "utf-8")
+    request = RunRequest.from_userdata({"plugin": str(wheel), "profile": str(profile)})
+    with pytest.raises(ConfigError) as refused:
+        check(request)
+    lines = str(refused.value).splitlines()
+    assert [line.split(": ", 2)[1] for line in lines[:2]] == [
+        "the wheel declares no entry point in the group 'hermes_agent.plugins'; add "
+        '[project.entry-points."hermes_agent.plugins"] <name> = "<your_module>"; Hermes finds '
+        "a pip-installed plugin only through that group",
+        "none of its modules defines register(ctx), the function Hermes calls to load a "
+        'plugin; it must call ctx.register_hook("api_request_error", <callback>)',
+    ]
+    assert len(lines) == 3 and lines[2].startswith(f"{profile}: alerts.channel: ")
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"p/__init__.py": "from .core import register\n", "p/core.py": "def register(c): f(c)\n"},
+        {"p/__init__.py": "from sdk.hermes import register\n"},
+        {"p/__init__.py": "def register(ctx):\n    sdk.install(ctx)\n"},
+        {
+            "p/__init__.py": "def register(ctx):\n"
+            "    for h in HOOKS:\n"
+            "        ctx.register_hook(h, f)\n"
+        },
+    ],
+    ids=["register imported", "from another package", "ctx handed on", "hook names computed"],
+)
+def test_code_not_read_here_is_never_refused(files: dict[str, str]) -> None:
+    from hermetic.plugin_sources.hook_registration import hook_problems
+
+    assert hook_problems(list(files), lambda name: files[name].encode(), "p") == []

@@ -60,12 +60,16 @@ def fake_hermes_wheel(folder: Path, version: str = "9.9.9") -> Path:
     )
 
 
+#: A register(ctx) that hears of a failed provider call (hermetic reads a wheel's code for one).
+REGISTERS = 'def register(ctx):\n    ctx.register_hook("api_request_error", print)\n'
+
+
 def plugin_wheel(folder: Path, version: str = "1.0") -> Path:
     """A pip plugin declaring its entry point in Hermes' group."""
     return make_wheel(
         folder,
         "demo-plugin",
         version,
-        {"demo_plugin/__init__.py": "def register(ctx):\n    pass\n"},
+        {"demo_plugin/__init__.py": REGISTERS},
         "[hermes_agent.plugins]\ndemo = demo_plugin\n",
     )

@@ -89,6 +89,17 @@ class Channel(ABC, Generic[S]):
         """Each body the plugin delivered, for a channel that receives batches; else None."""
         return None
 
+    def field_key(self, field: str) -> str:
+        """Where the profile has this channel read ``field`` (its key, or the default), as a
+        headline names it."""
+        named = getattr(self.settings, "field_name", None)
+        return (named(field) if named is not None else None) or field
+
+    def places(self, alert: ChannelAlert, matches: Callable[[Any], bool]) -> list[str]:
+        """Where the alert's record holds a value ``matches`` accepts, each written as this
+        channel's ``[alerts]`` field key would read it (nothing for a channel that cannot say)."""
+        return []
+
 
 @cache
 def channels() -> dict[str, type[Channel[Any]]]:

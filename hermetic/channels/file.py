@@ -12,6 +12,7 @@ process of the sandbox has exited, so what a plugin writes in its exit flush is 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
@@ -123,6 +124,9 @@ class FileChannel(Channel[FileSettings]):
 
     def evidence(self) -> list[Evidence]:
         return self._file.evidence(self.name)
+
+    def places(self, alert: ChannelAlert, matches: Callable[[Any], bool]) -> list[str]:
+        return json_records.places(alert.seen, matches)
 
 
 CHANNEL = FileChannel

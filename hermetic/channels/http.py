@@ -9,6 +9,7 @@ collector did not accept (a backend that refused it,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
@@ -113,6 +114,9 @@ class HttpChannel(Channel[HttpSettings]):
                     "the body is not JSON"
                 )
         return problems
+
+    def places(self, alert: ChannelAlert, matches: Callable[[Any], bool]) -> list[str]:
+        return json_records.places(alert.seen, matches)
 
 
 CHANNEL = HttpChannel

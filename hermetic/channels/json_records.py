@@ -9,6 +9,7 @@ Every expression is compiled when the profile is loaded, so a typo is one line b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, ClassVar
 
 import jmespath
@@ -77,6 +78,13 @@ def alert(
         seen=item,
         sent_at=sent_at,
     )
+
+
+def places(record: Any, matches: Callable[[Any], bool]) -> list[str]:
+    """Every JMESPath expression that reads a value ``matches`` accepts from ``record``."""
+    from hermetic.channels.found_elsewhere import jmespath_of, paths_to
+
+    return [jmespath_of(path) for path in paths_to(record, matches)]
 
 
 def text(value: Any) -> str | None:

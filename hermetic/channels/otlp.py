@@ -17,6 +17,7 @@ run (Hermes' session id) is read only from the attribute a profile names
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field
@@ -134,6 +135,25 @@ class OtlpChannel(Channel[OtlpSettings]):
             sent_at=sent_at,
             delivery_id=_span_id(span),
         )
+
+    def field_key(self, field: str) -> str:
+        chosen = getattr(self.settings, field)
+        if chosen:
+            return str(chosen)
+        defaults = DEFAULT_ATTRIBUTES[field]
+        return defaults[0] if defaults else "the span status' message"
+
+    def places(self, alert: ChannelAlert, matches: Callable[[Any], bool]) -> list[str]:
+        """The span's attributes holding the value (decoded: an ``intValue`` is a number),
+        then its resource's: what ``[alerts] <field> = "<attribute>"`` reads."""
+        seen = alert.seen if isinstance(alert.seen, dict) else {}
+        span, resource = seen.get("span") or {}, seen.get("resource") or {}
+        found: list[str] = []
+        for attributes in (span.get("attributes") or {}, resource):
+            found += [
+                name for name, value in attributes.items() if matches(value) and name not in found
+            ]
+        return found
 
     def absence(self) -> str | None:
         from hermetic.channels import otlp_requests

@@ -13,6 +13,7 @@ SQLAlchemy, read-only, one alert per row.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
@@ -132,6 +133,11 @@ class SqliteChannel(Channel[SqliteSettings]):
             run=text("run") if self.settings.run else None,
             seen=row,
         )
+
+    def places(self, alert: ChannelAlert, matches: Callable[[Any], bool]) -> list[str]:
+        """The row's columns holding the value."""
+        row = alert.seen if isinstance(alert.seen, dict) else {}
+        return [str(column) for column, value in row.items() if matches(value)]
 
     def _rows(self) -> tuple[list[dict[str, Any]], str | None]:
         """The own table's rows (each column by name), or ([], why there are none)."""

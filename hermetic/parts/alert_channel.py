@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from hermetic.channels.alert import CONSEQUENCES
 from hermetic.channels.channel import Channel, Sources, channels
 from hermetic.diagnostics.artefact_names import ALERTS_SEEN
 from hermetic.diagnostics.evidence import Evidence
@@ -88,6 +89,33 @@ class ChannelView:
     def alerts_for(self, model: str) -> list[ChannelAlert]:
         return [alert for alert in self.alerts() if alert.model == model]
 
+    def lacks(self, alert: ChannelAlert, field: str, wanted: Any) -> str | None:
+        """Why ``alert`` does not hold what Hermes reported for ``field`` (``wanted``; for the
+        run, the runs' ``cron_<job>_`` prefixes), or None when it does. When the value is
+        elsewhere in the same record the profile reads the wrong place: the finding names
+        where it is and the key that would read it
+        (:mod:`~hermetic.channels.found_elsewhere`); otherwise the plugin did not send it
+        (:meth:`~hermetic.channels.alert.ChannelAlert.lacks`, None for a field it did send)."""
+        from hermetic.channels.found_elsewhere import found_elsewhere, matcher
+
+        have = getattr(alert, field)
+        matches = matcher(field, wanted)
+        if have not in (None, "") and matches(have):
+            return None
+        key = self.channel.field_key(field)
+        places = [place for place in self.channel.places(alert, matches) if place != key]
+        return found_elsewhere(field, have, key, wanted, places) or (
+            alert.lacks(field) if field in CONSEQUENCES else None
+        )
+
+    def successes(self, alerts: Sequence[ChannelAlert]) -> str | None:
+        """The headline when some of ``alerts`` are records of successful calls
+        (:mod:`~hermetic.channels.successes`), else None."""
+        from hermetic.channels.json_records import JsonRecordFields
+        from hermetic.channels.successes import success_finding
+
+        return success_finding(alerts, isinstance(self.settings, JsonRecordFields))
+
     def absence(self) -> str:
         """A headline for "no alert where one was expected": why, when the scenario's evidence
         says (:mod:`hermetic.parts.why_no_alert`), else what the channel did receive."""
@@ -131,6 +159,18 @@ class AlertChannels:
 
         return self.world.use(WhyNoAlert).headline(settings, absent)
 
+    def _cause_first(self, finding: str) -> str:
+        """The finding, led by what makes every other one moot when a provider call failed:
+        the plugin never registered the hook that hears of it (whatever the channel holds:
+        records of other hooks are no alert of this failure)."""
+        from hermetic.parts.why_no_alert import WhyNoAlert
+
+        cause = self.world.use(WhyNoAlert).cause()
+        if cause is None or finding.startswith(cause):
+            return finding
+        rest = finding.replace(cause + "\n", "")
+        return f"{cause}\n{rest}"
+
     def _sources(self, settings: ChannelSettings) -> Sources:
         world = self.world
         received: Callable[[], Sequence[Any]] = (
@@ -172,6 +212,7 @@ class AlertChannels:
             except ChannelUnreadable as exc:
                 finding = str(exc)
             if finding:
+                finding = self._cause_first(finding)
                 found.append((view, finding))
                 if self.verdicts[view.label] == KEPT:
                     self.verdicts[view.label] = finding.splitlines()[0]

@@ -153,7 +153,7 @@ def exactly_one_alert(world: World) -> None:
         models = {alert.model for alert in delivered}
         again = repeated(world, models.pop(), alerts) if len(models) == 1 else None
         return again or (
-            first_finding(not alerts and channel.absence())
+            first_finding(not alerts and channel.absence(), channel.successes(alerts))
             + f"expected exactly 1 alert in the {channel.label} channel, found "
             f"{len(delivered)}:\n" + describe_alerts(alerts)
         )
@@ -168,7 +168,11 @@ def no_alert(world: World) -> None:
         alerts = channel.alerts()
         if not alerts:
             return None
-        return f"expected no alert, found {len(alerts)}:\n" + describe_alerts(alerts)
+        return (
+            first_finding(channel.successes(alerts))
+            + f"expected no alert, found {len(alerts)}:\n"
+            + describe_alerts(alerts)
+        )
 
     world.use(AlertChannels).judge(judge)
 
@@ -183,14 +187,17 @@ def alert_names(world: World, model: str, *, provider: str, status: int) -> None
         alerts = channel.alerts_for(model)
         if not alerts:
             return (
-                first_finding(not channel.alerts() and channel.absence())
+                first_finding(
+                    not channel.alerts() and channel.absence(),
+                    *(channel.lacks(alert, "model", model) for alert in channel.alerts()),
+                )
                 + f"expected an alert for {model!r}, found:\n"
                 + describe_alerts(channel.alerts())
             )
         checked = [f for f in ("provider", "status") if channel.settings.waived(f) is None]
         wanted: dict[str, object] = {"provider": provider, "status": status}
         if not any(all(getattr(alert, f) == wanted[f] for f in checked) for alert in alerts):
-            lacking = [alert.lacks(field) for alert in alerts for field in checked]
+            lacking = [channel.lacks(a, f, wanted[f]) for a in alerts for f in checked]
             shown = " ".join(f"{f}={wanted[f]!r}" for f in checked)
             return first_finding(*lacking) + f"expected {shown}, found:\n" + describe_alerts(alerts)
         stale = [stale_waiver(channel, alerts, field) for field in ("provider", "status")]
@@ -203,7 +210,9 @@ def alert_names(world: World, model: str, *, provider: str, status: int) -> None
             jobs = world.scheduler.job_ids.values()
             misnamed = [found for alert in alerts if (found := alert.misnames_run(jobs))]
             if misnamed:
-                return first_finding(*misnamed) + "found:\n" + describe_alerts(alerts)
+                runs = tuple(f"cron_{job}_" for job in jobs)
+                elsewhere = [channel.lacks(alert, "run", runs) for alert in alerts]
+                return first_finding(*elsewhere, *misnamed) + "found:\n" + describe_alerts(alerts)
         return None
 
     world.use(AlertChannels).judge(judge)
@@ -222,7 +231,13 @@ def alert_decision(world: World, model: str, recorded: str, code: str) -> None:
     def judge(channel: ChannelView) -> str | None:
         alerts = channel.alerts()
         if recorded == "no":
-            return "expected no alert, found:\n" + describe_alerts(alerts) if alerts else None
+            if not alerts:
+                return None
+            return (
+                first_finding(channel.successes(alerts))
+                + "expected no alert, found:\n"
+                + describe_alerts(alerts)
+            )
         mine = distinct(alert for alert in alerts if alert.model == model)
         again = repeated(world, model, alerts)
         if again:
@@ -234,7 +249,7 @@ def alert_decision(world: World, model: str, recorded: str, code: str) -> None:
         if len(mine) == 1 and mine[0].status == int(code):
             return None
         return (
-            first_finding(*(alert.lacks("status") for alert in mine))
+            first_finding(*(channel.lacks(alert, "status", int(code)) for alert in mine))
             + f"expected one alert for {model!r} with error code {code}, found:\n"
             + describe_alerts(alerts)
         )
@@ -292,7 +307,10 @@ def removed_model_alerted(world: World, provider: str, *, status: int) -> None:
         if not alerts:
             return (
                 f"a model removed by {spelled} raised no alert: {reported}\n"
-                + first_finding(not channel.alerts() and channel.absence())
+                + first_finding(
+                    not channel.alerts() and channel.absence(),
+                    *(channel.lacks(alert, "model", model) for alert in channel.alerts()),
+                )
                 + f"alerts in the {channel.label} channel:\n"
                 + describe_alerts(channel.alerts())
             )
@@ -302,7 +320,7 @@ def removed_model_alerted(world: World, provider: str, *, status: int) -> None:
             return (
                 f"a model removed by {spelled} raised an alert without the error code {status}: "
                 f"{reported}\n"
-                + first_finding(*(alert.lacks("status") for alert in alerts))
+                + first_finding(*(channel.lacks(alert, "status", status) for alert in alerts))
                 + "alerts found:\n"
                 + describe_alerts(alerts)
             )

@@ -15,6 +15,9 @@ Checked in this order, the first that finds something is the failure's headline:
    bodies it sent to the scenario's receiver, naming the failed model, in a place the profile's
    channel does not read (:mod:`hermetic.parts.stray_alerts`); the headline names the
    ``[alerts]`` keys that would read them.
+6. **The batch was lost at exit**: the receiver (or the channel's file) got deliveries from the
+   run that made the failed request, every one before the failure, and nothing after it before
+   Hermes exited (:mod:`hermetic.parts.lost_batch`): a batch flushed on a timer.
 
 Each says what it found and where, so the author reads the cause in the first line instead of
 38 lines down the report.
@@ -23,6 +26,7 @@ Each says what it found and where, so the author reads the cause in the first li
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +37,7 @@ from hermetic.hermes.hook_timeouts import hook_timeouts
 from hermetic.hermes.packages import top_level_modules
 from hermetic.hermes.registered_hooks import API_REQUEST_ERROR, missing_hook, registrations
 from hermetic.isolation.guard.outside import outside_files
+from hermetic.parts.lost_batch import Delivery, lost_batch_headline
 from hermetic.parts.stray_alerts import (
     Reads,
     Stray,
@@ -67,7 +72,14 @@ class WhyNoAlert:
             or self.hook_abandoned()
             or self.key_missing()
             or self.elsewhere(reads, absent)
+            or self.batch_lost(reads, absent)
         )
+
+    def cause(self) -> str | None:
+        """What leads any failure of a scenario whose provider answered an error: the plugin
+        registered no ``api_request_error`` hook (Hermes never told it of the failure), or
+        None."""
+        return self.hook_missing() if self.failed_models() else None
 
     # -- the hook --------------------------------------------------------------------------
     def hook_missing(self) -> str | None:
@@ -167,6 +179,49 @@ class WhyNoAlert:
             if any(model in line for model in models)
         ]
         return log_strays(AGENT_LOG, lines, models)
+
+    # -- lost at exit ------------------------------------------------------------------------
+    def batch_lost(self, reads: Reads, absent: str) -> str | None:
+        """Every delivery of the run that made the failed request came before the failure, and
+        nothing after it before Hermes exited: a batch the plugin meant to send later."""
+        failures = self.failure_times()
+        for command in reversed(self.world.hermes.history):
+            start, end = (datetime.fromtimestamp(t, UTC) for t in command.window)
+            failed = [t for t in failures if start <= t <= end]
+            if failed:
+                deliveries = [d for d in self._deliveries(reads) if start <= d.at <= end]
+                return lost_batch_headline(absent, deliveries, failed[0], end, command.command)
+        return None
+
+    def _deliveries(self, reads: Reads) -> list[Delivery]:
+        """What the channel's receiver got (bodies sent to the collector), or when the channel's
+        file was last written."""
+        from hermetic.mock.collector import SENDING  # the collector's modules: only to read
+
+        if getattr(reads, "needs_collector", False):
+            if not self.world.has_collector:
+                return []
+            return [
+                Delivery(datetime.fromisoformat(entry.time), f"{entry.method} {entry.path}")
+                for entry in self.world.collector.requests()
+                if entry.method in SENDING
+            ]
+        place = getattr(reads, "path", None)
+        file = self.world.sandbox.hermes_home / place if isinstance(place, str) else None
+        if file is None or not file.is_file():
+            return []
+        written = datetime.fromtimestamp(file.stat().st_mtime, UTC)
+        return [Delivery(written, f"the last write to {place}")]
+
+    def failure_times(self) -> list[datetime]:
+        """When the scenario's providers received each request they answered with an error."""
+        providers = self.world.providers
+        return sorted(
+            datetime.fromisoformat(entry.time)
+            for provider in (providers.primary, *providers.named.values())
+            for entry in provider.chat_requests()
+            if entry.status is None or entry.status >= 400
+        )
 
     def failed_models(self) -> list[str]:
         """The models the scenario's providers answered with an error, in order."""

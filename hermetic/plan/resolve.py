@@ -51,8 +51,22 @@ def check(request: RunRequest) -> Checked:
     """Everything about ``request`` that can be checked before an install; a ConfigError
     naming the option otherwise."""
     sandbox_root = _sandbox_root(request.sandbox_root)
-    plugin = load_plugin(request.plugin)
-    profile = choose_profile(plugin, request.profile)
+    # The plugin's problems and the profile's, in one pass: fixing one must not only lead to
+    # the next run's error.
+    errors: list[ConfigError] = []
+    plugin: PluginUnderTest | None = None
+    try:
+        plugin = load_plugin(request.plugin)
+    except ConfigError as exc:
+        errors.append(exc)
+    try:
+        profile = choose_profile(plugin, request.profile)
+    except ConfigError as exc:
+        errors.append(exc)
+    if len(errors) == 1:
+        raise errors[0]  # as it was raised (a ProfileError keeps its key)
+    if errors or plugin is None:
+        raise ConfigError("\n".join(str(error) for error in errors))
     hermes = choose(request.hermes, request.hermes_version, profile, request.hermes_package)
     figures = Path(request.figures).resolve() if request.figures else None
     return Checked(request, plugin, profile, hermes, sandbox_root, figures)
@@ -116,9 +130,10 @@ def settings_from_userdata(
     return plan_from_userdata(userdata, os.environ if environ is None else environ).settings
 
 
-def choose_profile(plugin: PluginUnderTest, option: str) -> Profile:
+def choose_profile(plugin: PluginUnderTest | None, option: str) -> Profile:
     """``-D profile=FILE``, else the ``hermetic.toml`` beside the plugin, else none; its
-    ``[config] plugins.entries`` may name only this plugin."""
+    ``[config] plugins.entries`` may name only this plugin (None: a plugin that could not be
+    loaded; its profile is still checked)."""
     option = (option or "").strip()
     if option:
         path = Path(option).expanduser().resolve()
@@ -126,9 +141,11 @@ def choose_profile(plugin: PluginUnderTest, option: str) -> Profile:
             raise ConfigError(f"-D profile={option}: no such file")
         profile = load_profile(path)
     else:
-        found = find_profile(plugin.profile_folder) if plugin.profile_folder else None
+        folder = plugin.profile_folder if plugin is not None else None
+        found = find_profile(folder) if folder else None
         profile = load_profile(found) if found else Profile.empty()
-    profile.check_plugin(plugin.name)
+    if plugin is not None:
+        profile.check_plugin(plugin.name)
     return profile
 
 

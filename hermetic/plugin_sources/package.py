@@ -28,6 +28,7 @@ from packaging.utils import canonicalize_name
 from hermetic.errors import ConfigError, HarnessError
 from hermetic.hermes.uv_or_pip import Installed
 from hermetic.plugin_sources.directory import git_revision
+from hermetic.plugin_sources.hook_registration import hook_problems
 from hermetic.plugin_sources.package_install import (
     ENTRY_POINT_GROUP,
     build_wheel,
@@ -223,6 +224,9 @@ def _project(folder: Path) -> PackagePlugin:
 
 
 def _wheel(path: Path, where: str) -> PackagePlugin:
+    """A wheel, checked for a Hermes entry point and for code that registers
+    ``api_request_error`` (:mod:`~hermetic.plugin_sources.hook_registration`): every problem in
+    one error, one line each, so fixing the first does not only lead to the next."""
     distribution = path.name.split("-")[0]
     try:
         with zipfile.ZipFile(path) as wheel:
@@ -230,13 +234,21 @@ def _wheel(path: Path, where: str) -> PackagePlugin:
             text = wheel.read(names[0]).decode("utf-8") if names else ""
             points = _entry_points(text).get(ENTRY_POINT_GROUP, {})
             carried = "" if points else carried_plugin(wheel.namelist(), wheel.read)
+            value = next(iter(points.values())) if len(points) == 1 else None
+            unheard = hook_problems(wheel.namelist(), wheel.read, value)
     except (zipfile.BadZipFile, OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{where}: not a readable wheel ({exc})") from None
-    if not points:
-        raise ConfigError(
-            f"{where}: the wheel declares no entry point in the group {ENTRY_POINT_GROUP!r}; "
+    problems = (
+        []
+        if points
+        else [
+            f"the wheel declares no entry point in the group {ENTRY_POINT_GROUP!r}; "
             + (carried or _ENTRY_POINT_HINT)
-        )
+        ]
+    )
+    problems += unheard
+    if problems:
+        raise ConfigError("\n".join(f"{where}: {problem}" for problem in problems))
     name = next(iter(points)) if len(points) == 1 else ""
     return PackagePlugin(form=WHEEL, source=path, distribution=distribution, name=name)
 

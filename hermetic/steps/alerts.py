@@ -95,7 +95,7 @@ def step_alert_message(context, model):
         stored = alerts[0].message or ""
         if expected not in stored:
             return (
-                _headline(alerts[0].lacks("message"))
+                _headline(channel.lacks(alerts[0], "message", expected))
                 + f"expected the alert's message to contain the provider's message "
                 f"{expected!r}, found {stored!r}"
             )
