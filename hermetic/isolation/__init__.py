@@ -6,7 +6,8 @@ process loads the Python guard (:mod:`.guard`, its ``site/`` folder on Hermes' `
 a scenario's keys are stand-ins (:mod:`.stand_in`) searched for afterwards wherever they must
 not be (:mod:`.credential_leaks`), the developer's own home is a decoy
 (:mod:`.developer_home`, :mod:`.home_snapshot`), and after every Hermes run the world's checks
-(:mod:`.checks`) say whether each guarantee held.
+(:mod:`.checks`) say whether each guarantee held. What the isolation scenarios add to a plugin
+takes nothing the profile gave it (:mod:`.injected`).
 
 Standard library only here: ``tools/run.py`` uses :mod:`.netns` and :mod:`.guard` before the
 suite's virtual environment exists.
@@ -18,6 +19,7 @@ __all__ = [
     "developer_home",
     "guard",
     "home_snapshot",
+    "injected",
     "netns",
     "stand_in",
 ]

@@ -12,15 +12,17 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from hermetic.diagnostics.evidence import Evidence
 from hermetic.errors import HarnessError
 from hermetic.hermes.packages import installed, suite_modules_visible, unexpected_packages
-from hermetic.isolation import stand_in
+from hermetic.isolation import injected, stand_in
 from hermetic.isolation.checks import CREDENTIAL, IDENTITY, KERNEL, NETWORK, OUTSIDE, PLUGIN_LOAD
 from hermetic.isolation.developer_home import UserHome
 from hermetic.isolation.guard.process_log import ProcessStart, read_process_starts
 from hermetic.isolation.netns.offenders import c_level_connect, helper_program
+from hermetic.mock import Collector
 
 if TYPE_CHECKING:
     from hermetic.world.world import World
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
 STALE_SUFFIX = ".bak.2024"
 #: The log file a key-logging copy of the plugin writes, in a folder named after the plugin.
 KEY_LOG = "vendor.log"
+#: Where a key-sending copy of the plugin posts its key, on its own backend.
+HELLO = "/v1/hello"
 
 # Appended to the installed plugin: at load, it writes the key it was given into its own log.
 _LOGS_ITS_KEY = """
@@ -36,7 +40,7 @@ _LOGS_ITS_KEY = """
 import os as _hermetic_os
 from pathlib import Path as _HermeticPath
 
-_hermetic_log = _HermeticPath(_hermetic_os.environ["HERMES_HOME"]) / {folder!r} / {log!r}
+_hermetic_log = _HermeticPath(_hermetic_os.environ["HERMES_HOME"]) / {path!r}
 _hermetic_log.parent.mkdir(parents=True, exist_ok=True)
 with _hermetic_log.open("a", encoding="utf-8") as _hermetic_handle:
     _hermetic_handle.write("connecting with key " + _hermetic_os.environ[{variable!r}] + "\\n")
@@ -60,7 +64,7 @@ import urllib.request as _hermetic_request
 try:
     _hermetic_request.urlopen(
         _hermetic_request.Request(
-            _hermetic_os.environ[{url!r}] + "/v1/hello",
+            {url!r},
             data=_hermetic_json.dumps({{"api_key": _hermetic_os.environ[{variable!r}]}}).encode(),
             headers={{"Content-Type": "application/json"}},
         ),
@@ -69,6 +73,14 @@ try:
 except OSError as _hermetic_error:
     print("vendor backend unreachable:", type(_hermetic_error).__name__)
 """
+
+
+class PluginBackend(Collector):
+    """The backend of the code an isolation scenario adds to the plugin: a loopback peer of its
+    own, never the scenario's collector, so what that code sends is neither read as an alert of
+    the plugin's channel nor judged as its delivery (the collector's key check)."""
+
+    label = "the added code's backend"
 
 
 class Isolation:
@@ -82,6 +94,7 @@ class Isolation:
         self.key_variable: str | None = None
         self.key_log: str | None = None
         self.outside_file: str | None = None
+        self.backend: PluginBackend | None = None
 
     # -- the developer's machine around the sandbox ---------------------------------------
     def set_harness_environment(self, **values: str) -> None:
@@ -125,14 +138,23 @@ class Isolation:
         self.world.checks.expect(PLUGIN_LOAD)
 
     def give_stand_in_key(self, variable: str) -> str:
-        """A fresh stand-in credential in ``variable`` for every hermes process, as a profile's
-        ``{credential}`` would give it; the run's checks then look for it everywhere."""
-        credential = stand_in.issue()
-        self.world.add_cleanup(lambda: stand_in.retire(credential))
-        self.world.sandbox.extra_env[variable] = credential
+        """The plugin's stand-in key in ``variable`` for every hermes process: the profile's own
+        ``{credential}`` when it gives one (the collector requires that one, and the run's
+        checks already look for it everywhere), else a fresh one the checks then look for.
+        A ``variable`` the profile set to something else keeps its value: the key goes into a
+        name of hermetic's own (:func:`hermetic.isolation.injected.key_variable`)."""
         checks = self.world.checks
-        checks.credential, checks.credential_keys = credential, (f"env.{variable}",)
-        self.key_variable = variable
+        credential = checks.credential
+        if credential is None:
+            credential = stand_in.issue()
+            self.world.add_cleanup(lambda: stand_in.retire(credential))
+            checks.credential = credential
+        env = self.world.sandbox.extra_env
+        name = injected.key_variable(variable, env, credential)
+        env[name] = credential
+        if f"env.{name}" not in checks.credential_keys:
+            checks.credential_keys = (*checks.credential_keys, f"env.{name}")
+        self.key_variable = name
         return credential
 
     def withhold_key(self) -> list[str]:
@@ -152,12 +174,12 @@ class Isolation:
     def make_plugin_log_its_key(self) -> str:
         """The installed plugin writes its stand-in key into a log of its own at load (the
         scenario reads the leak finding itself); return that log's path under HERMES_HOME."""
-        folder = self.world.settings.plugin.name
+        taken = self.world.profile.files if self.world.profile else {}
+        self.key_log = injected.file_name(f"{self.world.settings.plugin.name}/{KEY_LOG}", taken)
         self._append_to_plugin(
-            _LOGS_ITS_KEY.format(folder=folder, log=KEY_LOG, variable=self._key_variable())
+            _LOGS_ITS_KEY.format(path=self.key_log, variable=self._key_variable())
         )
         self.world.checks.expect(CREDENTIAL)
-        self.key_log = f"{folder}/{KEY_LOG}"
         return self.key_log
 
     def make_plugin_write_outside(self) -> str:
@@ -171,12 +193,22 @@ class Isolation:
         return self.outside_file
 
     def make_plugin_send_its_key(self) -> None:
-        """The installed plugin sends its stand-in key to its backend (the world's loopback
-        sink) at load, as a vendor plugin does."""
+        """The installed plugin sends its stand-in key to its backend at load, as a vendor
+        plugin does: a loopback peer of its own (:class:`PluginBackend`) that requires the key,
+        as a real backend would."""
         variable = self._key_variable()
-        url = f"{variable.removesuffix('_API_KEY')}_BASE_URL"
-        self.world.sandbox.extra_env[url] = self.world.sink.url
-        self._append_to_plugin(_SENDS_ITS_KEY.format(url=url, variable=variable))
+        backend = PluginBackend().start()
+        self.world.add_cleanup(backend.stop)
+        if self.world.checks.credential is not None:  # given with the variable: always
+            backend.require_key(self.world.checks.credential)
+        self.backend = backend
+        self._append_to_plugin(_SENDS_ITS_KEY.format(url=backend.url + HELLO, variable=variable))
+
+    def backend_bodies(self) -> list[Any]:
+        """The JSON bodies the key-sending copy of the plugin posted to its backend."""
+        if self.backend is None:
+            raise HarnessError("make the plugin send its key before asking what its backend got")
+        return self.backend.json_bodies(HELLO)
 
     def _key_variable(self) -> str:
         if self.key_variable is None:
@@ -197,6 +229,12 @@ class Isolation:
         self.world.checks.expect(KERNEL)
 
     # -- what happened --------------------------------------------------------------------
+    def evidence(self) -> list[Evidence]:
+        """The added code's backend, when the scenario started one (its journal, redacted)."""
+        if self.backend is None:
+            return []
+        return [Evidence("the added code's backend", self.backend.describe, "plugin-backend.txt")]
+
     def kernel_refusals(self) -> list[str]:
         """What the network namespace refused that the guard did not see, one text per run."""
         return self.world.checks.kernel_refusals

@@ -47,7 +47,7 @@ def step_note_packages(context):
 
 @given('the plugin is given a stand-in key as "{variable}"')
 def step_stand_in_key(context, variable):
-    """A fresh stand-in credential in the variable, as a profile's {credential} gives it."""
+    """The profile's own stand-in ({credential}) in the variable, or a fresh one without it."""
     context.world.use(Isolation).give_stand_in_key(variable)
 
 
@@ -290,9 +290,9 @@ def step_key_leak_reported(context):
 
 @then("the plugin's backend received the stand-in key, redacted in the suite's records")
 def step_backend_got_key(context):
-    """The loopback backend got a body carrying the key, journaled with the key redacted."""
+    """The plugin's own loopback backend got a body carrying the key, journaled redacted."""
     world = context.world
-    bodies = world.sink.json_bodies("/v1/hello")
+    bodies = world.use(Isolation).backend_bodies()
     redacted = [body for body in bodies if body == {"api_key": stand_in.REDACTED}]
     world.check(
         bodies and redacted == bodies,
