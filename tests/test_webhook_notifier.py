@@ -21,7 +21,17 @@ RECORDED = json.loads(
     (Path(__file__).parent / "fixtures" / "hook_calls_hermes_0.19.0.json").read_text("utf-8")
 )["calls"]
 #: The answers it promises a message for: a removed model, as Hermes reports it for good.
-REMOVED = {"model does not exist (404)": 404, "model gone (410)": 410}
+REMOVED = {
+    "model does not exist (404)": 404,
+    "not found, model not named (404)": 404,
+    "model gone (410)": 410,
+}
+#: What Hermes passed for each provider's removed model under its default retries (3).
+CORPUS = json.loads(
+    (Path(__file__).parent / "fixtures" / "hook_calls_corpus_hermes_0.19.0.json").read_text(
+        "utf-8"
+    )
+)["calls"]
 PATH = "/hooks/hermes"
 
 
@@ -69,6 +79,21 @@ def test_one_message_per_removed_model_and_none_otherwise(
         REMOVED[answer],
     )
     assert calls[-1]["error"]["message"] in body["text"]
+
+
+@pytest.mark.parametrize(
+    "answer", sorted(a for a, calls in CORPUS.items() if len(calls) > 1 and calls[0]["status_code"])
+)
+def test_a_removed_model_hermes_retries_is_one_message_on_the_last_attempt(
+    answer: str, notifier: ModuleType, webhook: Collector
+) -> None:
+    calls = CORPUS[answer]
+    for call in calls[:-1]:
+        notifier.on_api_request_error(**call)
+        assert webhook.requests(PATH) == []
+    notifier.on_api_request_error(**calls[-1])
+    [entry] = webhook.requests(PATH)
+    assert entry.decoded["status"] == calls[-1]["status_code"]
 
 
 def test_off_without_its_token(

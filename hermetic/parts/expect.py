@@ -125,7 +125,7 @@ def repeated(world: World, model: str, alerts: Sequence[ChannelAlert]) -> str | 
     return (
         f"{len(delivered)} alerts for {model!r} in one run, {how}: one removed model must be "
         "one alert; a notifier must wait for Hermes' last attempt (retryable=False, or "
-        f"retry_count = max_retries) or dedup by model{arrived}\nalerts found:\n"
+        f"retry_count + 1 = max_retries) or dedup by model{arrived}\nalerts found:\n"
         + describe_alerts(alerts)
     )
 
