@@ -321,6 +321,23 @@ DIRECTORY_EXAMPLES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Defect copies of the directory examples, as a pip example's ``defects.toml`` declares its
+#: own (a directory example's folder is the plugin, so nothing may sit beside its files).
+DIRECTORY_DEFECTS: dict[str, tuple[Defect, ...]] = {
+    # The notifier's users' worst bug: a message for each of Hermes' attempts at a 404 it
+    # retries (Anthropic's), three pages for one removed model.
+    "webhook_notifier": (
+        Defect(
+            "messages every attempt",
+            (Change("__init__.py", "if not gone or not last_attempt(kw):", "if not gone:"),),
+            "a model removed by Anthropic raised 3 alerts for 'gone-model' in one run, one per "
+            "attempt Hermes made (3 calls, retryable=True)",
+            "@provider.anthropic and @retried",
+        ),
+    ),
+}
+
+
 def selection_problem(reports: Path) -> str | None:
     """None if the run's selection passed: no scenario failed or errored, and one passed at
     least (a selection that matched nothing, or skipped all, proves nothing)."""
@@ -350,6 +367,11 @@ def directory_examples(chosen: tuple[str, ...] = tuple(DIRECTORY_EXAMPLES)) -> l
             failures.append(f"{example} with its profile (exit {code})")
         elif selection and (problem := selection_problem(reports)):
             failures.append(f"{example} with its profile, {' '.join(selection)}: {problem}")
+        if DIRECTORY_DEFECTS.get(example):
+            with tempfile.TemporaryDirectory(prefix=f"hermetic-{example}-") as scratch:
+                failures += defect_copies_fail(
+                    EXAMPLES / example, DIRECTORY_DEFECTS[example], Path(scratch)
+                )
     if "pricewatch" not in chosen:
         return failures
     if no_namespace:
@@ -516,24 +538,31 @@ def _pip_example(example: PipExample) -> list[str]:
         say(f"check_examples: {example.folder} through its wheel: {verdict(reports)}")
         if code != 0:
             failures.append(f"{example.folder} through its wheel {wheel.name} (exit {code})")
-        for defect in example.defects:
-            copy = scratch / "defects" / re.sub(r"\W+", "-", defect.name) / example.folder
-            shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__pycache__"))
-            defect.apply(copy)
-            label = f"{example.folder}-{copy.parent.name}"
-            code, reports = hermetic_run(
-                label,
-                copy,
-                "--profile",
-                str(copy / example.profile),
-                f"--tags={defect.tags}",
-                "-D",
-                "keep_sandbox=never",
-            )
-            if code != 1:
-                failures.append(f"{label}: a defect copy must fail with exit 1, not {code}")
-            elif problem := headline_problem(reports, defect.headline):
-                failures.append(f"{label}: {problem}")
+        failures += defect_copies_fail(folder, example.defects, scratch, example.profile)
+    return failures
+
+
+def defect_copies_fail(
+    folder: Path, defects: tuple[Defect, ...], scratch: Path, profile: str | None = None
+) -> list[str]:
+    """Each defect copy of the example in ``folder`` (its changes applied to a copy) fails the
+    scenarios that show it (exit 1), its first failure starting with the defect's headline;
+    ``profile``: the copy's profile, relative to it (None: the ``hermetic.toml`` beside the
+    plugin, as a directory plugin finds it)."""
+    failures = []
+    for defect in defects:
+        copy = scratch / "defects" / re.sub(r"\W+", "-", defect.name) / folder.name
+        shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        defect.apply(copy)
+        label = f"{folder.name}-{copy.parent.name}"
+        named = ("--profile", str(copy / profile)) if profile else ()
+        code, reports = hermetic_run(
+            label, copy, *named, f"--tags={defect.tags}", "-D", "keep_sandbox=never"
+        )
+        if code != 1:
+            failures.append(f"{label}: a defect copy must fail with exit 1, not {code}")
+        elif problem := headline_problem(reports, defect.headline):
+            failures.append(f"{label}: {problem}")
     return failures
 
 
