@@ -66,8 +66,8 @@ def refusal(tmp_path: Path, text: str) -> str:
             "non-alerts-logged",
             "; a plugin that posts or exports its alerts keeps 'quiet-on-transient' instead",
         ),
-        ("store-faults", ""),
-        ("redaction", ""),
+        ("store-faults", "; no promise judged elsewhere stands in for it"),
+        ("redaction", "; no promise judged elsewhere stands in for it"),
     ],
 )
 def test_a_promise_only_a_store_judges_is_refused_on_a_webhook_in_one_line(

@@ -169,23 +169,26 @@ def claimed_by(name: str, keep: Iterable[str]) -> bool:
 
 
 def unfit(names: Iterable[str], has_store: bool) -> Promise | None:
-    """The first promise of ``names`` (aliases expanded) the plugin's channels cannot judge."""
+    """The first promise ``names`` say (an alias standing for its own) that the plugin's
+    channels cannot judge: one only a store judges, where no channel is a store."""
     if has_store:
         return None
-    return next(
-        (PROMISES[name] for name in names if name in PROMISES and PROMISES[name].store_only),
-        None,
-    )
+    for name in names:
+        for promise in ALIASES[name].names if name in ALIASES else (name,):
+            if promise in PROMISES and PROMISES[promise].store_only:
+                return PROMISES[promise]
+    return None
 
 
 def unfit_problem(promise: Promise, channels: str) -> str:
-    """The one-line refusal of a promise the channels (their labels, joined) cannot judge."""
+    """The one-line refusal of a promise the channels (their labels, joined) cannot judge,
+    naming the promise that fits instead where there is one."""
     instead = (
-        f"; a plugin that posts or exports its alerts keeps {promise.instead!r} instead"
+        f"a plugin that posts or exports its alerts keeps {promise.instead!r} instead"
         if promise.instead
-        else ""
+        else "no promise judged elsewhere stands in for it"
     )
     return (
         f"{promise.name!r} can be judged only by a store, and channel {channels} is not one "
-        f'(the contract\'s table is: channel = "sqlite"){instead}'
+        f'(the contract\'s table is: channel = "sqlite"); {instead}'
     )
