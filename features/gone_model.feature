@@ -14,4 +14,10 @@ Feature: A model the provider says is gone for good is an alert on its first fai
     And a scheduled job uses the model "retired-model"
     When the scheduler runs once
     Then the alert names the model "retired-model" from provider "custom" with error code 410
-    And the telemetry log reports the model "retired-model" as unavailable with code 410
+
+  @promise.alert-store
+  Scenario: A store also logs the gone model's first failure as a capture line
+    Given the provider answers the model "retired-model" with "model gone (410)"
+    And a scheduled job uses the model "retired-model"
+    When the scheduler runs once
+    Then the telemetry log reports the model "retired-model" as unavailable with code 410

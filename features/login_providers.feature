@@ -79,10 +79,14 @@ Feature: Providers that need a login raise the same alerts, with no account and 
         | model does not exist (404)  | yes            | 404        | failed      |
         | a normal answer             | no             | -          | successful  |
 
-      @promise.failure-table
-      Examples: Other final answers decide as the failure table says
+      @promise.exhausted-retries
+      Examples: A final 5xx is an alert, as the failure table says
         | final answer                | alert recorded | error code | job outcome |
         | internal server error (500) | yes            | 500        | failed      |
+
+      @promise.quiet-on-transient
+      Examples: A final rate limit is none, as the failure table says
+        | final answer                | alert recorded | error code | job outcome |
         | rate limited (429)          | no             | -          | failed      |
 
     Scenario: A login the portal refuses to renew fails the job with Hermes' message

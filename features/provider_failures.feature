@@ -1,4 +1,4 @@
-@promise.failure-table
+@failure-table
 Feature: Every way a provider can fail leads to a deliberate alert decision
   A provider can fail in many ways, and only some of them mean "this model is no longer
   available". An alert on every rate limit or network blip would bury the one that matters; no
@@ -25,29 +25,42 @@ Feature: Every way a provider can fail leads to a deliberate alert decision
       And the job is marked as <job outcome>
       And Hermes' log records no failure of the plugin
 
-      Examples: Hermes makes one attempt per request
+      @promise.removed-model
+      Examples: The provider says the model does not exist
         | provider answer                  | alert recorded | error code | job outcome |
         | model does not exist (404)       | yes            | 404        | failed      |
-        | not found, model not named (404) | yes            | 404        | failed      |
+
+      @promise.gone-model
+      Examples: The provider says the model is gone
+        | provider answer                  | alert recorded | error code | job outcome |
         | model gone (410)                 | yes            | 410        | failed      |
+
+      @promise.exhausted-retries
+      Examples: A failure on Hermes' last attempt (here its only one) that may be about the model
+        | provider answer                  | alert recorded | error code | job outcome |
+        | not found, model not named (404) | yes            | 404        | failed      |
+        | internal server error (500)      | yes            | 500        | failed      |
+        | bad gateway (502)                | yes            | 502        | failed      |
+        | overloaded (503)                 | yes            | 503        | failed      |
+
+      @promise.quiet-on-transient
+      Examples: Failures that are not about the model, and a normal answer
+        | provider answer                  | alert recorded | error code | job outcome |
         | bad request (400)                | no             | -          | failed      |
         | wrong API key (401)              | no             | -          | failed      |
         | forbidden (403)                  | no             | -          | failed      |
         | rate limited (429)               | no             | -          | failed      |
-        | internal server error (500)      | yes            | 500        | failed      |
-        | bad gateway (502)                | yes            | 502        | failed      |
-        | overloaded (503)                 | yes            | 503        | failed      |
         | connection refused               | no             | -          | failed      |
         | no answer in time                | no             | -          | failed      |
         | a normal answer                  | no             | -          | successful  |
 
-      @since.hermes-0.17.0
+      @promise.quiet-on-transient @since.hermes-0.17.0
       Examples: An answer Hermes cannot read fails the job (Hermes 0.17.0 and later)
         | provider answer     | alert recorded | error code | job outcome |
         | malformed JSON body | no             | -          | failed      |
         | empty choices list  | no             | -          | failed      |
 
-      @before.hermes-0.17.0
+      @promise.quiet-on-transient @before.hermes-0.17.0
       Examples: Hermes 0.16.0 takes an answer it cannot read for an empty reply, and the job succeeds
         | provider answer     | alert recorded | error code | job outcome |
         | malformed JSON body | no             | -          | successful  |
@@ -55,6 +68,7 @@ Feature: Every way a provider can fail leads to a deliberate alert decision
 
   Rule: A failure is an alert only if it outlasts Hermes' retries
 
+    @promise.quiet-on-transient
     Scenario: A model that fails twice and then answers raises no alert
       Given Hermes makes up to 3 attempts per request
       And the provider fails the model "flaky-model" 2 times with "internal server error (500)", then answers
@@ -64,7 +78,7 @@ Feature: Every way a provider can fail leads to a deliberate alert decision
       And the job is marked as successful
       And no model-unavailable alert is recorded
 
-    @promise.alert-store
+    @promise.exhausted-retries @promise.alert-store
     Scenario Outline: A model that keeps failing is reported once, when Hermes gives up
       Given Hermes makes up to 3 attempts per request
       And the provider answers the model "broken-model" with "overloaded (503)"
@@ -88,6 +102,7 @@ Feature: Every way a provider can fail leads to a deliberate alert decision
 
   Rule: The alert names the model and provider that actually failed
 
+    @promise.removed-model
     Scenario: A fallback keeps the job alive, and the alert is the only trace of the gone model
       Given the provider no longer serves the model "primary-model"
       And a fallback provider serves the model "backup-model"
@@ -97,7 +112,7 @@ Feature: Every way a provider can fail leads to a deliberate alert decision
       And the fallback provider received the job's request for "backup-model"
       And the alert names the model "primary-model" from provider "custom" with error code 404
 
-    @before.hermes-0.22.0
+    @promise.removed-model @before.hermes-0.22.0
     Scenario: A job pinned to its own model and provider is reported under that provider
       Given the provider serves the model "everyday-model" as Hermes' default
       And the local provider "lmstudio" no longer serves the model "pinned-model"
@@ -108,7 +123,7 @@ Feature: Every way a provider can fail leads to a deliberate alert decision
 
     # 0.22 sends a named provider's job only to that provider's own address (LM Studio's is
     # http://127.0.0.1:1234/v1); the stand-in listens on a free port, so Hermes refuses the job.
-    @since.hermes-0.22.0
+    @promise.removed-model @since.hermes-0.22.0
     Scenario: A job pinned to a named provider at another address is refused, and raises no alert
       Given the provider serves the model "everyday-model" as Hermes' default
       And the local provider "lmstudio" no longer serves the model "pinned-model"
@@ -117,7 +132,7 @@ Feature: Every way a provider can fail leads to a deliberate alert decision
       Then the job is marked as failed with Hermes' message "blocked for safety"
       And no model-unavailable alert is recorded
 
-    @promise.alert-store
+    @promise.removed-model @promise.alert-store
     Scenario: Two jobs on two gone models in one tick raise two alerts
       Given the provider no longer serves the models "old-model-a" and "old-model-b"
       And scheduled jobs use the models "old-model-a" and "old-model-b"
@@ -131,7 +146,7 @@ Feature: Every way a provider can fail leads to a deliberate alert decision
     An operator whose job failed on a rate limit and who finds no alert asks first whether the
     plugin saw the failure at all: a plugin that says nothing looks like one that never loaded.
 
-    @promise.non-alerts-logged
+    @promise.quiet-on-transient @promise.non-alerts-logged
     Scenario Outline: The plugin notes a failure it does not report: <provider answer>
       Given the provider answers the model "scheduled-model" with "<provider answer>"
       And a scheduled job uses the model "scheduled-model"

@@ -57,7 +57,7 @@ Feature: A removed model is an alert whatever protocol Hermes speaks to its prov
     And the job is marked as failed
     And the model removed by "OpenAI" raises one alert with error code 404
 
-  @protocol.anthropic-messages @provider.anthropic @promise.failure-table
+  @protocol.anthropic-messages @provider.anthropic @promise.quiet-on-transient
   Scenario: An Anthropic stream that breaks off overloaded fails the job without a model-unavailable alert
     Given Hermes talks to its provider over Anthropic's Messages API
     And the provider "Anthropic" answers the model "busy-model" saying "overloaded_error event in the stream (200)"
@@ -68,7 +68,7 @@ Feature: A removed model is an alert whatever protocol Hermes speaks to its prov
     And no model-unavailable alert is recorded
     And Hermes' log records no failure of the plugin
 
-  @protocol.responses @provider.openai @promise.failure-table
+  @protocol.responses @provider.openai @promise.quiet-on-transient
   Scenario: A Responses stream that fails inside fails the job without a model-unavailable alert
     Given Hermes talks to its provider over OpenAI's Responses API
     And the provider "OpenAI" answers the model "busy-model" saying "response.failed event in the stream (200)"

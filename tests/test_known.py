@@ -104,8 +104,9 @@ def test_a_profile_without_baseline_has_an_empty_one(tmp_path: Path) -> None:
         (
             '[[baseline]]\npromise = "fast"\nreason = "r"\n',
             'baseline[0].promise: "fast" is not a known promise; known promises: removed-model, '
-            "gone-model, failure-table, gateway, store-faults, store-faults-logged, redaction, "
-            "login-providers, alert-store, non-alerts-logged",
+            "gone-model, quiet-on-transient, exhausted-retries, gateway, login-providers, "
+            "alert-store, store-faults, store-faults-logged, redaction, non-alerts-logged, "
+            "failure-table",
         ),
         (
             '[[baseline]]\nscenario = "x"\nreason = "r"\nhermes = "0.19"\n',

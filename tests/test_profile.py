@@ -437,8 +437,9 @@ def test_hermes_itself_cannot_be_required(tmp_path: Path) -> None:
 def test_a_promises_section_must_list_them(tmp_path: Path) -> None:
     assert refusal(tmp_path, "[promises]\n") == (
         "promises.keep: missing; list the promises the plugin keeps (known: "
-        "removed-model, gone-model, failure-table, gateway, store-faults, store-faults-logged, "
-        "redaction, login-providers, alert-store, non-alerts-logged)"
+        "removed-model, gone-model, quiet-on-transient, exhausted-retries, gateway, "
+        "login-providers, alert-store, store-faults, store-faults-logged, redaction, "
+        "non-alerts-logged, failure-table)"
     )
 
 
@@ -451,8 +452,9 @@ def test_kept_promises_must_be_a_list(tmp_path: Path) -> None:
 def test_an_unknown_promise_is_refused(tmp_path: Path) -> None:
     assert refusal(tmp_path, '[promises]\nkeep = ["removed-model", "fast"]\n') == (
         'promises.keep[1]: "fast" is not a known promise; known promises: '
-        "removed-model, gone-model, failure-table, gateway, store-faults, store-faults-logged, "
-        "redaction, login-providers, alert-store, non-alerts-logged"
+        "removed-model, gone-model, quiet-on-transient, exhausted-retries, gateway, "
+        "login-providers, alert-store, store-faults, store-faults-logged, redaction, "
+        "non-alerts-logged, failure-table"
     )
 
 
@@ -515,7 +517,9 @@ def test_a_full_profile_loads(tmp_path: Path) -> None:
     path = profile_file(tmp_path, FULL)
     profile = load_profile(path)
     assert profile.path == path
-    assert profile.promises == {"removed-model", "failure-table", "gateway"}
+    # failure-table, a name kept from before the split, is an alias, not a promise of its own.
+    assert profile.promises == {"removed-model", "gateway"}
+    assert profile.aliases == {"failure-table"}
     assert profile.env == {"MYPLUGIN_NO_SETUP": "1", "MYPLUGIN_WEBHOOK": "{sink}/alerts"}
     assert profile.files == {
         "myplugin/cache.json": '{{"fetched_at": "{now}"}}',

@@ -44,8 +44,9 @@ def test_a_channel_that_is_not_a_store_never_keeps_the_store_promise(tmp_path: P
     assert refused(
         tmp_path, '[promises]\nkeep = ["alert-store"]\n[alerts]\nchannel = "http"\npath = "/x"\n'
     ) == (
-        "promises.keep: 'alert-store' is kept only by a store; channel 'http /x' is not one "
-        '(the contract\'s table is: channel = "sqlite")'
+        "promises.keep: 'alert-store' can be judged only by a store, and channel 'http /x' is "
+        'not one (the contract\'s table is: channel = "sqlite"); a plugin that posts or exports '
+        "its alerts keeps 'removed-model' instead"
     )
 
 

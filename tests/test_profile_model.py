@@ -191,8 +191,9 @@ def test_baseline_entries_name_a_scenario_or_a_promise(tmp_path: Path) -> None:
         (
             '[[baseline]]\npromise = "fast"\nreason = "r"',
             'baseline[0].promise: "fast" is not a known promise; known promises: removed-model, '
-            "gone-model, failure-table, gateway, store-faults, store-faults-logged, redaction, "
-            "login-providers, alert-store, non-alerts-logged",
+            "gone-model, quiet-on-transient, exhausted-retries, gateway, login-providers, "
+            "alert-store, store-faults, store-faults-logged, redaction, non-alerts-logged, "
+            "failure-table",
         ),
         (
             '[[baseline]]\nscenario = "x"\nreason = "r"\nhermes = "0.19+"',

@@ -95,6 +95,24 @@ def test_a_selection_the_profile_claims_none_of_says_so(
     _nothing_started(tmp_path / "reports")
 
 
+def test_a_promise_the_channels_cannot_judge_stops_the_run_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    profile = tmp_path / "hermetic.toml"
+    profile.write_text(
+        '[promises]\nkeep = ["removed-model", "alert-store"]\n'
+        '[alerts]\nchannel = "http"\npath = "/alerts"\n'
+    )
+    assert _run(tmp_path, "--profile", str(profile), "--tags=@smoke") == 2
+    assert _one_line(capsys) == (
+        f"hermetic: {profile}: promises.keep: 'alert-store' can be judged only by a store, and "
+        "channel 'http /alerts' is not one (the contract's table is: channel = \"sqlite\"); a "
+        "plugin that posts or exports its alerts keeps 'removed-model' instead"
+    )
+    _nothing_started(tmp_path / "reports")
+
+
 def test_a_version_skew_is_found_before_any_worker_starts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,7 +1,8 @@
 """The plugin's baseline (``[[baseline]]`` in hermetic.toml): which entry covers a scenario.
 
 An entry names a scenario (``scenario = "..."``, an outline row by its substituted name) or a
-whole promise (``promise = "gateway"``: every scenario tagged ``@promise.gateway``), with a
+whole promise (``promise = "gateway"``: every scenario tagged ``@promise.gateway``; an alias,
+``promise = "failure-table"``: every scenario it claimed before the split), with a
 reason, and optionally the Hermes releases it applies to (``hermes = ">=0.19.0"``). Entries are
 the profile's (:class:`hermetic.profile.checked.BaselineEntry`); this module only matches them.
 """
@@ -17,7 +18,7 @@ from packaging.version import InvalidVersion, Version
 
 from hermetic.known.explained import entry_label, names_scenario, plain_name
 from hermetic.profile import ProfileError
-from hermetic.reporting.summary import PROMISE_TAG
+from hermetic.profile.promises import tags_of
 
 
 class Entry(Protocol):
@@ -42,10 +43,10 @@ def covering(
 ) -> Entry | None:
     """The first entry applying to ``version`` that names the scenario or one of its promises;
     a scenario entry wins over a promise entry (it is the more specific)."""
-    promises = {tag[len(PROMISE_TAG) :] for tag in tags if tag.startswith(PROMISE_TAG)}
+    tags = set(tags)
     live = [entry for entry in entries if applies(entry, version)]
     by_name = [e for e in live if e.scenario is not None and names_scenario(e.scenario, name)]
-    by_promise = [e for e in live if e.promise is not None and e.promise in promises]
+    by_promise = [e for e in live if e.promise is not None and tags_of(e.promise) & tags]
     return next(iter(by_name + by_promise), None)
 
 

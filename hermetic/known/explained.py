@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from hermetic.profile.promises import tags_of  # standard library only, as this module
+
 #: The scenario hit one of Hermes' own defects (hermetic.known.defects).
 HERMES_DEFECT = "hermes-defect"
 #: The scenario is listed in the plugin's baseline ([[baseline]] in hermetic.toml).
@@ -84,8 +86,8 @@ def baseline_states(
         if entry.get("scenario"):
             named = [r for r in rows if names_scenario(entry["scenario"], r.get("name", ""))]
         else:
-            tag = f"promise.{entry.get('promise')}"
-            named = [r for r in rows if tag in r.get("tags", [])]
+            tags = tags_of(str(entry.get("promise")))
+            named = [r for r in rows if tags & set(r.get("tags", []))]
         ran = [r for r in named if r.get("status") != "skipped"]
         state["scenarios"] = len(ran)
         if not ran:

@@ -1,7 +1,9 @@
 """Why a selected scenario is not run in this run, decided from the plan and its tags alone.
 
 * **not claimed**: it checks a promise (``@promise.<name>``) the plugin's profile does not make
-  (a scenario tagged with several promises needs them all), or it serves the words of a
+  (a scenario tagged with several promises needs them all; a profile naming an alias such as
+  ``failure-table`` makes the promises it stands for, :mod:`hermetic.profile.promises`), a promise
+  only a store can judge where no channel is a store, or it serves the words of a
   provider (``@provider.<name>``, a block of the provider outline) its ``[providers] only``
   leaves out;
 * **skipped**: it describes Hermes releases other than the one under test
@@ -52,7 +54,8 @@ def promise_not_made(tags: Iterable[str], profile: Profile) -> NotRun | None:
     """The promises of ``tags`` the plugin's ``profile`` does not make, if any (the scenario
     is then not claimed; so is one for a provider the profile leaves out:
     :func:`provider_left_out`)."""
-    missing = [name for name in promises_of(tags) if not profile.keeps(name)]
+    tags = list(tags)
+    missing = [name for name in promises_of(tags) if not profile.keeps(name, tags)]
     if not missing:
         return None
     where = profile.path or "no hermetic.toml"

@@ -19,7 +19,7 @@ from hermetic.hermes.protocols import WireProtocol
 from hermetic.isolation.netns import GUARD_ONLY
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation
 from hermetic.plugin_sources import PluginUnderTest
-from hermetic.profile import PROMISES, STORE_PROMISE, Profile
+from hermetic.profile import ALIASES, PROMISES, Profile
 
 
 @dataclass(frozen=True)
@@ -81,9 +81,12 @@ class Settings:
         """What was tested, for every report: the plugin (name, path, revision), its profile
         and the promises it keeps, where its alerts are read, and the Hermes it ran against."""
         promises = self.profile.promises
-        if promises is not None or not self.profile.keeps(STORE_PROMISE):
-            # What is checked: a store promise kept by default, or one no channel but sqlite keeps.
-            promises = frozenset(name for name in PROMISES if self.profile.keeps(name))
+        if promises is not None or not all(self.profile.keeps(name) for name in PROMISES):
+            # What is checked: a store promise kept by default, or one no channel but a store
+            # can judge; an alias with the promises it stands for on its own scenarios.
+            promises = frozenset(name for name in PROMISES if self.profile.keeps(name)) | {
+                name for alias in self.profile.aliases for name in (alias, *ALIASES[alias].names)
+            }
         return {
             "plugin": self.plugin.describe(),
             "profile": str(self.profile.path) if self.profile.path else None,

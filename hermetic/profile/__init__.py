@@ -3,8 +3,9 @@
 :mod:`.model` declares the file's shape and rules (one pydantic model; ``[alerts]`` is built from
 the registered channels), :mod:`.loading` reads a file and turns a refusal into one line,
 :mod:`.checked` is the checked profile a run uses, :mod:`.placeholders` the ``{name}`` values
-may hold, :mod:`.rendering` a profile filled in for one scenario, :mod:`.schema` and
-:mod:`.reference` the JSON Schema and the key reference written from the model. On the pipeline
+may hold, :mod:`.rendering` a profile filled in for one scenario, :mod:`.promises` every promise
+and the channels that can judge it, :mod:`.schema` and :mod:`.reference` the JSON Schema and the
+key reference written from the model. On the pipeline
 (runner -> plan -> world and parts -> result -> reports) the plan loads the profile once. The
 names below are imported on first use.
 """
@@ -18,8 +19,12 @@ _EXPORTS = {
     "PROFILE_FILENAME": "hermetic.profile.loading",
     "find_profile": "hermetic.profile.loading",
     "load_profile": "hermetic.profile.loading",
-    "PROMISES": "hermetic.profile.model",
-    "STORE_PROMISE": "hermetic.profile.model",
+    "PROMISES": "hermetic.profile.promises",
+    "ALIASES": "hermetic.profile.promises",
+    "PROMISE_NAMES": "hermetic.profile.promises",
+    "STORE_PROMISE": "hermetic.profile.promises",
+    "Promise": "hermetic.profile.promises",
+    "PromiseAlias": "hermetic.profile.promises",
     "PROTECTED_CONFIG": "hermetic.profile.model",
     "KNOWN_CREDENTIAL_VARIABLES": "hermetic.profile.model",
     "SANDBOX_VARIABLES": "hermetic.profile.model",

@@ -3,7 +3,7 @@ sandbox starts for it, its baseline, and its values rendered per scenario (:mod:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -13,8 +13,6 @@ from hermetic.channels.settings import ChannelSettings
 from hermetic.corpus import load_corpus
 from hermetic.profile.model import (
     PLUGIN_ENTRIES,
-    PROMISES,
-    STORE_PROMISE,
     ProfileError,
     ProfileFile,
     Spool,
@@ -24,6 +22,7 @@ from hermetic.profile.model import (
     toml_key,
 )
 from hermetic.profile.placeholders import names, texts
+from hermetic.profile.promises import ALIASES, PROMISES, STORE_PROMISE
 from hermetic.profile.rendering import RenderedProfile, render
 
 
@@ -41,7 +40,9 @@ class BaselineEntry:
 
 @dataclass(frozen=True)
 class Profile:
-    """A checked ``hermetic.toml``. ``promises`` None means every promise (no ``[promises]``)."""
+    """A checked ``hermetic.toml``. ``promises`` None means every promise (no ``[promises]``);
+    ``aliases`` the names kept from before a promise was split that ``keep`` names
+    (:data:`hermetic.profile.promises.ALIASES`), each claiming the scenarios tagged with it."""
 
     path: Path | None
     env: Mapping[str, str]
@@ -55,6 +56,7 @@ class Profile:
     channels: tuple[ChannelSettings, ...] = (SqliteDefault,)
     baseline: tuple[BaselineEntry, ...] = ()
     spool: Spool = field(default_factory=Spool)
+    aliases: frozenset[str] = frozenset()
 
     @classmethod
     def empty(cls) -> Profile:
@@ -71,7 +73,16 @@ class Profile:
             config=dict(document.config),
             network_expected=document.network.expected,
             requires=document.requires.packages,
-            promises=frozenset(document.promises.keep) if document.promises else None,
+            promises=(
+                frozenset(name for name in document.promises.keep if name not in ALIASES)
+                if document.promises
+                else None
+            ),
+            aliases=(
+                frozenset(name for name in document.promises.keep if name in ALIASES)
+                if document.promises
+                else frozenset()
+            ),
             providers=document.providers.only if document.providers else None,
             channels=tuple(document.alerts),
             spool=document.spool,
@@ -81,15 +92,30 @@ class Profile:
             ),
         )
 
-    def keeps(self, promise: str) -> bool:
-        """Whether the plugin promises ``promise`` (one of :data:`PROMISES`)."""
+    def keeps(self, promise: str, tags: Iterable[str] = ()) -> bool:
+        """Whether the plugin promises ``promise`` (one of :data:`PROMISES`), for a scenario
+        with ``tags``: its profile names it (or names no promise at all), or names an alias
+        standing for it there (``failure-table``: its own rows, tagged ``@failure-table``). A
+        promise only a store can judge is kept only where a channel is a store."""
         if promise not in PROMISES:
             raise ValueError(f"unknown promise {promise!r}; known: {', '.join(PROMISES)}")
+        if PROMISES[promise].store_only and not any(c.is_store for c in self.channels):
+            return False
+        if self.promises is None:
+            return True
         if promise == STORE_PROMISE:
-            if not any(channel.is_store for channel in self.channels):
-                return False
-            return self.promises is None or bool({STORE_PROMISE, "removed-model"} & self.promises)
-        return self.promises is None or promise in self.promises
+            return bool({STORE_PROMISE, "removed-model"} & self.promises)
+        tags = set(tags)
+        return promise in self.promises or any(
+            ALIASES[alias].stands_for(promise, tags) for alias in self.aliases
+        )
+
+    def claims(self, name: str) -> bool:
+        """Whether the profile claims the promise or alias ``name``: keeps the promise, or names
+        the alias (or every promise it stands for)."""
+        if name in ALIASES:
+            return name in self.aliases or all(self.keeps(p) for p in ALIASES[name].names)
+        return self.keeps(name)
 
     def supports(self, provider: str) -> bool:
         """Whether the plugin claims ``provider`` (any spelling of a corpus provider)."""

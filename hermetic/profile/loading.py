@@ -17,7 +17,6 @@ from hermetic.channels.channel import channels
 from hermetic.channels.settings import did_you_mean, kind, show
 from hermetic.profile.checked import Profile
 from hermetic.profile.model import (
-    PROMISES,
     SECTIONS,
     BaselineTable,
     Network,
@@ -30,6 +29,7 @@ from hermetic.profile.model import (
     SpoolLine,
     toml_key,
 )
+from hermetic.profile.promises import PROMISE_NAMES
 
 PROFILE_FILENAME = "hermetic.toml"
 
@@ -40,7 +40,7 @@ _TOML_ERROR = re.compile(r"(?P<what>.*) \(at (?P<where>line \d+, column \d+|end 
 _MISSING: Mapping[tuple[str, str], str] = MappingProxyType(
     {
         ("promises", "keep"): (
-            f"missing; list the promises the plugin keeps (known: {', '.join(PROMISES)})"
+            f"missing; list the promises the plugin keeps (known: {', '.join(PROMISE_NAMES)})"
         ),
         ("baseline", "reason"): "missing; say why the failure is known",
         ("providers", "only"): "missing; list the providers the plugin supports "

@@ -40,32 +40,13 @@ from hermetic.hermes.variables_hermes_reads import HERMES_VARIABLES
 from hermetic.hermes.variables_hermes_reads import RELEASES as READ_RELEASES
 from hermetic.isolation.guard.site.hermetic_netguard_protocol import is_loopback as is_loopback_host
 from hermetic.profile.placeholders import CREDENTIAL, check_placeholders, texts
-
-#: Every promise a plugin can make, with what the run then checks. A profile without
-#: ``[promises]`` keeps them all; the suite's isolation guarantees are checked whatever it says.
-PROMISES: Mapping[str, str] = MappingProxyType(
-    {
-        "removed-model": "a model the provider no longer serves becomes an alert naming the "
-        "model, the provider and the status; a healthy model raises none",
-        "gone-model": "a model the provider says is gone (410) is an alert on its first failure",
-        "failure-table": "each provider answer gets the alert decision of the failure table",
-        "gateway": "the gateway's own scheduler raises the same alerts",
-        "store-faults": "a locked, corrupt, foreign or full telemetry store loses no alert, "
-        "and the log says which of these it is; so does a broken spool ([spool])",
-        "store-faults-logged": "a broken telemetry store is said in the telemetry log, and the "
-        "job fails as it would without the plugin (all a plugin without a spool can keep)",
-        "redaction": "secrets a provider echoes are stored and logged redacted",
-        "login-providers": "providers that need a login (Nous Portal, OAuth) raise the same alerts",
-        "alert-store": "what only a store can keep: repeats counted on one row, first and last "
-        "sighting, store faults, the capture line",
-        "non-alerts-logged": "a failure that is no alert (a rate limit, a wrong key) is still "
-        "noted in the telemetry log, naming the model and the status",
-    }
+from hermetic.profile.promises import (
+    ALIASES,
+    PROMISE_NAMES,
+    claimed_by,
+    unfit,
+    unfit_problem,
 )
-#: The promise only a store keeps: kept by default on the sqlite channel (with removed-model,
-#: whose row and log line it always meant), not applicable to a channel that is not a store.
-STORE_PROMISE = "alert-store"
-
 
 #: config.yaml keys the sandbox's isolation rests on (sandbox.py writes them): a merge may not
 #: touch them, nor replace a table holding them.
@@ -95,6 +76,7 @@ def plugin_section(path: tuple[str, ...], value: Any) -> str | None:
     if path[:1] == ("plugins",) and len(path) > 1 and path[1] not in HERMES_PLUGINS_KEYS:
         return path[1] if len(path) > 2 or isinstance(value, dict) else None
     return None
+
 
 # Names that carry secrets. Hermes' own redaction uses the same words (agent/redact.py).
 _CREDENTIAL_NAME = re.compile(
@@ -322,10 +304,10 @@ def _check_requirement(text: Any) -> str:
 
 
 def _check_promise(name: Any) -> Any:
-    if name not in PROMISES:
+    if name not in PROMISE_NAMES:
         raise refuse(
-            f"{show(name)} is not a known promise; known promises: {', '.join(PROMISES)}"
-            + did_you_mean(name, PROMISES)
+            f"{show(name)} is not a known promise; known promises: {', '.join(PROMISE_NAMES)}"
+            + did_you_mean(name, PROMISE_NAMES)
         )
     return name
 
@@ -358,7 +340,14 @@ def _check_kept_file(text: Any) -> Any:
 
 # -- the model --------------------------------------------------------------------------------
 
-PromiseName = Annotated[Literal[tuple(PROMISES)], BeforeValidator(_check_promise)]  # type: ignore[valid-type]
+PromiseName = Annotated[Literal[PROMISE_NAMES], BeforeValidator(_check_promise)]  # type: ignore[valid-type]
+
+
+_KEEP = "The promises the plugin keeps; the others are not checked. " + " ".join(
+    f'"{alias.name}" (its name before the split) stands for {", ".join(alias.means)}, and for '
+    f'{", ".join(alias.on_its_rows)} on its own rows (@{alias.name}).'
+    for alias in ALIASES.values()
+)
 
 
 class Promises(Table):
@@ -367,7 +356,7 @@ class Promises(Table):
     keep: Annotated[
         tuple[PromiseName, ...],
         expect(list, "must be an array of promise names, not {kind}"),
-        Field(description="The promises the plugin keeps; the others are not checked."),
+        Field(description=_KEEP),
     ]
 
 
@@ -567,7 +556,8 @@ class ProfileFile(Table):
     model_config = ConfigDict(extra="forbid", frozen=True, title="hermetic.toml")
 
     promises: Annotated[
-        Promises | None, Field(description="Without it, every promise is checked.")
+        Promises | None,
+        Field(description="Without it, every promise the plugin's channels can judge is checked."),
     ] = None
     env: Annotated[
         dict[str, str],
@@ -616,16 +606,12 @@ class ProfileFile(Table):
         return self
 
     @model_validator(mode="after")
-    def _store_promise_needs_a_store(self) -> ProfileFile:
-        stores = [table for table in self.alerts if table.is_store]
-        if not stores and self.promises and STORE_PROMISE in self.promises.keep:
+    def _promises_fit_channels(self) -> ProfileFile:
+        kept = self.promises.keep if self.promises else ()
+        promise = unfit(kept, any(table.is_store for table in self.alerts))
+        if promise is not None:
             named = ", ".join(repr(table.label) for table in self.alerts)
-            raise refuse(
-                f"{STORE_PROMISE!r} is kept only by a store; channel {named} is not one "
-                '(the contract\'s table is: channel = "sqlite")',
-                "promises",
-                "keep",
-            )
+            raise refuse(unfit_problem(promise, named), "promises", "keep")
         return self
 
     @model_validator(mode="after")
@@ -646,7 +632,11 @@ class ProfileFile(Table):
     def _baseline_promises_claimed(self) -> ProfileFile:
         keep = self.promises.keep if self.promises else None
         for index, entry in enumerate(self.baseline):
-            if entry.promise is not None and keep is not None and entry.promise not in keep:
+            if (
+                entry.promise is not None
+                and keep is not None
+                and not claimed_by(entry.promise, keep)
+            ):
                 raise refuse(
                     f"{show(entry.promise)} is not claimed in [promises] keep; a promise the "
                     "plugin does not make is not run, so it cannot be expected to fail",

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from hermetic.channels.channel import DEFAULT, channels
 from hermetic.profile.model import SECTIONS, ProfileFile
+from hermetic.profile.promises import ALIASES, PROMISES
 from hermetic.profile.schema import schema
 
 #: The committed reference.
@@ -48,6 +49,9 @@ def reference() -> str:
         if section == "alerts":
             lines += _channels(definitions)
             continue
+        if section == "promises":
+            lines += _table(definitions["Promises"], definitions) + _promises()
+            continue
         ref = shown.get("$ref") or shown.get("items", {}).get("$ref")
         if ref is None:
             values = shown.get("additionalProperties")
@@ -56,6 +60,40 @@ def reference() -> str:
             continue
         lines += _table(definitions[ref.rsplit("/", 1)[-1]], definitions)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _promises() -> list[str]:
+    """The promise table (:mod:`hermetic.profile.promises`): what each checks, who judges it."""
+    lines = [
+        "### The promises",
+        "",
+        "A scenario tagged `@promise.<name>` checks that promise and runs when the profile keeps "
+        "every promise it is tagged with. A promise that *a store* judges reads the contract's "
+        "table or its `telemetry/telemetry.log`: a profile whose channels hold no store (e.g. "
+        '`channel = "http"`) is refused if it names one, with the promise that fits instead.',
+        "",
+        "| promise | what the run checks | judged by |",
+        "|---|---|---|",
+    ]
+    for promise in PROMISES.values():
+        judged = promise.judged_by
+        if promise.instead:
+            judged += f" (elsewhere: `{promise.instead}`)"
+        lines.append(f"| `{promise.name}` | {_text(promise.checks)} | {judged} |")
+    lines += ["", "### Names kept from before a promise was split", ""]
+    lines += ["| name | stands for | and on its own rows | what it checks |", "|---|---|---|---|"]
+    for alias in ALIASES.values():
+        means = ", ".join(f"`{name}`" for name in alias.means)
+        rows = ", ".join(f"`{name}`" for name in alias.on_its_rows)
+        lines.append(f"| `{alias.name}` | {means} | {rows} | {_text(alias.checks)} |")
+    lines += [
+        "",
+        "A profile or a `[[baseline]]` entry naming such a name claims what it claimed before "
+        "the split: the promises it stands for wherever they are tagged, and the others only on "
+        "its own rows (the scenarios tagged `@<name>`), never elsewhere.",
+        "",
+    ]
+    return lines
 
 
 def _channels(definitions: dict[str, Any]) -> list[str]:

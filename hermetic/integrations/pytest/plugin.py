@@ -193,15 +193,16 @@ def promise_skip_reason(item: pytest.Item, settings: Settings) -> str | None:
     if not wanted:
         return None
     from hermetic.channels.settings import did_you_mean
-    from hermetic.profile.model import PROMISES
+    from hermetic.profile.promises import PROMISE_NAMES
 
-    unknown = [name for name in wanted if name not in PROMISES]
+    unknown = [name for name in wanted if name not in PROMISE_NAMES]
     if unknown:
         raise pytest.UsageError(
             f"hermetic: {item.nodeid}: @pytest.mark.{PROMISE_MARKER}({unknown[0]!r}): not a "
-            f"promise{did_you_mean(unknown[0], PROMISES, repr)} (known: {', '.join(PROMISES)})"
+            f"promise{did_you_mean(unknown[0], PROMISE_NAMES, repr)} "
+            f"(known: {', '.join(PROMISE_NAMES)})"
         )
-    if any(settings.profile.keeps(name) for name in wanted):
+    if any(settings.profile.claims(name) for name in wanted):
         return None
     profile = settings.profile.path or "the plugin's profile (none: every promise)"
     return f"not claimed: {profile} keeps no {' or '.join(wanted)} promise"

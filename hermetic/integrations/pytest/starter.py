@@ -23,7 +23,7 @@ from pathlib import Path
 
 from hermetic.integrations.suite import Written, write_new
 from hermetic.profile import Profile
-from hermetic.profile.model import STORE_PROMISE
+from hermetic.profile.promises import STORE_PROMISE
 
 TEST_FILE = Path("tests") / "test_hermetic.py"
 SMOKE_PROMISE = "removed-model"
