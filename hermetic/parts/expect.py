@@ -58,6 +58,7 @@ __all__ = [
     "job_failed",
     "job_succeeded",
     "no_alert",
+    "raised_once",
     "removed_model_alerted",
     "repeated",
     "stale_waiver",
@@ -269,6 +270,33 @@ def alert_decision(world: World, model: str, recorded: str, code: str) -> None:
         f"expected a capture line for {model!r} with code {code}, found:\n"
         + ("\n".join(f"  {c.line}" for c in lines) or "  (none)"),
     )
+
+
+def raised_once(world: World, model: str) -> None:
+    """Each channel holds one alert for ``model`` from this run, however many attempts Hermes
+    made: a notifier delivered it once (:func:`repeated`), a store's row counts one sighting."""
+
+    def judge(channel: ChannelView) -> str | None:
+        alerts = channel.alerts_for(model)
+        if not alerts:
+            return (
+                first_finding(not channel.alerts() and channel.absence())
+                + f"expected one alert for {model!r}, found:\n"
+                + describe_alerts(channel.alerts())
+            )
+        again = repeated(world, model, alerts)
+        if again:
+            return again
+        seen = [alert.occurrences for alert in alerts]
+        if channel.is_store and seen != [1]:
+            return (
+                f"one alert for {model!r} seen {sum(n or 0 for n in seen)} times in one run: "
+                "each of Hermes' attempts was counted as a sighting\nalerts found:\n"
+                + describe_alerts(alerts)
+            )
+        return None
+
+    world.use(AlertChannels).judge(judge)
 
 
 def alert_seen_times(world: World, model: str, count: int) -> None:

@@ -62,6 +62,13 @@ def step_removed_by_provider_raises_one_alert(context, provider, code):
     expect.removed_model_alerted(context.world, provider, status=code)
 
 
+@then('the model "{model}" raises one alert for the run')
+def step_raised_once(context, model):
+    """Each channel holds one alert for the model from this run, however many attempts Hermes
+    made: a notifier delivered it once, a store's row counts one sighting."""
+    expect.raised_once(context.world, model)
+
+
 @then('the alert names the model "{model}" from provider "{provider}" with error code {code:d}')
 def step_alert_fields(context, model, provider, code):
     """Each channel's alert for the model names the provider and the HTTP status Hermes
