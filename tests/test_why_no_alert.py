@@ -124,6 +124,20 @@ def test_a_file_of_the_plugins_own_names_the_keys_that_read_it(world: World) -> 
     assert lines[1] == '  {"model": "gone-model", "status": 404}'
 
 
+def test_the_contracts_own_notes_in_its_log_are_no_stray(world: World) -> None:
+    """A store plugin that noted the failure in the contract's log but raised no alert did not
+    keep its alert in a log: the headline must not send its author to the log channel."""
+    tick_output(world, LOADED, REGISTERED)
+    fail_a_call(world)
+    log = world.sandbox.hermes_home / "telemetry" / "telemetry.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(
+        "2026-12-07 05:00:00,001 DEBUG not an alert: 503 for model=gone-model (retryable)\n",
+        "utf-8",
+    )
+    assert headline(world) == "the sqlite channel holds no alert"
+
+
 def test_a_model_no_call_failed_for_is_no_stray(world: World) -> None:
     tick_output(world, LOADED, REGISTERED)
     notes = world.sandbox.hermes_home / "acme" / "seen.jsonl"

@@ -30,6 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermetic.contract.capture_log import capture_lines
+from hermetic.contract.schema import LOG as CONTRACT_LOG
 from hermetic.hermes.agent_log import logged_by_others
 from hermetic.hermes.home_files import written_by_others
 from hermetic.hermes.hook_failures import hook_raised_headline
@@ -154,13 +156,26 @@ class WhyNoAlert:
         world = self.world
         seeded = dict(world.profile.files) if world.profile is not None else {}
         home = world.sandbox.hermes_home
-        found = file_strays(home, written_by_others(home, seeded), models)
+        found = [
+            stray
+            for stray in file_strays(home, written_by_others(home, seeded), models)
+            if not self._contract_notes(stray, models)
+        ]
         found += self._logged(models)
         for seen, upper, real in outside_files(world.sandbox.root):
             found += [stray.outside(seen) for stray in file_strays(upper, [real], models)]
         if world.has_collector:
             found += body_strays(world.collector.requests(), models, "the collector ({collector})")
         return found
+
+    def _contract_notes(self, stray: Stray, models: list[str]) -> bool:
+        """Whether ``stray`` is the contract's own log holding no capture line for the models:
+        its notes (a failure judged no alert, an error) are the contract's, not an alert kept
+        elsewhere, so "read it through the log channel" would send the author the wrong way."""
+        if stray.place != CONTRACT_LOG:
+            return False
+        captures = capture_lines(self.world.sandbox.hermes_home / CONTRACT_LOG)
+        return not any(capture.model in models for capture in captures)
 
     def _logged(self, models: list[str]) -> list[Stray]:
         """Lines naming a failed model that the plugin's own loggers put in Hermes' log."""
