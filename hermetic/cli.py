@@ -436,7 +436,7 @@ def init_extras(
     """``init --pytest`` and ``init --ci KIND``: the first test file (from the plugin's
     profile), a CI workflow."""
     from hermetic.errors import ConfigError
-    from hermetic.integrations.ci import write_workflow
+    from hermetic.integrations.ci import installed_source, write_workflow
     from hermetic.integrations.pytest.starter import write_starter
     from hermetic.integrations.suite import ignore_reports
     from hermetic.plan.resolve import choose_profile
@@ -465,7 +465,11 @@ def init_extras(
             print(f"note: {line}")
         _say_written(ignore_reports(root))
     if ci:
-        _say_written(write_workflow(root, ci))
+        source = installed_source()
+        written = write_workflow(root, ci, source)
+        _say_written(written)
+        if source.marked and written.created:
+            print(f"note: fill in HERMETIC_SOURCE (marked REPLACE-ME) in it: {source.note}")
     if pytest and starter.tests:
         print(f"next: `pytest tests/test_hermetic.py{options}` in {root}")
     return EXIT_PASSED

@@ -13,6 +13,7 @@ import pytest
 
 from hermetic import __version__
 from hermetic.integrations.ci import KINDS, write_workflow
+from hermetic.integrations.ci.source import EXAMPLE
 from hermetic.integrations.pytest.plugin import release_skip_reason
 from hermetic.reporting.result import RunResult, ScenarioResult
 from hermetic.reporting.step_summary import markdown
@@ -112,10 +113,11 @@ def test_a_wrong_release_marker_is_a_usage_error():
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_init_ci_writes_a_workflow_once_pinned_to_this_hermetic(tmp_path, kind):
     path = tmp_path / KINDS[kind].PATH
-    assert write_workflow(tmp_path, kind).created == [path]
+    assert write_workflow(tmp_path, kind, EXAMPLE).created == [path]
     text = path.read_text()
     assert f'HERMETIC_VERSION: "{__version__}"' in text
-    assert "@VERSION@" not in text
+    assert f'HERMETIC_SOURCE: "{EXAMPLE.url}"' in text
+    assert "@VERSION@" not in text and "@SOURCE@" not in text
     path.write_text("# mine\n")
     assert write_workflow(tmp_path, kind).kept == [path]
     assert path.read_text() == "# mine\n"
@@ -159,7 +161,8 @@ def test_a_run_that_ran_nothing_is_not_green():
 def test_docs_show_the_workflow_init_writes(kind):
     page = Path(__file__).resolve().parent.parent / "docs" / "how-to" / "ci.md"
     shown = page.read_text("utf-8")
-    assert KINDS[kind].render(__version__) in shown, "docs/how-to/ci.md: show what init --ci writes"
+    written = KINDS[kind].render(__version__, EXAMPLE)
+    assert written in shown, "docs/how-to/ci.md: show what init --ci writes (from EXAMPLE)"
 
 
 def test_a_repository_whose_root_is_the_plugin_under_an_unimportable_name(tmp_path):

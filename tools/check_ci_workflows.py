@@ -3,7 +3,8 @@
 
 1. ``hermetic init --ci github`` and ``--ci gitlab`` in a scratch plugin repository: each file is
    accepted by the schema check-jsonschema ships for it (``vendor.github-workflows``,
-   ``vendor.gitlab-ci``), and zizmor finds nothing of medium severity or more in the GitHub one.
+   ``vendor.gitlab-ci``), zizmor finds nothing of medium severity or more in the GitHub one, and
+   neither installs hermetic by its bare name (it is on no index).
 2. The checks are not vacuous: the GitHub workflow made unsafe on purpose (triggered by
    ``pull_request_target`` and checking out with persisted credentials) is flagged by zizmor,
    and a GitLab file with a misspelt keyword is refused by its schema.
@@ -60,6 +61,13 @@ def zizmor(path: Path, cwd: Path) -> set[str]:
     return set(re.findall(r"^(?:error|warning)\[([a-z-]+)\]", output, re.MULTILINE))
 
 
+#: An install of hermetic by its bare name (with extras or a version): hermetic is on no index,
+#: so that would install whatever anyone registers under the name.
+BARE_NAME = re.compile(
+    r"pip install +([\"']?)hermetic(\[[^\]]*\])?(==[^\"'\s]*)?\1(?=\s|$)(?!\s*@)"
+)
+
+
 #: What the unsafe workflow must be flagged for.
 UNSAFE_AUDITS = {"dangerous-triggers", "template-injection"}
 
@@ -88,6 +96,10 @@ def main() -> int:
             problems.append(f"{GITHUB}: zizmor found {', '.join(sorted(found))}")
         if not schema("vendor.gitlab-ci", GITLAB, root):
             problems.append(f"{GITLAB}: refused by GitLab's CI schema")
+        for path in (GITHUB, GITLAB):
+            named = BARE_NAME.search((root / path).read_text("utf-8"))
+            if named:
+                problems.append(f"{path}: installs hermetic by name ({named[0].strip()})")
 
         broken = Path(scratch) / "broken"
         (broken / GITHUB.parent).mkdir(parents=True)
@@ -99,6 +111,13 @@ def main() -> int:
         (broken / GITLAB).write_text(gitlab, "utf-8")
         if schema("vendor.gitlab-ci", GITLAB, broken):
             problems.append("GitLab's schema accepted a misspelt keyword")
+        by_name = (
+            (root / GITLAB)
+            .read_text("utf-8")
+            .replace('"hermetic @ ${HERMETIC_SOURCE}"', '"hermetic==0.2.0"', 1)
+        )
+        if not BARE_NAME.search(by_name):
+            problems.append("an install of hermetic by name went unnoticed")
     for problem in problems:
         print(f"[ci-workflows] WRONG: {problem}", flush=True)
     print(f"[ci-workflows] {'FAILED' if problems else 'all checks as expected'}", flush=True)

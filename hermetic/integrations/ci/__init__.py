@@ -1,7 +1,8 @@
 """CI workflows for a plugin repository, one module per CI service: ``hermetic init --ci KIND``.
 
 Each kind's module has ``PATH`` (where the workflow goes in the repository) and
-``render(version)`` (its text, for the hermetic release ``version``). Both workflows do the
+``render(version, source)`` (its text, for the hermetic release ``version`` installed from
+``source``: :mod:`.source`, where this hermetic came from, never a bare name). Both workflows do the
 same: the plugin's promises on the default Hermes in shards (``hermetic run --shard K/N``), one
 merged report (``hermetic merge-reports``) with a Markdown summary of the verdicts, and the
 release matrix (``hermetic matrix``) with the compatibility table and badge where it makes one;
@@ -18,16 +19,18 @@ from types import ModuleType
 
 from hermetic import __version__
 from hermetic.integrations.ci import github, gitlab
+from hermetic.integrations.ci.source import Source, installed_source
 from hermetic.integrations.suite import Written, write_new
 
 KINDS: dict[str, ModuleType] = {"github": github, "gitlab": gitlab}
 
-__all__ = ["KINDS", "github", "gitlab", "write_workflow"]
+__all__ = ["KINDS", "Source", "github", "gitlab", "installed_source", "write_workflow"]
 
 
-def write_workflow(root: Path, kind: str) -> Written:
-    """Write the ``kind`` workflow into the repository at ``root``, never overwriting one."""
+def write_workflow(root: Path, kind: str, source: Source | None = None) -> Written:
+    """Write the ``kind`` workflow into the repository at ``root``, never overwriting one,
+    installing hermetic from ``source`` (default: where this hermetic was installed from)."""
     module = KINDS[kind]
     written = Written()
-    write_new(root / module.PATH, module.render(__version__), written)
+    write_new(root / module.PATH, module.render(__version__, source or installed_source()), written)
     return written

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hermetic.integrations.ci.source import Source, fill
+
 PATH = Path(".github") / "workflows" / "hermetic.yml"
 TEMPLATE = Path(__file__).with_name("github.yml")
 
 
-def render(version: str) -> str:
-    """The workflow, installing hermetic ``version``."""
-    return TEMPLATE.read_text("utf-8").replace("@VERSION@", version)
+def render(version: str, source: Source) -> str:
+    """The workflow, installing hermetic ``version`` from ``source``."""
+    return fill(TEMPLATE.read_text("utf-8"), version, source)
