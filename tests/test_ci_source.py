@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 from hermetic import __version__
 from hermetic.integrations.ci import KINDS
@@ -171,3 +172,19 @@ def test_a_real_checkout_gives_its_origin_and_head(tmp_path):
     text = json.dumps({"url": tmp_path.as_uri(), "dir_info": {"editable": True}})
     source = source_from_direct_url(text)
     assert source.url == f"git+https://git.example.com/team/hermetic.git@{git('rev-parse', 'HEAD')}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        vcs("https://git.example.com/team/hermetic.git"),
+        vcs("ssh://git@git.example.com/team/hermetic.git"),
+        json.dumps(
+            {"url": "https://x.example/h.tar.gz", "archive_info": {"hashes": {"sha256": "ab"}}}
+        ),
+    ],
+)
+def test_what_is_written_is_a_requirement_pip_accepts(text):
+    source = source_from_direct_url(text, FakeGit())
+    # pip refuses `git+file:///…` as a direct reference: never written, a folder's origin is.
+    assert Requirement(source.requirement("pytest")).url == source.url
