@@ -142,6 +142,43 @@ def test_any_environment_with_hermes_code_is_accepted_and_named(tmp_path: Path) 
     assert json.loads(json.dumps(about)) == about
 
 
+def test_an_editable_install_is_found_by_its_console_script(tmp_path: Path) -> None:
+    # Hermes' installer (`uv sync` of its checkout): RECORD lists a .pth, not hermes_cli.
+    python = _fake_build(
+        tmp_path / "env", "hermes-agent", "0.23.6", "hermes", "Hermes Agent v0.23.6"
+    )
+    site = python.parent.parent / "lib"
+    (record,) = site.glob("python*/site-packages/hermes_agent-0.23.6.dist-info/RECORD")
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (record.parent.parent / "hermes_cli").rename(checkout / "hermes_cli")
+    (record.parent.parent / "_hermes_agent.pth").write_text(f"{checkout}\n")
+    record.write_text("_hermes_agent.pth,,\n")
+    assert find_build(python) == ("hermes-agent", "0.23.6", python.parent / "hermes")
+
+
+def test_the_installers_launcher_is_refused_naming_what_to_pass(tmp_path: Path) -> None:
+    python = _fake_build(
+        tmp_path / "env", "hermes-agent", "0.23.6", "hermes", "Hermes Agent v0.23.6"
+    )
+    # ~/.local/bin/hermes as Hermes' installer writes it: it unsets PYTHONPATH (the guard's way in).
+    launcher = tmp_path / "local-bin" / "hermes"
+    launcher.parent.mkdir()
+    launcher.write_text(
+        f'#!/usr/bin/env bash\nunset PYTHONPATH\nunset PYTHONHOME\nexec "{python}" hermes "$@"\n'
+    )
+    launcher.chmod(0o755)
+    with pytest.raises(ConfigError) as caught:
+        settings_from_userdata({"plugin": str(PLUGIN_DIR), "hermes": str(launcher)})
+    assert str(caught.value) == (
+        f"-D hermes={launcher}: {launcher} is a launcher (`#!/usr/bin/env bash`), not a Python "
+        "console script; name the Python environment it starts instead (the folder holding "
+        "bin/python and Hermes, e.g. ~/.hermes/hermes-agent/venv), or its bin/hermes"
+    )
+    named = settings_from_userdata({"plugin": str(PLUGIN_DIR), "hermes": str(python.parent.parent)})
+    assert named.hermes_version == "0.23.6"
+
+
 def test_a_hermes_reporting_another_version_than_asked_stops_the_run(tmp_path: Path) -> None:
     _fake_build(tmp_path / "env", "hermes-agent", "0.22.0", "hermes", "Hermes Agent v0.21.0 (x)")
     command = tmp_path / "env" / "bin" / "hermes"

