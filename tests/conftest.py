@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from hermetic.hermes.installs import ensure_hermes
 from hermetic.hermes.sandbox import Sandbox
+from hermetic.isolation import stand_in
 from hermetic.isolation.netns import enter as netns_enter
 from hermetic.isolation.netns.confinement import why_no_namespace
 from hermetic.isolation.netns.egress_pytest import REGISTRY_MARKER
@@ -51,3 +52,11 @@ def inside_namespace() -> Callable[[Sequence[str]], list[str]]:
         return [sys.executable, "-I", netns_enter.__file__, "--", *command]
 
     return wrap
+
+
+@pytest.fixture
+def stand_in_key() -> Iterator[str]:
+    """A fresh stand-in key, as a profile's ``{credential}`` gets per scenario; retired after."""
+    value = stand_in.issue()
+    yield value
+    stand_in.retire(value)

@@ -45,13 +45,6 @@ def test_the_added_log_never_takes_a_file_the_profile_writes() -> None:
 
 
 @pytest.fixture
-def profile_key() -> Iterator[str]:
-    value = stand_in.issue()
-    yield value
-    stand_in.retire(value)
-
-
-@pytest.fixture
 def cleanups() -> Iterator[list[Callable[[], None]]]:
     pending: list[Callable[[], None]] = []
     yield pending
@@ -98,20 +91,20 @@ def load_plugin(world: SimpleNamespace) -> None:
 
 
 def test_the_added_code_sends_the_profiles_own_key_to_a_backend_of_its_own(
-    tmp_path: Path, cleanups: list[Callable[[], None]], profile_key: str
+    tmp_path: Path, cleanups: list[Callable[[], None]], stand_in_key: str
 ) -> None:
     # A webhook profile: its token is {credential}, its channel the collector, which (as the
     # real backend) requires that key.
     collector = Collector().start()
     cleanups.append(collector.stop)
-    collector.require_key(profile_key)
-    profile_env = {"NOTIFY_WEBHOOK_TOKEN": profile_key, "VENDOR_BASE_URL": "https://example"}
+    collector.require_key(stand_in_key)
+    profile_env = {"NOTIFY_WEBHOOK_TOKEN": stand_in_key, "VENDOR_BASE_URL": "https://example"}
     world = world_with(
-        tmp_path, cleanups, collector, profile_env, profile_key, ("env.NOTIFY_WEBHOOK_TOKEN",)
+        tmp_path, cleanups, collector, profile_env, stand_in_key, ("env.NOTIFY_WEBHOOK_TOKEN",)
     )
     isolation = Isolation(world)  # type: ignore[arg-type]
 
-    assert isolation.give_stand_in_key("VENDOR_API_KEY") == profile_key
+    assert isolation.give_stand_in_key("VENDOR_API_KEY") == stand_in_key
     isolation.make_plugin_send_its_key()
     load_plugin(world)
 
@@ -120,8 +113,8 @@ def test_the_added_code_sends_the_profiles_own_key_to_a_backend_of_its_own(
     assert collector.requests() == [] and world.checks.key_finding() is None
     assert [finding.kind for finding in world.checks.deferred()] == []
     # The profile's variables are the plugin's as they were; the checks keep its key and keys.
-    assert world.sandbox.extra_env == {**profile_env, "VENDOR_API_KEY": profile_key}
-    assert world.checks.credential == profile_key
+    assert world.sandbox.extra_env == {**profile_env, "VENDOR_API_KEY": stand_in_key}
+    assert world.checks.credential == stand_in_key
     assert world.checks.credential_keys == ("env.NOTIFY_WEBHOOK_TOKEN", "env.VENDOR_API_KEY")
     assert KEY not in world.checks.expected_kinds
 
@@ -143,15 +136,15 @@ def test_without_a_profile_key_the_added_code_gets_a_fresh_one_the_checks_look_f
 
 
 def test_a_variable_the_profile_set_is_left_to_the_plugin(
-    tmp_path: Path, cleanups: list[Callable[[], None]], profile_key: str
+    tmp_path: Path, cleanups: list[Callable[[], None]], stand_in_key: str
 ) -> None:
     collector = Collector().start()
     cleanups.append(collector.stop)
-    env = {"VENDOR_API_KEY": profile_key, "VENDOR_PROJECT": "hermes-cron"}
-    world = world_with(tmp_path, cleanups, collector, env, profile_key, ("env.VENDOR_API_KEY",))
+    env = {"VENDOR_API_KEY": stand_in_key, "VENDOR_PROJECT": "hermes-cron"}
+    world = world_with(tmp_path, cleanups, collector, env, stand_in_key, ("env.VENDOR_API_KEY",))
     isolation = Isolation(world)  # type: ignore[arg-type]
 
     isolation.give_stand_in_key("VENDOR_PROJECT")
     assert world.sandbox.extra_env["VENDOR_PROJECT"] == "hermes-cron"
-    assert world.sandbox.extra_env["HERMETIC_INJECTED_VENDOR_PROJECT"] == profile_key
+    assert world.sandbox.extra_env["HERMETIC_INJECTED_VENDOR_PROJECT"] == stand_in_key
     assert isolation.key_variable == "HERMETIC_INJECTED_VENDOR_PROJECT"

@@ -13,7 +13,6 @@ from types import ModuleType
 
 import pytest
 
-from hermetic.isolation import stand_in
 from hermetic.mock import Collector
 
 FOLDER = Path(__file__).parent / "fixtures" / "plugins" / "webhook_notifier"
@@ -45,18 +44,11 @@ def notifier() -> ModuleType:
 
 
 @pytest.fixture
-def token() -> Iterator[str]:
-    value = stand_in.issue()
-    yield value
-    stand_in.retire(value)
-
-
-@pytest.fixture
-def webhook(token: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Collector]:
+def webhook(stand_in_key: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Collector]:
     with Collector() as collector:
-        collector.require_key(token)
+        collector.require_key(stand_in_key)
         monkeypatch.setenv("NOTIFY_WEBHOOK_URL", collector.url + PATH)
-        monkeypatch.setenv("NOTIFY_WEBHOOK_TOKEN", token)
+        monkeypatch.setenv("NOTIFY_WEBHOOK_TOKEN", stand_in_key)
         yield collector
 
 
