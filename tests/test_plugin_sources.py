@@ -75,7 +75,8 @@ def test_a_folder_with_plugin_yaml_stays_a_directory_plugin(tmp_path: Path) -> N
     plugin = load_plugin(str(folder))
     assert isinstance(plugin, DirectoryPlugin)
     assert plugin.name == "dir-demo"
-    assert plugin.describe().keys() == {"name", "path", "revision"}  # as before
+    # as before, and how it is installed (once prepared)
+    assert plugin.describe().keys() == {"name", "path", "revision", "installed"}
 
 
 def test_a_wheel_is_read_without_installing_it(tmp_path: Path) -> None:

@@ -25,6 +25,9 @@ _BAD_MANIFEST = re.compile(_PREFIX + r"Failed to parse (?P<path>.+?): (?P<error>
 _SKIPPED = re.compile(_PREFIX + r"Plugin '(?P<name>[^']+)' skipped: (?P<error>.*)$")
 _REFUSED = re.compile(_PREFIX + r"Refusing to load plugin '(?P<name>[^']+)' — (?P<error>.*)$")
 _MISSING_MODULE = re.compile(r"No module named '(?P<module>[^']+)'")
+_MISSING_NAME = re.compile(r"cannot import name '(?P<name>[^']+)' from '(?P<module>[^']+)'")
+#: The package Hermes imports a directory plugin as (``hermes_plugins.<slug>``).
+_DIRECTORY_PACKAGE = re.compile(r"^hermes_plugins\.[^.]+\.?")
 # An entry point naming an attribute (``pkg:register``): Hermes looks for register() on what it
 # loads, so it finds none on the function.
 _ATTRIBUTE_ENTRY_POINT = re.compile(r"^\s*(?P<module>[\w.]+)\s*:\s*[\w.]+\s*$")
@@ -44,10 +47,42 @@ class LoadFailure:
         match = _MISSING_MODULE.search(self.line)
         return match["module"].split(".")[0] if match else None
 
-    def describe(self, plugin_dir: Path | None = None, entry_point: str | None = None) -> str:
+    def not_committed(self, left_out: tuple[str, ...]) -> str | None:
+        """The file of the plugin the failed import was after, if git does not track it
+        (``left_out``: the files the plugin's install left out, relative to its folder)."""
+        if not left_out:
+            return None
+        match = _MISSING_MODULE.search(self.line)
+        if match:
+            module = match["module"]
+        elif named := _MISSING_NAME.search(self.line):
+            module = f"{named['module']}.{named['name']}"
+        else:
+            return None
+        relative = _DIRECTORY_PACKAGE.sub("", module).replace(".", "/")
+        if not relative:
+            return None
+        for candidate in (f"{relative}.py", f"{relative}/__init__.py"):
+            if candidate in left_out:
+                return candidate
+        inside = [path for path in left_out if path.startswith(f"{relative}/")]
+        return inside[0] if inside else None
+
+    def describe(
+        self,
+        plugin_dir: Path | None = None,
+        entry_point: str | None = None,
+        left_out: tuple[str, ...] = (),
+    ) -> str:
         """Hermes' line first, then the plugin's part of the traceback, then what it means
-        (``entry_point``: the pip plugin's entry point, when it is one)."""
-        lines = [self.line]
+        (``entry_point``: the pip plugin's entry point, when it is one; ``left_out``: the files
+        of a directory plugin its install left out, git not tracking them). A module git does
+        not track comes first: that is what the plugin's users would hit."""
+        from hermetic.plugin_sources.directory import not_committed
+
+        untracked = self.not_committed(left_out)
+        lines = [not_committed(untracked)] if untracked else []
+        lines.append(self.line)
         attribute = _ATTRIBUTE_ENTRY_POINT.match(entry_point or "")
         if attribute and _NO_REGISTER.match(self.line):
             module = attribute["module"]
@@ -72,7 +107,9 @@ class LoadFailure:
                 "Hermes refused it: a plugin of that name is on the Hermes plugin catalogue's "
                 "removed list, so no user of this Hermes can load it under that name."
             )
-        if self.missing_module and entry_point is not None:
+        if untracked:
+            pass
+        elif self.missing_module and entry_point is not None:
             lines.append(
                 f"The plugin imports {self.missing_module!r}, which its install did not bring "
                 "into Hermes' environment: declare it in the project's dependencies "

@@ -114,6 +114,8 @@ class Sandbox:
     # Hermes' environment (a directory plugin's code is plugins/<name>/).
     entry_point: str | None = None
     plugin_code: Path | None = None
+    # Files of the plugin's folder its install left out (git does not track them).
+    plugin_left_out: tuple[str, ...] = ()
 
     @classmethod
     def create(cls, hermes_executable: Path, parent: Path | None = None) -> Sandbox:
@@ -184,6 +186,16 @@ class Sandbox:
         shutil.copytree(source, target, ignore=not_the_plugin)
         self.plugin_name = name
         self.plugin_source = source
+        return target
+
+    def place_installed_plugin(self, name: str, installed: Path, left_out: tuple[str, ...]) -> Path:
+        """Copy what Hermes' installer put under ``plugins/`` (``installed``, kept once per
+        run) to this sandbox's ``plugins/<name>/``, as it is: the plugin under test."""
+        target = self.plugins_dir / name
+        shutil.copytree(installed, target, symlinks=True)
+        self.plugin_name = name
+        self.plugin_source = installed
+        self.plugin_left_out = left_out
         return target
 
     def enable_package_plugin(self, name: str, entry_point: str, code: Path | None) -> Path:

@@ -164,7 +164,10 @@ class RunChecks:
     def load_verdict(self, failures: list[LoadFailure]) -> str:
         """Hermes' own line first, then the plugin's traceback, then what it means."""
         box = self.sandbox
-        return "\n\n".join(f.describe(box.installed_plugin, box.entry_point) for f in failures)
+        return "\n\n".join(
+            f.describe(box.installed_plugin, box.entry_point, box.plugin_left_out)
+            for f in failures
+        )
 
     def identity_problem(self, result: CommandResult) -> str | None:
         installed = self.sandbox.installed_plugin

@@ -1,7 +1,9 @@
 """Where the plugin under test comes from: one interface, a module per kind of source.
 
-* :mod:`.directory` — a Hermes directory plugin (``plugin.yaml`` + ``__init__.py``), copied into
-  each sandbox's ``plugins/<name>/``.
+* :mod:`.directory` — a Hermes directory plugin (``plugin.yaml`` + ``__init__.py``), installed
+  by Hermes' own ``hermes plugins install`` from a snapshot of what git tracks
+  (:mod:`.git_snapshot`, :mod:`.hermes_installer`), or copied where that cannot be; each
+  sandbox's ``plugins/<name>/`` gets a copy.
 * :mod:`.package` — a plugin as users install it with pip: a Python project folder, a wheel or
   sdist file, or a requirement ``name==version``; installed (non-editable, with its
   dependencies) into an environment made from Hermes' own (:mod:`.package_install`: the wheel
@@ -34,6 +36,10 @@ class PluginHome(Protocol):
     def copy_plugin_folder(self, name: str, source: Path) -> Path:
         """Copy a directory plugin to ``plugins/<name>/``; return the copy."""
 
+    def place_installed_plugin(self, name: str, installed: Path, left_out: tuple[str, ...]) -> Path:
+        """Copy a directory plugin as Hermes' installer put it (``installed``) to
+        ``plugins/<name>/``; ``left_out``: its files the install did not carry."""
+
     def enable_package_plugin(self, name: str, entry_point: str, code: Path | None) -> Path:
         """Load a plugin already installed in Hermes' environment through ``entry_point``;
         return where its code lies."""
@@ -58,6 +64,10 @@ class PluginUnderTest(Protocol):
     @property
     def distribution(self) -> str | None:
         """The Python distribution it installs into Hermes' environment, if any."""
+
+    @property
+    def install_problem(self) -> str | None:
+        """What its users would hit installing it (every scenario fails with it), if anything."""
 
     def prepare(
         self, hermes: Path, release: str, say: Callable[[str], None]

@@ -1,18 +1,28 @@
 """A Hermes directory plugin: a folder with ``plugin.yaml`` (its name) and ``__init__.py``
-(``register(ctx)``), copied into each sandbox's ``plugins/<name>/`` and enabled by that name."""
+(``register(ctx)``), installed as its users install it and enabled by that name.
+
+In a git repository, the Hermes under test installs it once per tree
+(:mod:`.hermes_installer`: ``hermes plugins install file://…#subdir``, then ``hermes plugins
+enable NAME``) from a snapshot of its tracked files (:mod:`.git_snapshot`), and each sandbox gets a
+copy of what Hermes put under ``plugins/``. Outside git, or on a Hermes whose installer cannot
+take it, the folder itself is copied, and the run says why in one line.
+"""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from hermetic.errors import ConfigError
+from hermetic.errors import ConfigError, HarnessError
+from hermetic.plugin_sources import hermes_installer
+from hermetic.plugin_sources.git_snapshot import NothingTracked, NotInGit, snapshot
 
 if TYPE_CHECKING:
     from hermetic.plugin_sources import PluginHome
@@ -27,6 +37,18 @@ class DirectoryPlugin:
     source: Path
     name: str
     kind: str = KIND
+    #: What Hermes' installer put under ``plugins/`` (None: the folder itself is copied).
+    installed: Path | None = None
+    #: The commands that installed it, as a user types them.
+    install_commands: tuple[str, ...] = ()
+    #: Why the folder itself is copied instead (not in git, no installer), once prepared.
+    copied_because: str | None = None
+    #: What the plugin's users would hit installing it: every scenario fails with it.
+    install_problem: str | None = None
+    #: Files of the folder git does not track: the install leaves them out.
+    left_out: tuple[str, ...] = ()
+    #: The snapshot's revision (``+dirty``: tracked files edited since the commit).
+    snapshot_revision: str | None = None
 
     @property
     def option(self) -> str:
@@ -43,14 +65,58 @@ class DirectoryPlugin:
     def prepare(
         self, hermes: Path, release: str, say: Callable[[str], None]
     ) -> tuple[DirectoryPlugin, Path]:
-        """Nothing to prepare: each sandbox gets a fresh copy of the folder."""
-        return self, hermes
+        """Installed by ``hermes``'s own installer from a snapshot of the tracked files (once
+        per tree and build); outside git, or where the installer cannot, copied, said once."""
+        try:
+            with tempfile.TemporaryDirectory(prefix="hermetic-snapshot-") as scratch:
+                snap = snapshot(self.source, Path(scratch) / "repository.git")
+                done = hermes_installer.install(snap, self.name, hermes, release)
+        except NotInGit as exc:
+            because = f"{exc}: copied as a folder, as `hermes plugins install` could not get it"
+            say(f"{self.source}: {because}")
+            return replace(self, copied_because=because), hermes
+        except NothingTracked as exc:
+            return replace(self, install_problem=str(exc), left_out=()), hermes
+        except HarnessError as exc:
+            raise ConfigError(f"-D plugin={self.source}: {exc}") from None
+        prepared = replace(
+            self,
+            installed=done.folder,
+            install_commands=done.commands,
+            copied_because=done.copied_because,
+            install_problem=untracked_entry(snap.left_out) or done.problem,
+            left_out=snap.left_out,
+            snapshot_revision=snap.revision,
+        )
+        if done.copied_because:
+            say(f"{self.source}: {done.copied_because}")
+        return prepared, hermes
 
     def install(self, home: PluginHome) -> Path:
+        if self.installed is not None:
+            return home.place_installed_plugin(self.name, self.installed, self.left_out)
         return home.copy_plugin_folder(self.name, self.source)
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "path": str(self.source), "revision": self.revision()}
+        return {
+            "name": self.name,
+            "path": str(self.source),
+            "revision": self.revision(),
+            "installed": self.how_installed(),
+        }
+
+    def how_installed(self) -> str | None:
+        """How every scenario got the plugin, in words (None: not prepared yet)."""
+        if self.install_commands and self.installed is not None:
+            left = f"; left out, as git does not track them: {len(self.left_out)} file(s)"
+            return (
+                f"by Hermes' installer: `{'` then `'.join(self.install_commands)}`, from a "
+                f"snapshot of the files git tracks at {self.snapshot_revision}"
+                + (left if self.left_out else "")
+            )
+        if self.copied_because:
+            return self.copied_because
+        return None
 
     def revision(self) -> str | None:
         """The VCS revision of the plugin's folder (git), ``+dirty`` when it has changes."""
@@ -114,3 +180,23 @@ def load(option: str) -> DirectoryPlugin:
     if not isinstance(name, str) or not name.strip() or "/" in name:
         raise ConfigError(f"{manifest}: needs a 'name:' (a plain plugin name, no '/')")
     return DirectoryPlugin(source=source, name=name.strip())
+
+
+#: Files without which Hermes cannot load a directory plugin at all.
+_ESSENTIAL = ("plugin.yaml", "__init__.py")
+
+
+def untracked_entry(left_out: tuple[str, ...]) -> str | None:
+    """The headline when git does not track the manifest or the module Hermes imports."""
+    for name in _ESSENTIAL:
+        if name in left_out:
+            return not_committed(name)
+    return None
+
+
+def not_committed(path: str) -> str:
+    """The headline for a file of the plugin git does not track."""
+    return (
+        f"`{path}` is not committed: your users' `hermes plugins install` will not get it; "
+        f"`git add {path}` and commit it"
+    )

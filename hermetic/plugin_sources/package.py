@@ -77,6 +77,11 @@ class PackagePlugin:
         return str(self.source) if self.source is not None else self.requirement
 
     @property
+    def install_problem(self) -> None:
+        """A pip plugin's install problems stop the run (a ConfigError from :meth:`prepare`)."""
+        return None
+
+    @property
     def profile_folder(self) -> Path | None:
         return self.source if self.form == PROJECT else None
 

@@ -137,6 +137,9 @@ class World:
     def install_plugin(self) -> Path:
         """Put the plugin under test where Hermes finds it (a directory plugin is copied into
         the Hermes home; a pip plugin is already in Hermes' environment) and enable it."""
+        # What the plugin's users would hit installing it (an untracked module Hermes needs,
+        # the installer's refusal): the scenario's headline, before anything runs.
+        self.check(self.plugin.install_problem is None, self.plugin.install_problem or "")
         target = self.plugin.install(self.sandbox)
         self.config.plugin_name = self.plugin.name
         self._plugin_installed = True
