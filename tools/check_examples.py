@@ -16,9 +16,12 @@
    ``hermetic run --plugin <its folder>`` and ``--plugin <its built wheel>`` pass what it
    declares, its alerts read through the channel(s) its profile names; each defect copy fails
    the smoke scenarios (exit 1) with a headline naming what is missing.
-5. lostsession (a planted bug: its capture line says ``session=None``), ``--tags=@smoke``:
+5. minimal404 in a git repository of its own, importing ``alerts/sink.py`` that git does not
+   track: ``--tags=@smoke`` fails naming the file (what ``hermes plugins install`` would not give
+   its users); committed, the same run passes.
+6. lostsession (a planted bug: its capture line says ``session=None``), ``--tags=@smoke``:
    fails in one scenario only, naming the session.
-6. retry_blind_404 (ours: it keeps the seed issue's upstream rule, an alert only on a 404 Hermes
+7. retry_blind_404 (ours: it keeps the seed issue's upstream rule, an alert only on a 404 Hermes
    does not retry), ``--tags=@provider-words``: the provider outline fails it for exactly the
    providers whose removed model that rule misses, each failure naming the provider and what
    Hermes reported (derived from the recorded hook calls, not written here). The real upstream
@@ -35,7 +38,8 @@ it out: CI time goes where the outline can tell something new (docs/background/p
 
 Reports go to ``reports/examples/<what>/``.
 
-    .venv/bin/python tools/check_examples.py [--only directory|minimal404|pricewatch|retry-blind|
+    .venv/bin/python tools/check_examples.py [--only directory|untracked|minimal404|pricewatch|
+                                              retry-blind|
                                               upstream|PIP_EXAMPLE] [--upstream-plugin FOLDER]
 """
 
@@ -340,6 +344,59 @@ DIRECTORY_DEFECTS: dict[str, tuple[Defect, ...]] = {
 }
 
 
+#: The module the uncommitted copy of minimal404 imports and git does not track, and the
+#: headline its run must fail with (issue 37: what `hermes plugins install` would not get).
+UNTRACKED_MODULE = "alerts/sink.py"
+UNTRACKED_HEADLINE = (
+    f"`{UNTRACKED_MODULE}` is not committed: your users' `hermes plugins install` will not get "
+    f"it; `git add {UNTRACKED_MODULE}` and commit it"
+)
+
+
+def _git(repository: Path, *args: str) -> None:
+    import subprocess
+
+    identity = ("-c", "user.name=check_examples", "-c", "user.email=check@localhost")
+    subprocess.run(["git", *identity, *args], cwd=repository, check=True, capture_output=True)
+
+
+def untracked_module_named() -> list[str]:
+    """minimal404 in a git repository of its own (a folder inside it, installed with
+    ``#subdir``), importing a module git does not track: the smoke run fails with the headline
+    naming the file; once the file is committed, the same run passes."""
+    with tempfile.TemporaryDirectory(prefix="hermetic-untracked-") as scratch:
+        repository = Path(scratch) / "plugins-repo"
+        plugin = repository / "minimal404"
+        shutil.copytree(
+            EXAMPLES / "minimal404", plugin, ignore=shutil.ignore_patterns("__pycache__")
+        )
+        (plugin / "alerts").mkdir()
+        (plugin / "alerts" / "__init__.py").write_text("", "utf-8")
+        (plugin / UNTRACKED_MODULE).write_text("SINK = 'stdout'\n", "utf-8")
+        with (plugin / "__init__.py").open("a", encoding="utf-8") as init:
+            init.write("\nfrom .alerts import sink  # noqa: E402,F401\n")
+        _git(repository, "init", "--quiet")
+        _git(repository, "add", "minimal404")
+        _git(repository, "rm", "--quiet", "--cached", f"minimal404/{UNTRACKED_MODULE}")
+        _git(repository, "commit", "--quiet", "-m", "minimal404, its sink not added")
+        smoke = ("--tags=@smoke", "-D", "keep_sandbox=never")
+        code, reports = hermetic_run("minimal404-module-not-committed", plugin, *smoke)
+        if code != 1:
+            return [f"minimal404 with {UNTRACKED_MODULE} not committed must fail, not exit {code}"]
+        if problem := headline_problem(reports, UNTRACKED_HEADLINE):
+            return [f"minimal404 with {UNTRACKED_MODULE} not committed: {problem}"]
+        _git(repository, "add", f"minimal404/{UNTRACKED_MODULE}")
+        _git(repository, "commit", "--quiet", "-m", "its sink")
+        code, _ = hermetic_run("minimal404-module-committed", plugin, *smoke)
+        if code != 0:
+            return [f"minimal404 with {UNTRACKED_MODULE} committed must pass, not exit {code}"]
+    say(
+        f"check_examples: a module git does not track fails naming {UNTRACKED_MODULE}; "
+        "committed, the same plugin passes"
+    )
+    return []
+
+
 def selection_problem(reports: Path) -> str | None:
     """None if the run's selection passed: no scenario failed or errored, and one passed at
     least (a selection that matched nothing, or skipped all, proves nothing)."""
@@ -574,12 +631,14 @@ def main(argv: list[str] | None = None) -> int:
         "--only",
         choices=[
             "directory",
+            "untracked",
             "retry-blind",
             "upstream",
             *DIRECTORY_EXAMPLES,
             *(example.folder for example in PIP_EXAMPLES),
         ],
-        help="the directory examples, one of them, retry_blind_404 over the provider outline, "
+        help="the directory examples, one of them, minimal404 with a module git does not track, "
+        "retry_blind_404 over the provider outline, "
         "the real upstream plugin over it (needs --upstream-plugin), or one pip example's "
         "folder name",
     )
@@ -599,6 +658,8 @@ def main(argv: list[str] | None = None) -> int:
         failures += planted_bug_caught()
     elif args.only in DIRECTORY_EXAMPLES:
         failures += directory_examples((args.only,))
+    if args.only in (None, "untracked"):
+        failures += untracked_module_named()
     if args.only in (None, "retry-blind"):
         failures += retry_blind_fails_naming_each_miss()
     if args.only in (None, "upstream"):

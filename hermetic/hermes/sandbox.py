@@ -190,8 +190,11 @@ class Sandbox:
 
     def place_installed_plugin(self, name: str, installed: Path, left_out: tuple[str, ...]) -> Path:
         """Copy what Hermes' installer put under ``plugins/`` (``installed``, kept once per
-        run) to this sandbox's ``plugins/<name>/``, as it is: the plugin under test."""
+        run) to this sandbox's ``plugins/<name>/``, as it is: the plugin under test (replacing
+        the copy another Hermes build installed, when a scenario switches to one)."""
         target = self.plugins_dir / name
+        if target.exists():
+            shutil.rmtree(target)
         shutil.copytree(installed, target, symlinks=True)
         self.plugin_name = name
         self.plugin_source = installed

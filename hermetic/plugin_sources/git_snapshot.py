@@ -50,6 +50,8 @@ _NOT_PLUGIN_CODE = frozenset(
 )
 #: At most this many left-out files are remembered (a folder full of scratch files).
 _MAX_LEFT_OUT = 500
+#: git's tree with nothing in it: what a repository with nothing tracked writes.
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _TIMEOUT = 60
 
 
@@ -154,7 +156,7 @@ def snapshot(folder: Path, scratch: Path) -> Snapshot:
             tree = _git(["rev-parse", f"{whole}:{subdir}" if subdir else whole], top, env).strip()
         except subprocess.CalledProcessError:
             tree = ""
-        if not tree:
+        if not tree or tree == _EMPTY_TREE:
             raise NothingTracked(folder, top)
         nested = tree
         for part in reversed(subdir.split("/") if subdir else []):

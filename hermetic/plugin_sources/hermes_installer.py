@@ -35,6 +35,9 @@ STAMP = ".hermetic-plugin.json"
 RESULT = "install.json"
 PLUGIN = "plugin"
 _ERROR = re.compile(r"^\s*Error:\s*", re.MULTILINE)
+#: Lines of Hermes' output that are not its answer: its warning about file:// URLs, its
+#: progress, and the debug log the sandbox turns on (``HERMES_PLUGINS_DEBUG=1``).
+_NOT_WORDS = re.compile(r"^(?:Warning:|Cloning |\[\w+\] (?:DEBUG|INFO) )")
 _EXCEPTION = re.compile(r"^(?P<name>[A-Za-z_][\w.]*(?:Error|Exception)):\s*(?P<text>.*)$")
 
 
@@ -120,7 +123,9 @@ def _run_installer(
         except HermesCommandError as exc:
             raise HarnessError(f"`{install_command}`: {exc}") from None
         said = snap.as_origin(f"{result.stdout}\n{result.stderr}")
-        made = [p for p in sandbox.plugins_dir.iterdir() if p.is_dir()]
+        # A Hermes that stopped before its installer ran (no such command) made no folder.
+        plugins = sandbox.plugins_dir
+        made = [p for p in plugins.iterdir() if p.is_dir()] if plugins.is_dir() else []
         if result.returncode != 0 and not made:
             return _not_installed(snap, release, install_command, result.returncode, said)
         if result.returncode != 0:
@@ -211,7 +216,7 @@ def _words(said: str) -> str:
     found = _ERROR.search(said)
     text = said[found.end() :] if found else said
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    lines = [line for line in lines if not line.startswith(("Warning:", "Cloning file:"))]
+    lines = [line for line in lines if not _NOT_WORDS.match(line)]
     return " / ".join(lines[:6])[:600]
 
 

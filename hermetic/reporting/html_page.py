@@ -587,6 +587,9 @@ def settings_rows(settings: Mapping[str, Any] | None) -> dict[str, str]:
     if isinstance(plugin, Mapping):
         revision = f" @ {plugin['revision']}" if plugin.get("revision") else ""
         rows["Plugin"] = f"{plugin.get('name')} ({plugin.get('path')}{revision})"
+        if plugin.get("installed"):
+            # Hermes' installer from git, or why the folder was copied instead.
+            rows["Installed"] = str(plugin["installed"])
         if plugin.get("pins_changed"):
             # A finding, not a failure: users who pip-install the plugin get the same versions.
             rows["Hermes' pins the plugin changed"] = ", ".join(plugin["pins_changed"])

@@ -50,6 +50,8 @@ def markdown(result: RunResult) -> str:
         plugin, hermes = run.get("plugin") or {}, run.get("hermes") or {}
         revision = f" at {plugin['revision']}" if plugin.get("revision") else ""
         lines += ["", f"Plugin `{plugin.get('name')}`{revision} on Hermes {hermes.get('version')}"]
+        if plugin.get("installed"):
+            lines += ["", f"How it was installed: {plugin['installed']}"]
     promises = result.promise_verdicts()
     if promises:
         lines += ["", "| promise | verdict |", "| --- | --- |"]
