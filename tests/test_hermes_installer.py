@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.hermes.plugin_load import LoadFailure
+from hermetic.hermes.plugin_load import LoadFailure, not_committed
 from hermetic.plugin_sources import directory
-from hermetic.plugin_sources.directory import DirectoryPlugin, not_committed
+from hermetic.plugin_sources.directory import DirectoryPlugin
 
 RELEASE = "0.19.0"
 REGISTER = "def register(ctx):\n    pass\n"

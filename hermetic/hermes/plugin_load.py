@@ -34,6 +34,14 @@ _ATTRIBUTE_ENTRY_POINT = re.compile(r"^\s*(?P<module>[\w.]+)\s*:\s*[\w.]+\s*$")
 _CHAIN = ("The above exception was", "During handling of the above exception")
 
 
+def not_committed(path: str) -> str:
+    """The headline for a file of a directory plugin git does not track (relative to it)."""
+    return (
+        f"`{path}` is not committed: your users' `hermes plugins install` will not get it; "
+        f"`git add {path}` and commit it"
+    )
+
+
 @dataclass(frozen=True)
 class LoadFailure:
     """Hermes' own report that it could not load (or register) a plugin."""
@@ -78,8 +86,6 @@ class LoadFailure:
         (``entry_point``: the pip plugin's entry point, when it is one; ``left_out``: the files
         of a directory plugin its install left out, git not tracking them). A module git does
         not track comes first: that is what the plugin's users would hit."""
-        from hermetic.plugin_sources.directory import not_committed
-
         untracked = self.not_committed(left_out)
         lines = [not_committed(untracked)] if untracked else []
         lines.append(self.line)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from hermetic.errors import ConfigError, HarnessError
+from hermetic.hermes.plugin_load import not_committed
 from hermetic.plugin_sources import hermes_installer
 from hermetic.plugin_sources.git_snapshot import NothingTracked, NotInGit, snapshot
 
@@ -193,10 +194,3 @@ def untracked_entry(left_out: tuple[str, ...]) -> str | None:
             return not_committed(name)
     return None
 
-
-def not_committed(path: str) -> str:
-    """The headline for a file of the plugin git does not track."""
-    return (
-        f"`{path}` is not committed: your users' `hermes plugins install` will not get it; "
-        f"`git add {path}` and commit it"
-    )
