@@ -21,7 +21,7 @@ from hermetic.isolation.guard.site.hermetic_netguard_protocol import COVERAGE_DI
 # caches, build output, and a behave suite (`hermetic init` in the plugin's own folder writes
 # features/, steps/ and environment.py there). None of it belongs in Hermes' plugins folder (a
 # 30 MB .venv was copied into every sandbox once), and none of it is read by Hermes.
-_NOT_THE_PLUGIN = frozenset(
+NOT_THE_PLUGIN = frozenset(
     {
         ".git",
         ".hg",
@@ -84,13 +84,13 @@ def register(ctx):
 
 
 def not_the_plugin(folder: str, names: list[str]) -> set[str]:
-    """shutil.copytree ignore function: everything in :data:`_NOT_THE_PLUGIN`, compiled files,
+    """shutil.copytree ignore function: everything in :data:`NOT_THE_PLUGIN`, compiled files,
     egg-info folders, and any folder that is a virtual environment under another name."""
     ignored = set()
     for name in names:
         path = Path(folder) / name
         if (
-            name in _NOT_THE_PLUGIN
+            name in NOT_THE_PLUGIN
             or name.endswith((".pyc", ".egg-info"))
             or (path.is_dir() and (path / "pyvenv.cfg").exists())
         ):

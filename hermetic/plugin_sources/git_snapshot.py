@@ -25,29 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError
+from hermetic.hermes.sandbox import NOT_THE_PLUGIN
 
 #: Never listed as left out: what a plugin's folder holds that is not the plugin (version
-#: control, environments, caches, a behave suite's output), as the folder copy skips it.
-_NOT_PLUGIN_CODE = frozenset(
-    {
-        ".git",
-        ".venv",
-        "venv",
-        ".tox",
-        ".nox",
-        ".hermetic-envs",
-        "node_modules",
-        "__pycache__",
-        ".pytest_cache",
-        ".mypy_cache",
-        ".ruff_cache",
-        "build",
-        "dist",
-        "reports",
-        ".idea",
-        ".vscode",
-    }
-)
+#: control, environments, caches, a behave suite beside it), as the folder copy skips it.
+_NOT_PLUGIN_CODE = NOT_THE_PLUGIN
 #: At most this many left-out files are remembered (a folder full of scratch files).
 _MAX_LEFT_OUT = 500
 #: git's tree with nothing in it: what a repository with nothing tracked writes.
@@ -98,7 +80,11 @@ class NotInGit(Exception):
     """The folder is not in a git repository (or git is missing): the message says which."""
 
 
-def _git(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+def _git(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None, text: str | None = None
+) -> str:
+    """``git ARGS`` in ``cwd`` (``text``: its standard input); its output, or
+    CalledProcessError with what it said."""
     git = shutil.which("git")
     if git is None:
         raise NotInGit("git is not installed")
@@ -107,6 +93,7 @@ def _git(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
             [git, "-c", "gc.auto=0", *args],
             cwd=cwd,
             env=env,
+            input=text,
             capture_output=True,
             text=True,
             timeout=_TIMEOUT,
@@ -161,8 +148,8 @@ def snapshot(folder: Path, scratch: Path) -> Snapshot:
         nested = tree
         for part in reversed(subdir.split("/") if subdir else []):
             entry = f"040000 tree {nested}\t{part}\n"
-            nested = _git_input(["mktree"], top, env, entry).strip()
-        commit = _git_input(
+            nested = _git(["mktree"], top, env, entry).strip()
+        commit = _git(
             ["commit-tree", nested, "-m", f"hermetic snapshot of {folder.name}"],
             top,
             {**env, **_IDENTITY},
@@ -199,23 +186,6 @@ _IDENTITY = {
     "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
     "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z",
 }
-
-
-def _git_input(args: list[str], cwd: Path, env: dict[str, str], text: str) -> str:
-    git = shutil.which("git") or "git"
-    done = subprocess.run(
-        [git, *args],
-        cwd=cwd,
-        env=env,
-        input=text,
-        capture_output=True,
-        text=True,
-        timeout=_TIMEOUT,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise subprocess.CalledProcessError(done.returncode, args, done.stdout, done.stderr)
-    return done.stdout
 
 
 def _revision(folder: Path) -> str:
