@@ -38,6 +38,13 @@ if mode == "works":
     while time.process_time() - start < 2.0:
         pass
     change(last_run_at=datetime.now(timezone.utc).isoformat(), last_status="error")
+if mode == "finishes-later":
+    # As 0.19.0 does: the job's last_run_at first, its execution record finished after.
+    import sqlite3
+    change(last_run_at=datetime.now(timezone.utc).isoformat(), last_status="ok")
+    time.sleep(1.5)
+    with sqlite3.connect(os.path.join(os.path.dirname(path), "executions.db")) as db:
+        db.execute("UPDATE executions SET status='completed'")
 time.sleep(600)
 """
 
@@ -122,3 +129,26 @@ def test_a_job_is_taken_once_its_next_run_is_in_the_future_or_it_ran() -> None:
     assert state((now - timedelta(seconds=5)).isoformat(), now.isoformat()).taken
     assert not state(None).taken
     assert not state("2099-01-01T00:00:00").taken  # no offset: cannot be compared, not taken
+
+
+def test_the_wait_ends_when_the_run_has_finished_not_when_it_wrote_last_run_at(
+    tmp_path, stopped_after
+):
+    """0.19.0 writes the job's last_run_at a moment before it finishes the run's execution
+    record; a gateway stopped in between marks the finished run interrupted. The wait lasts
+    until the record is finished (a build without executions.db: until last_run_at)."""
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "executions.db") as db:
+        db.execute("CREATE TABLE executions (id TEXT, status TEXT)")
+        db.execute("INSERT INTO executions VALUES ('e1', 'running')")
+    scheduler = _scheduler(tmp_path, "finishes-later", hang=30.0)
+    stopped_after(scheduler)
+    assert scheduler.jobs.runs_in_flight() == 1
+    scheduler.wait_for_jobs_to_run(timeout=30.0)
+    assert scheduler.job_state().last_run_at
+    assert scheduler.jobs.runs_in_flight() == 0
+
+
+def test_no_executions_record_is_no_run_in_flight(tmp_path):
+    assert JobsFile(tmp_path / "jobs.json").runs_in_flight() is None

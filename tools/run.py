@@ -36,8 +36,10 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import venv
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -52,6 +54,14 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 #: Set for the Python bootstrap() hands over to: .venv is already up to date.
 _BOOTSTRAPPED = "HERMETIC_RUN_BOOTSTRAPPED"
+#: When this run started (epoch seconds), carried across the re-exec into .venv's Python, so
+#: that the set-up before it (the environment, Hermes, Chromium) is timed too.
+_STARTED = "HERMETIC_RUN_STARTED"
+os.environ.setdefault(_STARTED, repr(time.time()))
+#: Each step of ``all`` and how long it took (seconds), in order: the table at the end.
+_STEP_TIMES: list[tuple[str, float]] = []
+#: The table's file, beside the reports (a CI job keeps it as an artefact).
+STEP_TIMES_FILE = REPORTS / "step-times.md"
 
 
 def say(message: str) -> None:
@@ -302,6 +312,37 @@ def matrix(versions: list[str], extra: list[str], env: dict[str, str], jobs: int
     return close_matrix(runs, REPORTS)
 
 
+@contextmanager
+def timed(step: str) -> Iterator[None]:
+    """Time ``step`` into the table :func:`step_table` prints."""
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        _STEP_TIMES.append((step, time.monotonic() - started))
+
+
+def step_table() -> list[str]:
+    """Each step and its seconds, and the whole run's, as a Markdown table."""
+    total = time.time() - float(os.environ.get(_STARTED) or time.time())
+    width = max([len(step) for step, _ in _STEP_TIMES] + [len("step")])
+    lines = [f"| {'step':<{width}} | seconds |", f"|{'-' * (width + 2)}|--------:|"]
+    lines += [f"| {step:<{width}} | {seconds:7.1f} |" for step, seconds in _STEP_TIMES]
+    lines.append(f"| {'the whole run':<{width}} | {total:7.1f} |")
+    return lines
+
+
+def say_step_times() -> None:
+    """Print the step table (before the closing line) and keep it in reports/."""
+    lines = step_table()
+    print("\n".join(["", *lines, ""]), flush=True)
+    try:
+        REPORTS.mkdir(parents=True, exist_ok=True)
+        STEP_TIMES_FILE.write_text("\n".join(lines) + "\n", "utf-8")
+    except OSError as exc:
+        say(f"the step table could not be kept in {STEP_TIMES_FILE}: {exc.strerror}")
+
+
 def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
     """``all``: lint, the step wiring, the unit tests, the wheel, the example plugins, the
     pytest plugin, the CI workflows, the release matrix on the seed path, the acceptance
@@ -315,7 +356,12 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
 
     failures: list[str] = []
     matrix_runs: list = []
-    ensure_chromium()
+    with timed("set-up before the first step: .venv, Hermes, Chromium"):
+        ensure_chromium()
+    # The set-up began when this run did, before the re-exec into .venv's Python.
+    setup = _STEP_TIMES.pop()
+    began = float(os.environ.get(_STARTED) or time.time())
+    _STEP_TIMES.append((setup[0], time.time() - began))
     checks = (
         ("lint", [str(BIN / "ruff"), "check", "."], "ruff"),
         (
@@ -354,7 +400,11 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
         ),
     )
     for step, command, failure in checks:
-        if not INTERRUPTS and run_step(step, command, cwd=REPO, env=env) != 0:
+        if INTERRUPTS:
+            break
+        with timed(step):
+            code = run_step(step, command, cwd=REPO, env=env)
+        if code != 0:
             failures.append(failure)
     if not INTERRUPTS:
         # The other releases, and the newest Hermes code (a repackaging), run the seed path;
@@ -364,21 +414,27 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
         folder = REPORTS / "release-matrix"
         request, behave = request_from_behave(["--tags=@smoke"])
         suite = Suite(cwd=REPO, paths=behave.paths, args=behave.options)
-        matrix_runs = run_matrix(BIN / "python", others, folder, request, suite, env, args.jobs)
+        with timed("the release matrix, @smoke"):
+            matrix_runs = run_matrix(
+                BIN / "python", others, folder, request, suite, env, args.jobs
+            )
         say(f"release matrix (@smoke): {folder / 'matrix.md'}")
         if not all(run.ok for run in matrix_runs):
             failures.append("the release matrix")
     totals: dict[str, int] | None = None
     if not INTERRUPTS:
         try:
-            plan = start_run([], env, args)
+            with timed("the acceptance suite's plan"):
+                plan = start_run([], env, args)
         except CannotStart as exc:
             record_cannot_start(REPORTS, str(exc))
             print(f"run: {exc}", file=sys.stderr, flush=True)
             return 2
-        outcome = run_acceptance(BIN / "python", plan, env)
+        with timed("the acceptance suite"):
+            outcome = run_acceptance(BIN / "python", plan, env)
         failures += outcome.problems
         totals = outcome.totals()
+    say_step_times()
     if matrix_runs:
         # The closing line counts every behave scenario this run ran, the matrix's too.
         matrix = matrix_totals(matrix_runs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -58,6 +59,24 @@ class JobsFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+
+    def runs_in_flight(self) -> int | None:
+        """How many job runs Hermes' ``cron/executions.db`` still has under way (claimed or
+        running), or None where the build keeps no such record (before 0.19). A run writes its
+        job's ``last_run_at`` into jobs.json a moment before it finishes its execution record;
+        a gateway stopped in between marks the finished run interrupted (0.19.0's
+        ``mark_running_jobs_interrupted``), so whoever stops it waits for this to reach 0."""
+        database = self.path.parent / "executions.db"
+        if not database.is_file():
+            return None
+        try:
+            with sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True, timeout=1) as db:
+                (count,) = db.execute(
+                    "SELECT count(*) FROM executions WHERE status IN ('claimed', 'running')"
+                ).fetchone()
+        except sqlite3.Error:
+            return None  # being created, or another layout: jobs.json alone decides
+        return int(count)
 
     def add(
         self, job_id: str, name: str, prompt: str, *, snapshot: tuple[str, str], **fields: Any

@@ -170,7 +170,9 @@ class Scheduler:
         taken_at = last_moved = started
         while True:
             states = self.job_states()
-            if all(state.last_run_at for state in states):
+            # Every job ran, and (where Hermes records executions) every run has finished:
+            # stopped in between, 0.19's gateway would mark the finished run interrupted.
+            if all(state.last_run_at for state in states) and not self.jobs.runs_in_flight():
                 return
             if not gateway.running():
                 raise AssertionError(
