@@ -15,7 +15,7 @@ from hermetic.channels.sqlite import SqliteSettings
 from hermetic.plan.resolve import choose_profile
 from hermetic.plugin_sources.directory import DirectoryPlugin
 from hermetic.profile import Profile, ProfileError, load_profile
-from hermetic.profile.schema import SCHEMA_PATH, render, schema
+from hermetic.profile.json_schema import SCHEMA_PATH, render, schema
 
 NOW = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
 CREDENTIAL = (
@@ -373,7 +373,7 @@ def test_the_rest_of_plugins_stays_the_sandboxs(
 def test_the_committed_schema_is_the_models() -> None:
     assert SCHEMA_PATH.read_text("utf-8") == render(), (
         "hermetic/profile.schema.json is stale: "
-        "python -m hermetic.profile.schema > hermetic/profile.schema.json"
+        "python -m hermetic.profile.json_schema > hermetic/profile.schema.json"
     )
 
 

@@ -4,10 +4,16 @@
 the registered channels), :mod:`.loading` reads a file and turns a refusal into one line,
 :mod:`.checked` is the checked profile a run uses, :mod:`.placeholders` the ``{name}`` values
 may hold, :mod:`.rendering` a profile filled in for one scenario, :mod:`.promises` every promise
-and the channels that can judge it, :mod:`.schema` and :mod:`.reference` the JSON Schema and the
-key reference written from the model. On the pipeline
-(runner -> plan -> world and parts -> result -> reports) the plan loads the profile once. The
-names below are imported on first use.
+and the channels that can judge it, :mod:`.json_schema` the JSON Schema editors read and
+:mod:`.reference` the key reference page, both written from the model.
+
+Where each key is validated: every key of the file in :mod:`.model`, except the keys of one
+alert channel (its ``[alerts]`` entry: ``path``, ``table``, ``not_recorded``, …), which that
+channel's settings validate (:mod:`hermetic.channels.settings` and the channel's own module);
+:mod:`.model` builds ``[alerts]`` from them, so a refusal names the key either way.
+
+On the pipeline (runner -> plan -> world and parts -> result -> reports) the plan loads the
+profile once. The names below are imported on first use.
 """
 
 from __future__ import annotations

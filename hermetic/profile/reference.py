@@ -18,9 +18,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from hermetic.channels.channel import DEFAULT, channels
+from hermetic.profile.json_schema import schema
 from hermetic.profile.model import SECTIONS, ProfileFile
 from hermetic.profile.promises import ALIASES, PROMISES
-from hermetic.profile.schema import schema
 
 #: The committed reference.
 REFERENCE_PATH = Path(__file__).resolve().parents[2] / "docs" / "reference" / "profile-keys.md"

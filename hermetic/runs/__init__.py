@@ -10,7 +10,7 @@ starts the behave processes and ends with the closing line; the reports themselv
 __all__ = [
     "acceptance",
     "child_steps",
-    "compatibility",
+    "matrix_files",
     "durations",
     "exit_status",
     "listing",

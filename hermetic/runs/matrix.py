@@ -42,7 +42,7 @@ from hermetic.reporting.result import (
     RunResult,
     ScenarioResult,
 )
-from hermetic.runs import compatibility
+from hermetic.runs import matrix_files
 from hermetic.runs.child_steps import INTERRUPTS, forwarding_signals, say
 from hermetic.runs.matrix_releases import (
     check_row,
@@ -254,16 +254,16 @@ def write_matrix(runs: Sequence[ReleaseRun], reports: Path) -> None:
     (reports / MATRIX_JSON).write_text(
         json.dumps({"columns": columns, "releases": releases}, indent=2) + "\n", "utf-8"
     )
-    changes = compatibility.behaviour_changes(runs)
-    told = compatibility.told_changes(runs)
-    sections = [compatibility.render_changes(changes), compatibility.render_told_changes(told)]
+    changes = matrix_files.behaviour_changes(runs)
+    told = matrix_files.told_changes(runs)
+    sections = [matrix_files.render_changes(changes), matrix_files.render_told_changes(told)]
     (reports / MATRIX_MD).write_text(
         # A blank line before each section: a heading right under the table's note is a paragraph.
         render_markdown(runs, columns) + "".join("\n" + text for text in sections if text),
         "utf-8",
     )
     (reports / layout.HTML_REPORT).write_text(render_html(runs, columns, changes), "utf-8")
-    compatibility.write(runs, columns, changes, reports)
+    matrix_files.write(runs, columns, changes, reports)
 
 
 def _mark(cell: Cell | None) -> str:
@@ -298,7 +298,7 @@ def render_markdown(runs: Sequence[ReleaseRun], columns: Sequence[str]) -> str:
 def render_html(
     runs: Sequence[ReleaseRun],
     columns: Sequence[str],
-    changes: Sequence[compatibility.Change] = (),
+    changes: Sequence[matrix_files.Change] = (),
 ) -> str:
     head = "".join(f"<th>{html.escape(column)}</th>" for column in columns)
     rows = []
@@ -323,7 +323,7 @@ def render_html(
                 f"{'<br><small>' + detail + '</small>' if status != 'passed' else ''}</td>"
             )
         rows.append(f"<tr><th>{link}</th>{''.join(cells)}<td>{run.seconds:.0f} s</td></tr>")
-    told = compatibility.render_told_changes_html(compatibility.told_changes(runs))
+    told = matrix_files.render_told_changes_html(matrix_files.told_changes(runs))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>hermetic — Hermes release matrix</title>
 <style>
@@ -336,11 +336,11 @@ table {{ border-collapse: collapse; }} th, td {{ border: 1px solid #ccc; padding
 <h1>On which Hermes releases does the plugin work?</h1>
 <p>Each release ran the same features in Hermes' own environment; follow a release to its
 report.</p>
-<p><img src="{compatibility.BADGE_SVG}" alt="compatibility badge"></p>
+<p><img src="{matrix_files.BADGE_SVG}" alt="compatibility badge"></p>
 <table><tr><th>release</th>{head}<th>time</th></tr>
 {chr(10).join(rows)}
 </table>
-{compatibility.render_changes_html(changes)}{told}</body></html>
+{matrix_files.render_changes_html(changes)}{told}</body></html>
 """
 
 

@@ -7,7 +7,7 @@ the top of ``hermetic.toml`` (taplo, VS Code's Even Better TOML) points at it. T
 refusals of :func:`hermetic.profile.loading.load_profile` stay the authority; the schema helps
 before::
 
-    python -m hermetic.profile.schema > hermetic/profile.schema.json
+    python -m hermetic.profile.json_schema > hermetic/profile.schema.json
 """
 
 from __future__ import annotations

@@ -13,13 +13,13 @@ import pytest
 from hermetic import __version__
 from hermetic.hermes.releases import MATRIX_RELEASES, NEWEST_CODE
 from hermetic.reporting.result import RunResult, ScenarioResult, StepResult
-from hermetic.runs.compatibility import (
+from hermetic.runs.matrix import Cell, ReleaseRun, parse_versions, write_matrix
+from hermetic.runs.matrix_files import (
     BADGE_SVG,
     COMPATIBILITY_JSON,
     behaviour_changes,
     told_changes,
 )
-from hermetic.runs.matrix import Cell, ReleaseRun, parse_versions, write_matrix
 from hermetic.runs.matrix_releases import (
     declared_rows,
     folder_name,
@@ -205,7 +205,7 @@ def test_the_notes_name_what_hermes_tells_the_plugin_differently_between_the_row
         {"0.16.0": unknown, "0.19.0": unknown, "0.22.2.post1": gone},
     )
     reference = Reference(releases, {}, "python tools/hook_reference.py", (row,))
-    monkeypatch.setattr("hermetic.runs.compatibility.load_reference", lambda: reference)
+    monkeypatch.setattr("hermetic.runs.matrix_files.load_reference", lambda: reference)
     runs = [
         ReleaseRun("0.19.0", code=0, passed=1, cells={"gateway": Cell("passed", "1 passed")}),
         ReleaseRun(IOT, code=0, passed=1, cells={"gateway": Cell("passed", "1 passed")}),
