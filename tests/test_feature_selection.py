@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.cli import BUNDLED, choose_suite
+from hermetic.cli.start import BUNDLED, choose_suite
 from hermetic.integrations.suite import init_repository
 from hermetic.plan.behave_args import BehaveArguments
 from hermetic.runs.start import select

@@ -108,12 +108,12 @@ def test_hermetic_run_says_it_in_one_line_and_exits_130_leaving_the_reports(
 def test_ctrl_c_before_the_run_starts_is_one_line_and_130(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import hermetic.cli as cli
+    import hermetic.cli.start as start
 
     def interrupted(*args: Any, **kwargs: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "choose_suite", interrupted)
+    monkeypatch.setattr(start, "choose_suite", interrupted)
     code = main(["run", "--plugin", str(REPO / "alerts_plugin"), "--reports", str(tmp_path)])
     assert code == 130
     assert capsys.readouterr().err.splitlines() == [
@@ -127,12 +127,12 @@ def test_sigterm_as_ci_cancels_is_the_same_line(
     import os
     import signal
 
-    import hermetic.cli as cli
+    import hermetic.cli.start as start
 
     def cancelled(*args: Any, **kwargs: Any) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
-    monkeypatch.setattr(cli, "choose_suite", cancelled)
+    monkeypatch.setattr(start, "choose_suite", cancelled)
     before = signal.getsignal(signal.SIGTERM)
     code = main(["run", "--plugin", str(REPO / "alerts_plugin"), "--reports", str(tmp_path)])
     assert code == 130

@@ -45,7 +45,7 @@ def cli_reference() -> str:
             "# Command line: `hermetic`",
             "",
             "Every command's `--help`, generated from the parsers the command itself uses",
-            "(`hermetic/cli.py`) each time the site is built. Exit statuses:",
+            "(`hermetic/cli/`, one module per command) each time the site is built. Exit statuses:",
             "[exit status](exit-status.md). Options a command does not know are refused, never",
             "passed on; arguments after the command's own options go to behave (`--tags`, `-n`,",
             "`-D key=value`, a feature file's `path:line`).",
