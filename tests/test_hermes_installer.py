@@ -287,3 +287,39 @@ def test_load_failure_not_committed(
     else:
         assert described[0] == not_committed(expected)
         assert described[1] == line
+
+
+def test_an_older_tree_is_replaced_once_unused_and_a_gone_hermes_install_at_once(
+    tmp_path: Path, hermes_executable: Path, envs: Path
+) -> None:
+    """The cache keeps one install per plugin and build: an edit's new tree replaces the older
+    one once that has not been used for a while (a run started before the edit may still copy
+    from it), and an install whose Hermes environment is gone goes at the next install."""
+    import json
+    import time
+
+    folder = plugin_repo(tmp_path)
+    first, _ = prepare(folder, hermes_executable)
+    assert first.installed is not None
+    old_install = first.installed.parent
+    gone = envs / "plugin-install-other-0123456789-abcdef012345"
+    gone.mkdir()
+    (gone / ".hermetic-plugin.json").write_text(
+        json.dumps({"base": str(tmp_path / "no-such-env")}), "utf-8"
+    )
+
+    (folder / "__init__.py").write_text(REGISTER + "# edited\n", "utf-8")
+    second, _ = prepare(folder, hermes_executable)
+    assert second.installed is not None and second.installed.parent != old_install
+    assert old_install.exists(), "an install used a moment ago is kept"
+    assert not gone.exists(), "an install whose Hermes is gone is removed"
+
+    hours_ago = time.time() - 3 * 3600
+    os.utime(old_install / ".hermetic-plugin.json", (hours_ago, hours_ago))
+    (folder / "__init__.py").write_text(REGISTER + "# edited again\n", "utf-8")
+    third, _ = prepare(folder, hermes_executable)
+    assert third.installed is not None
+    assert not old_install.exists(), "an older tree unused for hours is removed"
+    assert second.installed.parent.exists()
+    kept = sorted(p.name for p in envs.iterdir() if p.is_dir())
+    assert len(kept) == 2, kept

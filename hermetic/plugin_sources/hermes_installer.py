@@ -19,19 +19,31 @@ scenario of every run copies that folder until a tracked file changes. What it f
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import re
 import shutil
 import sys
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError, HermesCommandError
-from hermetic.hermes.env_folders import building, default_envs_root, lock_path, locked, touch_used
+from hermetic.hermes.env_folders import (
+    LOCK_SUFFIX,
+    building,
+    default_envs_root,
+    lock_path,
+    locked,
+    touch_used,
+)
 from hermetic.plugin_sources.git_snapshot import Snapshot, snapshot_key
 
 #: The stamp ``hermetic clean`` reads (``base``: the Hermes environment it was made with).
 STAMP = ".hermetic-plugin.json"
+#: Every install's folder name starts so, in the environments folder.
+PREFIX = "plugin-install-"
 RESULT = "install.json"
 PLUGIN = "plugin"
 _ERROR = re.compile(r"^\s*Error:\s*", re.MULTILINE)
@@ -59,8 +71,14 @@ def install(snap: Snapshot, name: str, hermes: Path, release: str) -> Installed:
     """The plugin of ``snap`` (``name``: its ``plugin.yaml`` name) installed by ``hermes``,
     from the environments folder when this tree was installed by this build before."""
     environment = hermes.resolve().parent.parent
-    key = snapshot_key(snap, name, str(environment), release, str(snap.origin))
-    final = default_envs_root() / f"plugin-install-{_safe(name)}-{key}"
+    # One slot per plugin (its repository and folder) and Hermes build; in it, one install per
+    # tree. A new tree's install replaces the slot's older ones: an author's hundred edits
+    # leave one install behind, not a hundred.
+    slot = hashlib.sha256(
+        "\0".join([str(snap.origin), snap.subdir, name, str(environment), release]).encode()
+    ).hexdigest()[:10]
+    prefix = f"{PREFIX}{_safe(name)}-{slot}-"
+    final = default_envs_root() / f"{prefix}{snapshot_key(snap)[:12]}"
     with locked(lock_path(final)):
         kept = _read(final)
         if kept is not None:
@@ -76,7 +94,48 @@ def install(snap: Snapshot, name: str, hermes: Path, release: str) -> Installed:
     kept = _read(final)
     if kept is None:
         raise HarnessError(f"{final}: the plugin's install was not kept; run again")
+    _prune(final, prefix)
     return kept
+
+
+#: An install of an older tree is removed once it has not been used for this long (seconds):
+#: a run started before the edit may still be copying from it.
+_OLDER_TREE_KEPT = 2 * 3600.0
+
+
+def _prune(final: Path, prefix: str) -> None:
+    """Remove the slot's installs of other trees unused for a while, and any install whose
+    Hermes is gone (a test's throwaway environment): never one whose lock another run holds."""
+    now = time.time()
+    for other in final.parent.glob(f"{PREFIX}*"):
+        if other == final or not other.is_dir() or other.name.endswith(LOCK_SUFFIX):
+            continue
+        older_tree = other.name.startswith(prefix) and now - _last_used(other) > _OLDER_TREE_KEPT
+        if not older_tree and not _hermes_gone(other):
+            continue
+        lock = lock_path(other)
+        try:
+            with lock.open("a") as handle:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                shutil.rmtree(other, ignore_errors=True)
+            lock.unlink(missing_ok=True)
+        except OSError:
+            continue  # in use, or not ours to remove: left for `hermetic clean`
+
+
+def _last_used(install: Path) -> float:
+    try:
+        return (install / STAMP).stat().st_mtime
+    except OSError:
+        return time.time()
+
+
+def _hermes_gone(install: Path) -> bool:
+    try:
+        base = json.loads((install / STAMP).read_text("utf-8")).get("base")
+    except (OSError, ValueError):
+        return False
+    return bool(base) and not Path(base).exists()
 
 
 def _safe(name: str) -> str:
