@@ -196,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_clean_command(commands: argparse._SubParsersAction) -> None:
-    from hermetic.hermes.cleanup import UNUSED_DAYS
+    from hermetic.hermes.install.cleanup import UNUSED_DAYS
 
     clean = commands.add_parser(
         "clean",
@@ -507,7 +507,7 @@ def _option_error(exc: Exception) -> int:
 
 def matrix(args: argparse.Namespace, behave_args: list[str], own_options: list[str]) -> int:
     from hermetic.errors import ConfigError
-    from hermetic.hermes.releases import unsupported_reason
+    from hermetic.hermes.install.releases import unsupported_reason
     from hermetic.plan.hermes_choice import choose
     from hermetic.plan.request import COMMAND_LINE
     from hermetic.plan.resolve import check
@@ -651,8 +651,8 @@ def _say_mutate(line: str) -> None:
 
 def clean(args: argparse.Namespace) -> int:
     """``hermetic clean``: list (or, with --yes, remove) what hermetic left on disk."""
-    from hermetic.hermes.cleanup import find_leftovers, human, remove
-    from hermetic.hermes.env_folders import default_envs_root
+    from hermetic.hermes.install.cleanup import find_leftovers, human, remove
+    from hermetic.hermes.install.env_folders import default_envs_root
 
     if args.unused_for < 0:
         return _fail("--unused-for: a number of days, 0 or more")

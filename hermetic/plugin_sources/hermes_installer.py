@@ -27,7 +27,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError, HermesCommandError
-from hermetic.hermes.env_folders import building, default_envs_root, lock_path, locked, touch_used
+from hermetic.hermes.install.env_folders import (
+    building,
+    default_envs_root,
+    lock_path,
+    locked,
+    touch_used,
+)
 from hermetic.plugin_sources.git_snapshot import Snapshot, snapshot_key
 
 #: The stamp ``hermetic clean`` reads (``base``: the Hermes environment it was made with).
@@ -107,8 +113,8 @@ def _read(final: Path) -> Installed | None:
 def _run_installer(
     snap: Snapshot, name: str, hermes: Path, release: str, scratch: Path
 ) -> Installed:
-    from hermetic.hermes.commands import HermesCommands
-    from hermetic.hermes.sandbox import Sandbox
+    from hermetic.hermes.run.commands import HermesCommands
+    from hermetic.hermes.run.sandbox import Sandbox
 
     sandbox = Sandbox.create(hermes, parent=scratch)
     # Rich wraps Hermes' words at 80 columns; a headline quotes them on one line.

