@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.hermes.installs import ensure_hermes
-from hermetic.hermes.sandbox import Sandbox
+from hermetic.hermes.install.installs import ensure_hermes
+from hermetic.hermes.run.sandbox import Sandbox
 from hermetic.isolation import stand_in
 from hermetic.isolation.netns import enter as netns_enter
 from hermetic.isolation.netns.confinement import why_no_namespace

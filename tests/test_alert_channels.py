@@ -379,7 +379,7 @@ def test_http_absence_names_what_did_arrive(tmp_path: Path) -> None:
 def test_a_collector_channel_is_read_once_the_sandbox_s_processes_have_exited(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hermetic.hermes.processes import ProcessInfo
+    from hermetic.hermes.run.processes import ProcessInfo
     from hermetic.parts import alert_channel as part
 
     with build_world(settings_with(tmp_path, '[alerts]\nchannel = "otlp"\n')) as world:

@@ -15,7 +15,7 @@ from test_alert_channels import HTTP_PROFILE, post, settings_with
 
 from hermetic.channels.own_fields import id_findings, timestamp, timing_findings
 from hermetic.errors import HarnessError
-from hermetic.hermes.agent_log import lines_saying
+from hermetic.hermes.read.agent_log import lines_saying
 from hermetic.mock.body_matching import holding_problems
 from hermetic.mock.collector import Collector
 from hermetic.parts.alert_channel import AlertChannels

@@ -94,7 +94,7 @@ def test_a_line_that_is_not_json_fails_the_read_named_by_place_and_size_never_pa
 def test_the_file_is_read_once_the_plugin_s_processes_have_exited(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hermetic.hermes.processes import ProcessInfo
+    from hermetic.hermes.run.processes import ProcessInfo
 
     with build_world(settings_with(tmp_path, LINES)) as world:
         calls: list[int] = []

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from hermetic.cli import main
-from hermetic.hermes import cleanup
-from hermetic.hermes.cleanup import KEPT_MARK, find_leftovers, mark_kept, remove
+from hermetic.hermes.install import cleanup
+from hermetic.hermes.install.cleanup import KEPT_MARK, find_leftovers, mark_kept, remove
 
 DAY = 86_400
 

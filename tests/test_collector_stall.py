@@ -13,8 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from hermetic.hermes.cron_jobs import JobsFile
-from hermetic.hermes.scheduler import Scheduler
+from hermetic.hermes.run.cron_jobs import JobsFile
+from hermetic.hermes.run.scheduler import Scheduler
 from hermetic.mock import Collector
 
 # Generous: a read the stall answers must not time out on a loaded machine. The silent phase

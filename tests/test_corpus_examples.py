@@ -15,7 +15,7 @@ from hermetic.corpus.examples import (
     PROTOCOL_TITLES,
     examples_rows,
 )
-from hermetic.hermes.protocols import protocol_named
+from hermetic.hermes.install.protocols import protocol_named
 
 REPO = Path(__file__).resolve().parent.parent
 FEATURE = REPO / "features" / "every_provider.feature"

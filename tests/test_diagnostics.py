@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hermetic.diagnostics.evidence import Evidence, failure_report
 from hermetic.diagnostics.text_tail import tail
-from hermetic.hermes.commands import CommandResult
+from hermetic.hermes.run.commands import CommandResult
 
 
 def test_report_names_the_sandbox_and_tails_each_artefact(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ import pytest
 from hermetic.contract.capture_log import capture_lines
 from hermetic.contract.schema import DDL as CONTRACT_DDL
 from hermetic.contract.table_reader import read_alerts
-from hermetic.hermes.sandbox import not_the_plugin
+from hermetic.hermes.run.sandbox import not_the_plugin
 from hermetic.mock import ClosedPort
 from hermetic.plugin_sources import load_plugin
 from hermetic.profile import Profile, find_profile, load_profile

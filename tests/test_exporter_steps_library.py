@@ -12,8 +12,8 @@ import pytest
 from hermetic.channels import otlp_requests
 from hermetic.channels.otlp_exporter_env import leave_out, traces_endpoint_only
 from hermetic.errors import HarnessError
-from hermetic.hermes.agent_log import lines_saying, tail
-from hermetic.hermes.sandbox import Sandbox
+from hermetic.hermes.read.agent_log import lines_saying, tail
+from hermetic.hermes.run.sandbox import Sandbox
 from hermetic.mock import Collector
 from tests.test_collector import otlp_json, send
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hermetic.hermes.commands import CommandResult
+from hermetic.hermes.run.commands import CommandResult
 from hermetic.reporting.figures import busy_seconds
 
 

@@ -13,10 +13,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from hermetic.hermes.commands import RunningCommand
-from hermetic.hermes.cron_jobs import JobsFile, JobState
-from hermetic.hermes.hang_limit import hang_in
-from hermetic.hermes.scheduler import Scheduler
+from hermetic.hermes.run.commands import RunningCommand
+from hermetic.hermes.run.cron_jobs import JobsFile, JobState
+from hermetic.hermes.run.hang_limit import hang_in
+from hermetic.hermes.run.scheduler import Scheduler
 
 # Stands in for `hermes gateway run`: takes the due job as Hermes' ticker does (its next run
 # moved into the future), then, by its mode: "works" runs it for two seconds of CPU time and

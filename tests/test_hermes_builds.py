@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from hermetic.errors import ConfigError
-from hermetic.hermes.builds import HermesBuildError, find_build, inspect_build
-from hermetic.hermes.installs import (
+from hermetic.hermes.install.builds import HermesBuildError, find_build, inspect_build
+from hermetic.hermes.install.installs import (
     HermesInstallError,
     install_for,
     package_spec,
     source_fingerprint,
 )
-from hermetic.hermes.releases import NEWEST_CODE, release_key, unsupported_reason
+from hermetic.hermes.install.releases import NEWEST_CODE, release_key, unsupported_reason
 from hermetic.plan.resolve import settings_from_userdata
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "alerts_plugin"
@@ -214,7 +214,7 @@ def test_the_html_report_names_the_build() -> None:
 
 
 def test_the_0_22_skip_and_refusal_are_load_failures() -> None:
-    from hermetic.hermes.plugin_load import load_failures
+    from hermetic.hermes.read.plugin_load import load_failures
 
     output = (
         "[plugins] WARNING Plugin 'my-alerts' skipped: requires hermes >=0.23, running 0.22.2\n"
@@ -230,7 +230,7 @@ def test_the_0_22_skip_and_refusal_are_load_failures() -> None:
 
 
 def test_the_sandbox_config_follows_the_release(tmp_path: Path) -> None:
-    from hermetic.hermes.config import HermesConfig
+    from hermetic.hermes.run.config import HermesConfig
 
     old = HermesConfig(tmp_path / "c.yaml", release="0.19.0", base_url="u").render()
     new = HermesConfig(tmp_path / "c.yaml", release="0.22.2.post1", base_url="u")
@@ -249,7 +249,7 @@ def test_the_sandbox_config_follows_the_release(tmp_path: Path) -> None:
 
 
 def test_hermes_timeout_lines_are_read_back() -> None:
-    from hermetic.hermes.hook_timeouts import hook_timeouts
+    from hermetic.hermes.read.hook_timeouts import hook_timeouts
 
     log = (
         "2026-12-01 07:40:01,2 WARNING hermes_cli.plugins: Hook 'api_request_error' callback "

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.hermes.plugin_load import LoadFailure, not_committed
+from hermetic.hermes.read.plugin_load import LoadFailure, not_committed
 from hermetic.plugin_sources import directory
 from hermetic.plugin_sources.directory import DirectoryPlugin
 

@@ -7,7 +7,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from hermetic.hermes.variables_hermes_reads import HERMES_VARIABLES, RELEASES
+from hermetic.hermes.reference.variables_hermes_reads import HERMES_VARIABLES, RELEASES
 
 TOOL = Path(__file__).resolve().parent.parent / "tools" / "hermes_variables.py"
 spec = importlib.util.spec_from_file_location("hermes_variables_tool", TOOL)

@@ -1,8 +1,8 @@
-"""hermetic.hermes.hook_failures: the plugin's failures, read back from Hermes' log."""
+"""hermetic.hermes.read.hook_failures: the plugin's failures, read back from Hermes' log."""
 
 from pathlib import Path
 
-from hermetic.hermes.hook_failures import hook_failures, plugin_failures
+from hermetic.hermes.read.hook_failures import hook_failures, plugin_failures
 
 PLUGIN = Path("/home/h/plugins/hermetic-alerts")
 
@@ -51,7 +51,7 @@ def test_no_log_means_no_failure(tmp_path):
 
 
 def test_hermes_lines_that_a_hook_raised_are_quoted_in_its_own_words():
-    from hermetic.hermes.hook_failures import raised_hooks
+    from hermetic.hermes.read.hook_failures import raised_hooks
 
     log = (
         "2026-12-02 04:16:01,191 WARNING [cron_3c4d_20261202_041556] hermes_cli.plugins: Hook "
@@ -105,7 +105,7 @@ def test_a_chained_traceback_is_named_by_the_record_that_logged_it():
 
 
 def test_the_headline_quotes_the_first_raised_line_and_counts_the_rest():
-    from hermetic.hermes.hook_failures import hook_raised_headline
+    from hermetic.hermes.read.hook_failures import hook_raised_headline
 
     line = (
         "2026-12-02 04:16:01,191 WARNING hermes_cli.plugins: Hook 'api_request_error' callback "

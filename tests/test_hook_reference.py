@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hermetic.corpus import ProviderAnswer, load_corpus
-from hermetic.hermes.hook_reference import (
+from hermetic.hermes.reference.hook_reference import (
     PROTOCOL_TITLES,
     REFERENCE_JSON,
     Call,

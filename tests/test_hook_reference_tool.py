@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from hermetic.corpus import load_corpus
-from hermetic.hermes.hook_reference import Call, Outcome, Reference, Row, render_markdown
+from hermetic.hermes.reference.hook_reference import Call, Outcome, Reference, Row, render_markdown
 
 TOOL = Path(__file__).resolve().parent.parent / "tools" / "hook_reference.py"
 spec = importlib.util.spec_from_file_location("hook_reference_tool", TOOL)

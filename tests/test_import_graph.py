@@ -358,21 +358,24 @@ def test_every_name_a_face_declares_exists() -> None:
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
-        ("import hermetic.hermes.sandbox\n", ["hermetic.hermes.sandbox"]),
-        ("def f():\n    from hermetic.hermes import sandbox\n", ["hermetic.hermes.sandbox"]),
+        ("import hermetic.hermes.run.sandbox\n", ["hermetic.hermes.run.sandbox"]),
+        (
+            "def f():\n    from hermetic.hermes.run import sandbox\n",
+            ["hermetic.hermes.run.sandbox"],
+        ),
         ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import hermetic.cli\n", []),
-        ("from hermetic.hermes.sandbox import Sandbox\n", ["hermetic.hermes.sandbox"]),
-        ("from . import sandbox\n", ["hermetic.hermes.sandbox"]),
+        ("from hermetic.hermes.run.sandbox import Sandbox\n", ["hermetic.hermes.run.sandbox"]),
+        ("from . import sandbox\n", ["hermetic.hermes.run.sandbox"]),
     ],
 )
 def test_the_graph_reads_every_import_but_type_checking_ones(
     tmp_path: Path, source: str, expected: list[str]
 ) -> None:
-    path = PACKAGE / "hermes" / "probe.py"
-    known = modules() | {"hermetic.hermes.probe": path}
+    path = PACKAGE / "hermes" / "run" / "probe.py"
+    known = modules() | {"hermetic.hermes.run.probe": path}
     tree_path = tmp_path / "probe.py"
     tree_path.write_text(source)
-    found = [e.imported for e in imports_of("hermetic.hermes.probe", tree_path, known)]
+    found = [e.imported for e in imports_of("hermetic.hermes.run.probe", tree_path, known)]
     # relative imports resolve against the importer's own package
     assert found == expected
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.hermes.index_versions import FOUND, MISSING, UNKNOWN, check_release
-from hermetic.hermes.installs import ReleaseMissing, check_exists
-from hermetic.hermes.pip_config import PipSettings
+from hermetic.hermes.install.index_versions import FOUND, MISSING, UNKNOWN, check_release
+from hermetic.hermes.install.installs import ReleaseMissing, check_exists
+from hermetic.hermes.install.pip_config import PipSettings
 
 FILES = [
     "hermes_agent-0.18.2-py3-none-any.whl",

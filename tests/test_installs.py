@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from hermetic.errors import ConfigError
-from hermetic.hermes import uv_or_pip
-from hermetic.hermes.env_folders import building, install_log, leftovers
-from hermetic.hermes.installs import HermesInstallError, ensure_hermes, install_for
-from hermetic.hermes.pip_config import PipSettings, parse_config_list, read_pip_settings
-from hermetic.hermes.uv_or_pip import (
+from hermetic.hermes.install import uv_or_pip
+from hermetic.hermes.install.env_folders import building, install_log, leftovers
+from hermetic.hermes.install.installs import HermesInstallError, ensure_hermes, install_for
+from hermetic.hermes.install.pip_config import PipSettings, parse_config_list, read_pip_settings
+from hermetic.hermes.install.uv_or_pip import (
     PIP,
     UV,
     InstallFailure,
@@ -31,7 +31,7 @@ from hermetic.hermes.uv_or_pip import (
     last_error_line,
     pip_install_command,
 )
-from hermetic.hermes.uv_settings import uv_settings
+from hermetic.hermes.install.uv_settings import uv_settings
 from hermetic.plan.resolve import settings_from_userdata
 from hermetic.plugin_sources import load_plugin, package_install
 from tests.wheels import REGISTERS, fake_hermes_wheel, make_wheel, plugin_wheel

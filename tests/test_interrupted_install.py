@@ -17,8 +17,13 @@ import pytest
 
 from hermetic.cli import main
 from hermetic.errors import Interrupted
-from hermetic.hermes import installs
-from hermetic.hermes.env_folders import ENVS_VARIABLE, INSTALL_STAMP, interruptible, leftovers
+from hermetic.hermes.install import installs
+from hermetic.hermes.install.env_folders import (
+    ENVS_VARIABLE,
+    INSTALL_STAMP,
+    interruptible,
+    leftovers,
+)
 from hermetic.plan import hermes_choice
 
 REPO = Path(__file__).resolve().parent.parent

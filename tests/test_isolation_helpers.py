@@ -7,9 +7,9 @@ from pathlib import Path
 
 import yaml
 
-from hermetic.hermes.packages import installed, required_closure, unexpected_packages
-from hermetic.hermes.plugin_identity import identity_problem, loaded_paths, same_name_copies
-from hermetic.hermes.plugin_load import load_failures
+from hermetic.hermes.install.packages import installed, required_closure, unexpected_packages
+from hermetic.hermes.read.plugin_identity import identity_problem, loaded_paths, same_name_copies
+from hermetic.hermes.read.plugin_load import load_failures
 from hermetic.isolation.developer_home import MARKER, UserHome
 from hermetic.isolation.home_snapshot import differences, fingerprint
 

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from hermetic.hermes.sandbox import Sandbox
+from hermetic.hermes.run.sandbox import Sandbox
 from hermetic.isolation import injected, stand_in
 from hermetic.isolation.checks import KEY, RunChecks
 from hermetic.mock import Collector

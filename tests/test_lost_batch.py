@@ -4,7 +4,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from hermetic.hermes.commands import CommandResult
+from hermetic.hermes.run.commands import CommandResult
 from hermetic.parts.alert_channel import AlertChannels
 from hermetic.parts.lost_batch import Delivery, clock, lost_batch_headline
 from hermetic.world.world import build_world

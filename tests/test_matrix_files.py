@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hermetic import __version__
-from hermetic.hermes.releases import MATRIX_RELEASES, NEWEST_CODE
+from hermetic.hermes.install.releases import MATRIX_RELEASES, NEWEST_CODE
 from hermetic.reporting.result import RunResult, ScenarioResult, StepResult
 from hermetic.runs.matrix import Cell, ReleaseRun, parse_versions, write_matrix
 from hermetic.runs.matrix_files import (
@@ -187,7 +187,7 @@ def test_a_row_that_could_not_start_says_why(tmp_path: Path) -> None:
 def test_the_notes_name_what_hermes_tells_the_plugin_differently_between_the_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hermetic.hermes.hook_reference import Call, Outcome, Reference, Row
+    from hermetic.hermes.reference.hook_reference import Call, Outcome, Reference, Row
 
     unknown = Outcome((Call(404, "unknown", True, "NotFoundError"),) * 3, "error", 3)
     gone = Outcome((Call(404, "model_not_found", False, "NotFoundError"),), "error", 1)

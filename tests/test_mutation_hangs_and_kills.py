@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from hermetic.errors import HermesCommandError
-from hermetic.hermes import hang_limit
-from hermetic.hermes.commands import RunningCommand
+from hermetic.hermes.run import hang_limit
+from hermetic.hermes.run.commands import RunningCommand
 from hermetic.mutation import coverage, report
 from hermetic.mutation.command import MutateOptions, mutate
 from hermetic.mutation.operators import mutants_of

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from hermetic.errors import ConfigError, HarnessError
-from hermetic.hermes.commands import CommandResult
+from hermetic.hermes.run.commands import CommandResult
 from hermetic.isolation.guard.handoffs import Handoff, read_handoffs
 from hermetic.isolation.guard.log import GUARD_DIR, NetworkAttempt, guard_environment, handoff_log
 from hermetic.isolation.guard.process_log import ProcessStart, outside_namespace

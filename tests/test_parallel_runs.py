@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from plans import demo_plan
 
-from hermetic.hermes.processes import stop_processes_under
+from hermetic.hermes.run.processes import stop_processes_under
 from hermetic.integrations.behave.listing_formatter import ArgumentsError, worker_arguments
 from hermetic.plan.selection import PlannedScenario
 from hermetic.reporting.report_options import report_arguments

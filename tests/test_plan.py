@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hermetic.errors import ConfigError
-from hermetic.hermes.builds import HermesBuild
+from hermetic.hermes.install.builds import HermesBuild
 from hermetic.isolation.netns import GUARD_ONLY, NAMESPACE
 from hermetic.isolation.netns.status import NetworkIsolation
 from hermetic.plan.behave_args import (

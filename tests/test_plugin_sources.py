@@ -13,8 +13,8 @@ import pytest
 
 from hermetic.cli import main
 from hermetic.errors import ConfigError
-from hermetic.hermes.plugin_identity import entry_point_problem
-from hermetic.hermes.plugin_load import load_failures
+from hermetic.hermes.read.plugin_identity import entry_point_problem
+from hermetic.hermes.read.plugin_load import load_failures
 from hermetic.plugin_sources import kind_skip_reason, load_plugin, package_install
 from hermetic.plugin_sources.directory import DirectoryPlugin
 from hermetic.plugin_sources.package import (

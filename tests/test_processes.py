@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hermetic.hermes.processes import (
+from hermetic.hermes.run.processes import (
     processes_under,
     processes_with_environment,
     stop_processes_under,

@@ -9,8 +9,8 @@ import pytest
 from packaging.requirements import InvalidRequirement, Requirement
 
 from hermetic.errors import ConfigError
-from hermetic.hermes.variables_hermes_reads import HERMES_VARIABLES
-from hermetic.hermes.variables_hermes_reads import RELEASES as READ_RELEASES
+from hermetic.hermes.reference.variables_hermes_reads import HERMES_VARIABLES
+from hermetic.hermes.reference.variables_hermes_reads import RELEASES as READ_RELEASES
 from hermetic.profile import (
     PROMISES,
     Profile,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from hermetic.errors import HermesCommandError
-from hermetic.hermes import progress
-from hermetic.hermes.commands import RunningCommand
+from hermetic.hermes.run import progress
+from hermetic.hermes.run.commands import RunningCommand
 from hermetic.runs import soak
 
 

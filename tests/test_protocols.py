@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.config import HermesConfig
-from hermetic.hermes.protocol_envs import ProtocolEnvError, hermes_speaking
-from hermetic.hermes.protocols import (
+from hermetic.hermes.install.protocol_envs import ProtocolEnvError, hermes_speaking
+from hermetic.hermes.install.protocols import (
     CHAT_COMPLETIONS,
     CONVERSE,
     MESSAGES,
@@ -20,6 +19,7 @@ from hermetic.hermes.protocols import (
     protocols_needed,
     with_extras,
 )
+from hermetic.hermes.run.config import HermesConfig
 
 
 @pytest.mark.parametrize(
@@ -104,7 +104,9 @@ def test_a_hermes_installed_elsewhere_without_the_sdk_is_refused_in_one_line(
 ) -> None:
     site = tmp_path / "site-packages"
     site.mkdir()
-    monkeypatch.setattr("hermetic.hermes.protocol_envs.site_packages", lambda _hermes: (site,))
+    monkeypatch.setattr(
+        "hermetic.hermes.install.protocol_envs.site_packages", lambda _hermes: (site,)
+    )
     hermes = tmp_path / "bin" / "hermes"
 
     with pytest.raises(ProtocolEnvError) as caught:
@@ -127,7 +129,7 @@ def test_inside_a_namespace_an_unprepared_environment_is_an_error_not_an_install
     def no_install(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("pip must not run inside a namespace")
 
-    monkeypatch.setattr("hermetic.hermes.protocol_envs.ensure_hermes", no_install)
+    monkeypatch.setattr("hermetic.hermes.install.protocol_envs.ensure_hermes", no_install)
 
     with pytest.raises(ProtocolEnvError, match="tag the scenario @protocol.anthropic-messages"):
         hermes_speaking(
@@ -184,7 +186,7 @@ def test_the_run_reads_the_selected_scenarios_tags_as_behave_selects_them(tmp_pa
 
 
 def test_a_wheel_asked_for_with_an_extra_is_fingerprinted_by_its_content(tmp_path: Path) -> None:
-    from hermetic.hermes.installs import source_fingerprint
+    from hermetic.hermes.install.installs import source_fingerprint
 
     wheel = tmp_path / "hermes_agent-0.23.0-py3-none-any.whl"
     wheel.write_bytes(b"one build")
@@ -211,7 +213,7 @@ def test_one_environment_per_build_holds_every_protocols_extra(
         asked.append(package)
         return Made()
 
-    monkeypatch.setattr("hermetic.hermes.protocol_envs.ensure_hermes", ensure)
+    monkeypatch.setattr("hermetic.hermes.install.protocol_envs.ensure_hermes", ensure)
     for protocol in (MESSAGES, CONVERSE):
         hermes_speaking(
             protocol, hermes=tmp_path / "h", package="hermes-agent==0.19.0", version="0.19.0"
@@ -237,7 +239,7 @@ def test_the_process_preparing_a_confined_run_installs_the_protocols_hermes(
         return type("Install", (), {"hermes": tmp_path / "anthropic" / "hermes"})()
 
     monkeypatch.setenv("HERMETIC_ENVS", str(tmp_path / "envs"))
-    monkeypatch.setattr("hermetic.hermes.protocol_envs.ensure_hermes", ensure)
+    monkeypatch.setattr("hermetic.hermes.install.protocol_envs.ensure_hermes", ensure)
     plugin = type("Plugin", (), {"prepare": lambda self, hermes, _v, _say: (self, hermes)})()
     profile = type("Profile", (), {"requires": ()})()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.config import HermesConfig
+from hermetic.hermes.run.config import HermesConfig
 from hermetic.mock import ClosedPort, MockProvider, parse_script
 from hermetic.mock.phrases import PHRASES, REFUSED, answer_phrase
 from hermetic.world.providers import Providers

@@ -12,7 +12,7 @@ from hermetic.contract.capture_log import capture_lines
 from hermetic.contract.schema import DDL as CONTRACT_DDL
 from hermetic.contract.table_reader import ContractViolation, read_alerts, table_sql
 from hermetic.errors import AlertStoreError, HarnessError
-from hermetic.hermes.cron_jobs import JobsFile
+from hermetic.hermes.run.cron_jobs import JobsFile
 
 DDL = CONTRACT_DDL
 

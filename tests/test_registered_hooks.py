@@ -1,7 +1,7 @@
-"""hermetic.hermes.registered_hooks: which hooks the plugin registered, from Hermes' debug output
-(the lines are Hermes 0.19.0's, as a tick printed them with HERMES_PLUGINS_DEBUG=1)."""
+"""hermetic.hermes.read.registered_hooks: which hooks the plugin registered, from Hermes' debug
+output (the lines are Hermes 0.19.0's, as a tick printed them with HERMES_PLUGINS_DEBUG=1)."""
 
-from hermetic.hermes.registered_hooks import missing_hook, registrations
+from hermetic.hermes.read.registered_hooks import missing_hook, registrations
 
 LOADING = (
     "[plugins] DEBUG Loading plugin '{name}' (source=user, kind=standalone, "

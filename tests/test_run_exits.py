@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from hermetic.cli import main
-from hermetic.hermes.installs import ensure_hermes
+from hermetic.hermes.install.installs import ensure_hermes
 from hermetic.runs.exit_status import exit_status
 
 REPO = Path(__file__).resolve().parent.parent
@@ -150,7 +150,7 @@ def test_a_version_that_does_not_exist_is_one_line_and_creates_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import hermetic.plan.hermes_choice as hermes_choice
-    from hermetic.hermes.installs import ReleaseMissing
+    from hermetic.hermes.install.installs import ReleaseMissing
 
     asked = []
 
@@ -189,7 +189,7 @@ def test_a_matrix_row_that_does_not_exist_stops_the_matrix_before_any_release(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import hermetic.plan.hermes_choice as hermes_choice
-    from hermetic.hermes.installs import ReleaseMissing
+    from hermetic.hermes.install.installs import ReleaseMissing
 
     def missing(version: str | None = None, package: str | None = None) -> None:
         if version == "9.9.9":

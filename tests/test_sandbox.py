@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hermetic.hermes.commands import HermesCommands
-from hermetic.hermes.config import HermesConfig, HermesTuning
-from hermetic.hermes.sandbox import Sandbox
+from hermetic.hermes.run.commands import HermesCommands
+from hermetic.hermes.run.config import HermesConfig, HermesTuning
+from hermetic.hermes.run.sandbox import Sandbox
 from hermetic.plugin_sources import load_plugin
 
 REPO = Path(__file__).resolve().parent.parent

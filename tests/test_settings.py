@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hermetic.errors import ConfigError
-from hermetic.hermes.installs import ensure_hermes
+from hermetic.hermes.install.installs import ensure_hermes
 from hermetic.plan.resolve import settings_from_userdata
 from hermetic.plugin_sources import load_plugin
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.hermes.sandbox import Sandbox
+from hermetic.hermes.run.sandbox import Sandbox
 from hermetic.isolation import credential_leaks, stand_in
 from hermetic.isolation.checks import CREDENTIAL, RunChecks
 from hermetic.mock.journal import Journal, JournalEntry

@@ -1,5 +1,5 @@
-"""hermetic.parts.stray_alerts and hermetic.hermes.home_files: where else a plugin put its alerts,
-and the [alerts] keys that would read them."""
+"""hermetic.parts.stray_alerts and hermetic.hermes.read.home_files: where else a plugin put its
+alerts, and the [alerts] keys that would read them."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
-from hermetic.hermes.home_files import written_by_others
+from hermetic.hermes.read.home_files import written_by_others
 from hermetic.parts.stray_alerts import Stray, body_strays, file_strays, reads_place
 
 MODEL = "gone-model"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hermetic.hermes.commands import CommandResult
+from hermetic.hermes.run.commands import CommandResult
 from hermetic.isolation.checks import IDENTITY, NETWORK
 from hermetic.parts.alert_records import AlertRecords
 from hermetic.plan.resolve import settings_from_userdata

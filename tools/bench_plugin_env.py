@@ -33,9 +33,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from hermetic.hermes import uv_or_pip  # noqa: E402
-from hermetic.hermes.installs import ensure_hermes  # noqa: E402
-from hermetic.hermes.packages import interpreter  # noqa: E402
+from hermetic.hermes.install import uv_or_pip  # noqa: E402
+from hermetic.hermes.install.installs import ensure_hermes  # noqa: E402
+from hermetic.hermes.install.packages import interpreter  # noqa: E402
 from hermetic.plugin_sources import load_plugin  # noqa: E402
 from hermetic.plugin_sources.package_install import (  # noqa: E402
     build_wheel,

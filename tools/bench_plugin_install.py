@@ -33,8 +33,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from hermetic.hermes.installs import ensure_hermes  # noqa: E402
-from hermetic.hermes.releases import DEFAULT_RELEASE  # noqa: E402
+from hermetic.hermes.install.installs import ensure_hermes  # noqa: E402
+from hermetic.hermes.install.releases import DEFAULT_RELEASE  # noqa: E402
 from hermetic.plugin_sources import load_plugin  # noqa: E402
 
 PLUGIN = REPO / "alerts_plugin"

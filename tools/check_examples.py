@@ -59,7 +59,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from hermetic.hermes.uv_or_pip import (  # noqa: E402
+from hermetic.hermes.install.uv_or_pip import (  # noqa: E402
     PIP,
     HermesInstallError,
     install_step,

@@ -280,7 +280,7 @@ MUTANTS = (
     ),
     Mutant(
         "gateway-leaves-a-process-behind",
-        "hermetic/hermes/scheduler.py",
+        "hermetic/hermes/run/scheduler.py",
         "        result = gateway.wait(timeout)\n",
         "        result = gateway.wait(timeout)\n"
         "        __import__('subprocess').Popen(['sleep', '20'],"
@@ -290,7 +290,7 @@ MUTANTS = (
     ),
     Mutant(
         "sandbox-passes-the-developers-home",
-        "hermetic/hermes/process_env.py",
+        "hermetic/hermes/run/process_env.py",
         '"HOME": str(sandbox.home),\n        "HERMES_HOME": str(sandbox.hermes_home),',
         '"HOME": __import__("os").environ["HOME"],',
         ISOLATION,
@@ -298,7 +298,7 @@ MUTANTS = (
     ),
     Mutant(
         "sandbox-passes-the-developers-keys",
-        "hermetic/hermes/process_env.py",
+        "hermetic/hermes/run/process_env.py",
         '    return sandbox.extra_env | {\n        "PATH":',
         "    return sandbox.extra_env | {\n        **{k: v for k, v in __import__('os')"
         '.environ.items() if k.endswith(("_KEY", "_TOKEN"))},\n        "PATH":',
@@ -310,7 +310,7 @@ MUTANTS = (
     # through still fails the scenario that asks for a refusal.
     Mutant(
         "network-guard-only-records",
-        "hermetic/hermes/sandbox.py",
+        "hermetic/hermes/run/sandbox.py",
         'network_mode: str = "block"',
         'network_mode: str = "record"',
         ISOLATION,
@@ -321,7 +321,7 @@ MUTANTS = (
     # (attribution), inside a namespace that would refuse it too.
     Mutant(
         "sandbox-lets-hermes-look-up-models-online",
-        "hermetic/hermes/config.py",
+        "hermetic/hermes/run/config.py",
         "context_length: int | None = 131072",
         "context_length: int | None = None",
         ("--tags=@smoke",),
@@ -330,7 +330,7 @@ MUTANTS = (
     ),
     Mutant(
         "hermes-runs-without-the-loopback-guard",
-        "hermetic/hermes/process_env.py",
+        "hermetic/hermes/run/process_env.py",
         "        **guard_environment("
         "sandbox.network_log, sandbox.process_log, sandbox.network_mode),\n",
         "",
@@ -357,7 +357,7 @@ MUTANTS = (
     # process escaped the run's namespace, and the check after that run names it.
     Mutant(
         "hermes-runs-outside-the-namespace",
-        "hermetic/hermes/commands.py",
+        "hermetic/hermes/run/commands.py",
         "        command = [*self.prefix, *self.sandbox.confinement(),"
         " str(self.sandbox.hermes_executable)]\n",
         '        command = ["nsenter", "--net=/proc/1/ns/net", *self.prefix,'
@@ -385,7 +385,7 @@ MUTANTS = (
     ),
     Mutant(
         "sandbox-leaves-a-stale-plugin-copy",
-        "hermetic/hermes/sandbox.py",
+        "hermetic/hermes/run/sandbox.py",
         "        self.plugin_source = source\n        return target",
         "        self.plugin_source = source\n"
         '        self.add_stale_copy(name + ".bak.2024")\n        return target',

@@ -1,4 +1,5 @@
-"""Write hermetic/hermes/variables_hermes_reads.py: every environment variable Hermes' code reads.
+"""Write hermetic/hermes/reference/variables_hermes_reads.py: every environment variable Hermes'
+code reads.
 
 A profile may not set a variable Hermes reads (it would change Hermes, not the plugin); a
 plugin's own ``HERMES_<PLUGIN>_*`` is fine. Which names Hermes reads is taken from its code, per
@@ -42,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OUTPUT = ROOT / "hermetic" / "hermes" / "variables_hermes_reads.py"
+OUTPUT = ROOT / "hermetic" / "hermes" / "reference" / "variables_hermes_reads.py"
 
 #: (what a report calls it, the requirement pip downloads): every supported release, and the
 #: newer code a repackaging publishes.
@@ -232,7 +233,7 @@ def render(read: dict[str, list[str]]) -> str:
         "",
         "Written by tools/hermes_variables.py from each release's wheel; do not edit by hand.",
         "A profile may not set these (hermetic.profile.model): they change Hermes, not the plugin.",
-        "The environment a hermes process is given is built in hermetic.hermes.process_env.",
+        "The environment a hermes process is given is built in hermetic.hermes.run.process_env.",
         '"""',
         "",
         "from collections.abc import Mapping",

@@ -5,7 +5,7 @@ For each answer of the provider corpus (hermetic/corpus/answers.toml), over the 
 belongs to, on each Hermes build asked for, this runs one real ``hermes cron tick`` against the
 mock serving that answer, with an observer plugin that writes down every ``api_request_error``
 call, under Hermes' default retries. It writes the measurements
-(hermetic/hermes/hook_reference.json) and the page plugin authors read
+(hermetic/hermes/reference/hook_reference.json) and the page plugin authors read
 (docs/reference/hermes-tells-the-plugin.md). Run by hand, outside any network namespace (it
 installs the Hermes builds it needs); the output is committed.
 
@@ -39,7 +39,8 @@ if str(REPO) not in sys.path:
 
 from hermetic.corpus import ProviderAnswer, load_corpus  # noqa: E402
 from hermetic.errors import HarnessError  # noqa: E402
-from hermetic.hermes.hook_reference import (  # noqa: E402
+from hermetic.hermes.install.protocols import WireProtocol, protocol_named  # noqa: E402
+from hermetic.hermes.reference.hook_reference import (  # noqa: E402
     REFERENCE_JSON,
     Call,
     Outcome,
@@ -48,7 +49,6 @@ from hermetic.hermes.hook_reference import (  # noqa: E402
     load_reference,
     render_markdown,
 )
-from hermetic.hermes.protocols import WireProtocol, protocol_named  # noqa: E402
 from hermetic.parts.wire_protocol import WireProtocolPart  # noqa: E402
 from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
 from hermetic.plan.settings import Settings  # noqa: E402

@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from hermetic.hermes.installs import ensure_hermes  # noqa: E402
+from hermetic.hermes.install.installs import ensure_hermes  # noqa: E402
 from hermetic.isolation.guard.log import guard_environment  # noqa: E402
 from hermetic.isolation.guard.site.hermetic_netguard_protocol import HANDOFF_LOG_VARIABLE  # noqa: E402
 from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402

@@ -32,7 +32,7 @@ if str(REPO) not in sys.path:
 
 from hermetic.corpus import load_corpus  # noqa: E402
 from hermetic.corpus.examples import OUTLINE_PROTOCOLS  # noqa: E402
-from hermetic.hermes.protocols import protocol_named  # noqa: E402
+from hermetic.hermes.install.protocols import protocol_named  # noqa: E402
 from hermetic.mock.phrases import PHRASES  # noqa: E402
 from hermetic.parts.wire_protocol import WireProtocolPart  # noqa: E402
 from hermetic.plan.resolve import settings_from_userdata  # noqa: E402

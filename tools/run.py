@@ -147,7 +147,7 @@ def ensure_hermes() -> None:
     # SIGINT, through us: it then removes what it had made and says so in one line, however
     # long that takes, and we wait for it.
     process = subprocess.Popen(
-        [str(BIN / "python"), "-m", "hermetic.hermes.installs"],
+        [str(BIN / "python"), "-m", "hermetic.hermes.install.installs"],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
@@ -205,7 +205,7 @@ def ensure_chromium() -> None:
 def command_line() -> argparse.ArgumentParser:
     """The command line. Built from standard-library modules alone: ``--help`` runs before
     .venv exists (bootstrap() lets it through), so nothing pydantic or behave needs is here."""
-    from hermetic.hermes.releases import MATRIX_RELEASES
+    from hermetic.hermes.install.releases import MATRIX_RELEASES
     from hermetic.runs.parallel_options import add_spread_options
 
     def parse_versions(text: str) -> list[str]:
@@ -347,7 +347,7 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
     """``all``: lint, the step wiring, the unit tests, the wheel, the example plugins, the
     pytest plugin, the CI workflows, the release matrix on the seed path, the acceptance
     suite; the closing line counts every step."""
-    from hermetic.hermes.releases import DEFAULT_RELEASE, MATRIX_RELEASES, NEWEST_CODE
+    from hermetic.hermes.install.releases import DEFAULT_RELEASE, MATRIX_RELEASES, NEWEST_CODE
     from hermetic.plan.model import Suite
     from hermetic.runs.acceptance import run_acceptance
     from hermetic.runs.child_steps import INTERRUPTS, run_step

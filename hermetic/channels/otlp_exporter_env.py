@@ -6,7 +6,7 @@ signal-specific traces endpoint of the OTLP exporter specification)."""
 from __future__ import annotations
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.sandbox import Sandbox
+from hermetic.hermes.run.sandbox import Sandbox
 
 #: The OTLP exporter specification's base endpoint (``/v1/traces`` appended) and its
 #: traces-only one (used as it is).

@@ -49,7 +49,7 @@ def _versions(text: str) -> list[str]:
 
 def main(args: argparse.Namespace, behave_args: list[str], own_options: list[str]) -> int:
     from hermetic.errors import ConfigError
-    from hermetic.hermes.releases import unsupported_reason
+    from hermetic.hermes.install.releases import unsupported_reason
     from hermetic.plan.hermes_choice import choose
     from hermetic.plan.request import COMMAND_LINE
     from hermetic.plan.resolve import check

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from hermetic.contract.capture_log import CAPTURE, is_error
-from hermetic.hermes.home_text import without_home
+from hermetic.hermes.read.home_text import without_home
 
 # The line's own time stamp ("2026-12-01 20:46:27,492 …", or ISO 8601): its digits could hold
 # any status, so the status is looked for after it.

@@ -21,7 +21,7 @@ from types import MappingProxyType
 from hermetic.contract.capture_log import CAPTURE, is_error
 from hermetic.contract.schema import DATABASE
 from hermetic.errors import HarnessError
-from hermetic.hermes.home_text import without_home
+from hermetic.hermes.read.home_text import without_home
 
 #: The words that begin the line saying an alert could not be stored (the contract's wording).
 STORE_ERROR = "could not store model-unavailable alert"

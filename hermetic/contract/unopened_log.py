@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from hermetic.contract.store_errors import STORE_ERROR
-from hermetic.hermes.home_text import without_home
+from hermetic.hermes.read.home_text import without_home
 
 # agent.log's format puts the level right after the time; INFO and DEBUG are no warning.
 _WARNING = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?:WARNING|ERROR|CRITICAL)\b")

@@ -35,7 +35,7 @@ OUTLINE_PROTOCOLS = (
     "anthropic_messages",
     "bedrock_converse",
 )
-#: How the feature names each protocol (the step's words: ``hermetic.hermes.protocols``'
+#: How the feature names each protocol (the step's words: ``hermetic.hermes.install.protocols``'
 #: titles, which the corpus, on floor 2, cannot import; a unit test keeps them equal).
 PROTOCOL_TITLES = {
     "chat_completions": "OpenAI's chat completions",

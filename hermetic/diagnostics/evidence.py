@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from hermetic.diagnostics.text_tail import tail
 
 if TYPE_CHECKING:
-    from hermetic.hermes.commands import CommandResult
+    from hermetic.hermes.run.commands import CommandResult
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The suite's own guarantees, checked after every Hermes run of every scenario.
 
-* **The plugin loaded** (:mod:`hermetic.hermes.plugin_load`): a failed load is the headline and
+* **The plugin loaded** (:mod:`hermetic.hermes.read.plugin_load`): a failed load is the headline and
   fails the scenario at once: nothing else it could find means anything without the plugin.
 * **The loopback guard ran** in every ``hermes`` process: without it, "no attempt beyond
   loopback" is true of anything. Also at once: it is the harness that failed.
@@ -9,13 +9,13 @@
   guard did not record (a child process, a C-level socket) is a finding too, naming who handed
   off and what the output said.
 * **Loopback only** (:mod:`hermetic.isolation.guard`) and **the plugin under test is the copy Hermes
-  loaded** (:mod:`hermetic.hermes.plugin_identity`): these verdicts never hide the alert verdict.
-  They are collected, the scenario's own ``Then`` steps run, and the scenario fails afterwards
-  with both in the report. A network attempt to a host the plugin's profile lists as expected is
-  still refused, and reported as expected instead of failing.
-* **Hermes waited for the plugin's hooks** (:mod:`hermetic.hermes.hook_timeouts`): 0.22+ abandon
-  a hook that runs over ``plugins.hook_callback_timeout``; its unwritten alert is lost, and the
-  scenario fails afterwards saying so.
+  loaded** (:mod:`hermetic.hermes.read.plugin_identity`): these verdicts never hide the alert
+  verdict. They are collected, the scenario's own ``Then`` steps run, and the scenario fails
+  afterwards with both in the report. A network attempt to a host the plugin's profile lists as
+  expected is still refused, and reported as expected instead of failing.
+* **Hermes waited for the plugin's hooks** (:mod:`hermetic.hermes.read.hook_timeouts`): 0.22+
+  abandon a hook that runs over ``plugins.hook_callback_timeout``; its unwritten alert is lost, and
+  the scenario fails afterwards saying so.
 * **The stand-in credential went to loopback only** (:mod:`hermetic.isolation.stand_in`): when the
   profile gives the plugin ``{credential}``, no file of the sandbox may hold it afterwards
   (logs, stored alerts, the commands' output, the guard's log of refused attempts) but those
@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermetic.hermes.commands import CommandResult
-from hermetic.hermes.hook_timeouts import HookTimeout, hook_timeouts
-from hermetic.hermes.plugin_identity import entry_point_problem, identity_problem
-from hermetic.hermes.plugin_load import LoadFailure, load_failures
-from hermetic.hermes.sandbox import Sandbox
+from hermetic.hermes.read.hook_timeouts import HookTimeout, hook_timeouts
+from hermetic.hermes.read.plugin_identity import entry_point_problem, identity_problem
+from hermetic.hermes.read.plugin_load import LoadFailure, load_failures
+from hermetic.hermes.run.commands import CommandResult
+from hermetic.hermes.run.sandbox import Sandbox
 from hermetic.isolation.credential_leaks import find_leaks
 from hermetic.isolation.guard.handoffs import Handoff, read_handoffs
 from hermetic.isolation.guard.log import NetworkAttempt, handoff_log, non_loopback, read_attempts

@@ -1,7 +1,7 @@
 """What the kernel refused that the loopback guard did not see, as one finding naming who tried.
 
 A ``hermes`` command during which the namespace's no-route counters rose
-(:attr:`hermetic.hermes.commands.CommandResult.kernel_refused`), while the guard recorded no
+(:attr:`hermetic.hermes.run.commands.CommandResult.kernel_refused`), while the guard recorded no
 attempt beyond loopback that it let through, made an attempt the guard could not see: a child
 process or a C-level socket. The finding names the command, who handed off in the meantime (the
 guard's hand-off records: the plugin under test first) and what the processes' own error output
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from hermetic.hermes.commands import CommandResult
+from hermetic.hermes.run.commands import CommandResult
 from hermetic.isolation.guard.handoffs import Handoff
 from hermetic.isolation.guard.log import NetworkAttempt
 from hermetic.isolation.netns.counters import describe

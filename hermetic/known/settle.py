@@ -27,7 +27,7 @@ from hermetic.known.explained import HERMES_DEFECT, KNOWN, STALE_HEADLINE, Expla
 from hermetic.reporting.artefacts import _SAVED_MARK, record_failure, warn
 
 if TYPE_CHECKING:
-    from hermetic.hermes.processes import ProcessInfo
+    from hermetic.hermes.run.processes import ProcessInfo
     from hermetic.integrations.behave.internals import Scenario
     from hermetic.plan.settings import Settings
     from hermetic.world.world import World

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermetic.errors import ConfigError
-from hermetic.hermes.hang_limit import hang_in
+from hermetic.hermes.run.hang_limit import hang_in
 from hermetic.mutation import coverage, pip_builds, report, verdict_cache
 from hermetic.mutation.operators import Mutant, mutants_of, spread
 from hermetic.mutation.sources import copy_with, source_files

@@ -33,7 +33,7 @@ from hermetic.isolation.guard.site.hermetic_netguard_protocol import (
 )
 
 if TYPE_CHECKING:
-    from hermetic.hermes.sandbox import Sandbox
+    from hermetic.hermes.run.sandbox import Sandbox
     from hermetic.mutation.operators import Mutant
     from hermetic.plugin_sources import PluginUnderTest
     from hermetic.world.world import World

@@ -12,7 +12,7 @@ import os
 import shutil
 from pathlib import Path
 
-from hermetic.hermes.sandbox import not_the_plugin
+from hermetic.hermes.run.sandbox import not_the_plugin
 
 #: Files that are not the plugin's code, wherever they are: its unit tests and build scripts.
 NOT_SOURCE_FILES = frozenset({"setup.py", "conftest.py", "noxfile.py"})
@@ -23,7 +23,8 @@ IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".git", ".venv", "repor
 
 def source_files(folder: Path) -> list[str]:
     """The plugin's Python files, relative to ``folder`` with ``/``, sorted: what the sandbox
-    installs for Hermes (hermetic.hermes.sandbox.not_the_plugin), less tests and build scripts."""
+    installs for Hermes (hermetic.hermes.run.sandbox.not_the_plugin), less tests and build
+    scripts."""
     found = []
     for root, directories, files in os.walk(folder):
         skipped = not_the_plugin(root, [*directories, *files])

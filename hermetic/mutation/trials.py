@@ -9,7 +9,7 @@ unless every scenario's message is wanted. Its verdict comes from its run's resu
 * ``survived``: every selected scenario passed;
 * ``incompetent``: the mutant did not even load (the suite's plugin-load headline);
 * ``timeout``: it ran past its time and was stopped, or every scenario that failed failed
-  only on the suite's hang limit (:mod:`hermetic.hermes.hang_limit`: on a loaded machine a
+  only on the suite's hang limit (:mod:`hermetic.hermes.run.hang_limit`: on a loaded machine a
   healthy ``hermes cron tick`` can run into it, so that is no proof that a check caught it);
 * ``error``: behave itself could not run (no scenario failed, yet it did not pass).
 
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermetic.hermes.hang_limit import hang_in
-from hermetic.hermes.processes import stop_processes_under
+from hermetic.hermes.run.hang_limit import hang_in
+from hermetic.hermes.run.processes import stop_processes_under
 from hermetic.isolation.netns.confinement import Confinement
 from hermetic.plan.plan_file import PLAN_FILE, write_plan
 from hermetic.plan.request import PLAN_KEY
@@ -40,7 +40,7 @@ from hermetic.reporting.result import BROKEN, EXPLAINED, INTERRUPTED, PASSED, Re
 if TYPE_CHECKING:
     from hermetic.plan.model import RunPlan
 
-#: The suite's headline when Hermes could not load the plugin (hermetic.hermes.plugin_load).
+#: The suite's headline when Hermes could not load the plugin (hermetic.hermes.read.plugin_load).
 LOAD_FAILURE = "Failed to load plugin"
 VERDICTS = ("killed", "survived", "incompetent", "timeout", "error")
 POLL_SECONDS = 0.2

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hermetic.channels.alert import distinct
-from hermetic.hermes.protocols import CHAT_COMPLETIONS
+from hermetic.hermes.install.protocols import CHAT_COMPLETIONS
 from hermetic.parts.alert_channel import AlertChannels
 from hermetic.parts.alert_records import AlertRecords
 from hermetic.parts.hook_observer import HookObserver

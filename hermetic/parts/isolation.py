@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermetic.diagnostics.evidence import Evidence
 from hermetic.errors import HarnessError
-from hermetic.hermes.packages import installed, suite_modules_visible, unexpected_packages
+from hermetic.hermes.install.packages import installed, suite_modules_visible, unexpected_packages
 from hermetic.isolation import injected, stand_in
 from hermetic.isolation.checks import CREDENTIAL, IDENTITY, KERNEL, NETWORK, OUTSIDE, PLUGIN_LOAD
 from hermetic.isolation.developer_home import UserHome

@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING
 
 from hermetic.contract.store_errors import LOST, STORE_ERROR
 from hermetic.errors import HarnessError
-from hermetic.hermes.home_text import without_home
+from hermetic.hermes.read.home_text import without_home
 from hermetic.parts.lock_holder import IN_OPEN, watch
 from hermetic.parts.spool_faults import hold_lock
 from hermetic.parts.store_faults import FaultUnavailable, InjectedFault
 
 if TYPE_CHECKING:
-    from hermetic.hermes.commands import HermesCommands
+    from hermetic.hermes.run.commands import HermesCommands
     from hermetic.profile import Spool
     from hermetic.world.world import World
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.home_text import without_home
+from hermetic.hermes.read.home_text import without_home
 from hermetic.parts.store_faults import FaultUnavailable, InjectedFault, chattr_fault
 
 if TYPE_CHECKING:

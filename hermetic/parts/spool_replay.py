@@ -29,7 +29,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.home_text import without_home
+from hermetic.hermes.read.home_text import without_home
 from hermetic.parts.store_faults import FaultUnavailable
 
 if TYPE_CHECKING:

@@ -4,10 +4,10 @@
 Checked in this order, the first that finds something is the failure's headline:
 
 1. **The plugin registered no ``api_request_error`` hook** (Hermes' ``HERMES_PLUGINS_DEBUG``
-   output, :mod:`hermetic.hermes.registered_hooks`): Hermes never told it of the failure.
+   output, :mod:`hermetic.hermes.read.registered_hooks`): Hermes never told it of the failure.
 2. **Its ``api_request_error`` hook raised**: Hermes' own log line, quoted
-   (written by :mod:`hermetic.hermes.hook_failures`); Hermes caught it and carried on.
-3. **Hermes stopped waiting for the hook** (0.22+, :mod:`hermetic.hermes.hook_timeouts`).
+   (written by :mod:`hermetic.hermes.read.hook_failures`); Hermes caught it and carried on.
+3. **Hermes stopped waiting for the hook** (0.22+, :mod:`hermetic.hermes.read.hook_timeouts`).
 4. **The plugin sent its backend no key**: the scenario's collector answered deliveries without
    the profile's ``{credential}`` with 401, as the real backend would
    (:meth:`hermetic.isolation.checks.RunChecks.key_finding`).
@@ -32,12 +32,12 @@ from typing import TYPE_CHECKING
 
 from hermetic.contract.capture_log import capture_lines
 from hermetic.contract.schema import LOG as CONTRACT_LOG
-from hermetic.hermes.agent_log import logged_by_others
-from hermetic.hermes.home_files import written_by_others
-from hermetic.hermes.hook_failures import hook_raised_headline
-from hermetic.hermes.hook_timeouts import hook_timeouts
-from hermetic.hermes.packages import top_level_modules
-from hermetic.hermes.registered_hooks import API_REQUEST_ERROR, missing_hook, registrations
+from hermetic.hermes.install.packages import top_level_modules
+from hermetic.hermes.read.agent_log import logged_by_others
+from hermetic.hermes.read.home_files import written_by_others
+from hermetic.hermes.read.hook_failures import hook_raised_headline
+from hermetic.hermes.read.hook_timeouts import hook_timeouts
+from hermetic.hermes.read.registered_hooks import API_REQUEST_ERROR, missing_hook, registrations
 from hermetic.isolation.guard.outside import outside_files
 from hermetic.parts.lost_batch import Delivery, lost_batch_headline
 from hermetic.parts.stray_alerts import (
@@ -108,7 +108,7 @@ class WhyNoAlert:
     def hook_raised(self) -> str | None:
         """Hermes' log says the plugin's ``api_request_error`` callback raised, or the plugin
         logged a failure of its own there (the headline is written by
-        :func:`hermetic.hermes.hook_failures.hook_raised_headline`)."""
+        :func:`hermetic.hermes.read.hook_failures.hook_raised_headline`)."""
         return hook_raised_headline(self._agent_log(), self._plugin_code())
 
     def _plugin_code(self) -> Path | None:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from hermetic.diagnostics.evidence import Evidence
 from hermetic.errors import HarnessError
-from hermetic.hermes.protocols import (
+from hermetic.hermes.install.protocols import (
     BEDROCK_REGION,
     CHAT_COMPLETIONS,
     CONVERSE,

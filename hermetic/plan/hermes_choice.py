@@ -24,16 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import ConfigError
-from hermetic.hermes.builds import HermesBuild, HermesBuildError, inspect_build, python_of
-from hermetic.hermes.index_versions import UNKNOWN
-from hermetic.hermes.installs import (
+from hermetic.hermes.install.builds import HermesBuild, HermesBuildError, inspect_build, python_of
+from hermetic.hermes.install.index_versions import UNKNOWN
+from hermetic.hermes.install.installs import (
     HermesInstallError,
     check_exists,
     ensure_hermes,
     package_spec,
     pinned_version,
 )
-from hermetic.hermes.releases import DEFAULT_RELEASE, release_key, unsupported_reason
+from hermetic.hermes.install.releases import DEFAULT_RELEASE, release_key, unsupported_reason
 from hermetic.profile import Profile
 
 Say = Callable[[str], None]
@@ -162,7 +162,8 @@ def _check_supported(version: str, where: str) -> None:
 def _check_requires(hermes: Path, profile: Profile) -> None:
     if not profile.requires:
         return
-    from hermetic.hermes.packages import missing_requirements  # a subprocess: only when needed
+    # a subprocess: only when needed
+    from hermetic.hermes.install.packages import missing_requirements
 
     missing = missing_requirements(hermes, profile.requires)
     if missing:

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hermetic.corpus import load_corpus
-from hermetic.hermes.releases import release_key
+from hermetic.hermes.install.releases import release_key
 from hermetic.plan.settings import Settings
 from hermetic.plugin_sources import kind_skip_reason
 from hermetic.profile import Profile

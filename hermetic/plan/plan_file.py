@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from hermetic.errors import ConfigError
-from hermetic.hermes.builds import HermesBuild
+from hermetic.hermes.install.builds import HermesBuild
 from hermetic.isolation.netns.status import NetworkIsolation
 from hermetic.plan.model import RunPlan, Spread, Suite
 from hermetic.plan.request import RunRequest

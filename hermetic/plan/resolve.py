@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import ConfigError, HarnessError
-from hermetic.hermes.protocols import protocols_needed
-from hermetic.hermes.tempdirs import make_temp_dir
+from hermetic.hermes.install.protocols import protocols_needed
+from hermetic.hermes.run.tempdirs import make_temp_dir
 from hermetic.isolation.netns.status import NetworkIsolation
 from hermetic.plan.hermes_choice import HermesChoice, choose
 from hermetic.plan.hermes_choice import say as say_on_stderr

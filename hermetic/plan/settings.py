@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from hermetic.errors import ConfigError, HarnessError
-from hermetic.hermes.builds import HermesBuild
-from hermetic.hermes.protocol_envs import hermes_speaking
-from hermetic.hermes.protocols import WireProtocol
+from hermetic.hermes.install.builds import HermesBuild
+from hermetic.hermes.install.protocol_envs import hermes_speaking
+from hermetic.hermes.install.protocols import WireProtocol
 from hermetic.isolation.netns import GUARD_ONLY
 from hermetic.isolation.netns.status import NOT_STARTED_BY_RUNNER, NetworkIsolation
 from hermetic.plugin_sources import PluginUnderTest

@@ -31,7 +31,7 @@ from hermetic.plugin_sources import directory, package
 
 class PluginHome(Protocol):
     """Where a plugin under test installs itself: what a kind may ask of a sandbox
-    (:class:`hermetic.hermes.sandbox.Sandbox` is one), which knows nothing of the kinds."""
+    (:class:`hermetic.hermes.run.sandbox.Sandbox` is one), which knows nothing of the kinds."""
 
     def copy_plugin_folder(self, name: str, source: Path) -> Path:
         """Copy a directory plugin to ``plugins/<name>/``; return the copy."""

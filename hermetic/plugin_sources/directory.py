@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from hermetic.errors import ConfigError, HarnessError
-from hermetic.hermes.plugin_load import not_committed
+from hermetic.hermes.read.plugin_load import not_committed
 from hermetic.plugin_sources import hermes_installer
 from hermetic.plugin_sources.git_snapshot import NothingTracked, NotInGit, snapshot
 

@@ -12,7 +12,7 @@ Nothing is written into the author's repository: the snapshot's objects go to th
 repository (the author's objects are read through git's alternates), and its index is a copy.
 :func:`snapshot` also lists what the snapshot leaves out (:attr:`Snapshot.left_out`), so that a
 plugin that imports a module git does not track fails naming the file
-(:mod:`hermetic.hermes.plugin_load`).
+(:mod:`hermetic.hermes.read.plugin_load`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.sandbox import NOT_THE_PLUGIN
+from hermetic.hermes.run.sandbox import NOT_THE_PLUGIN
 
 #: Never listed as left out: what a plugin's folder holds that is not the plugin (version
 #: control, environments, caches, a behave suite beside it), as the folder copy skips it.

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError, HermesCommandError
-from hermetic.hermes.env_folders import (
+from hermetic.hermes.install.env_folders import (
     LOCK_SUFFIX,
     building,
     default_envs_root,
@@ -166,8 +166,8 @@ def _read(final: Path) -> Installed | None:
 def _run_installer(
     snap: Snapshot, name: str, hermes: Path, release: str, scratch: Path
 ) -> Installed:
-    from hermetic.hermes.commands import HermesCommands
-    from hermetic.hermes.sandbox import Sandbox
+    from hermetic.hermes.run.commands import HermesCommands
+    from hermetic.hermes.run.sandbox import Sandbox
 
     sandbox = Sandbox.create(hermes, parent=scratch)
     # Rich wraps Hermes' words at 80 columns; a headline quotes them on one line.

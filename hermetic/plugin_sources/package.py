@@ -26,7 +26,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from hermetic.errors import ConfigError, HarnessError
-from hermetic.hermes.uv_or_pip import Installed
+from hermetic.hermes.install.uv_or_pip import Installed
 from hermetic.plugin_sources.directory import git_revision
 from hermetic.plugin_sources.hook_registration import hook_problems
 from hermetic.plugin_sources.package_install import (
@@ -313,7 +313,7 @@ def _sdist_carried(path: Path) -> str:
 def _project_manifests(folder: Path) -> list[str]:
     """The files of a project folder that :func:`carried_plugin` looks at (build output, virtual
     environments and caches left out)."""
-    from hermetic.hermes.sandbox import not_the_plugin
+    from hermetic.hermes.run.sandbox import not_the_plugin
 
     return [
         str(path.relative_to(folder).as_posix())
@@ -369,7 +369,7 @@ def file_digest(path: Path) -> str:
 def project_digest(folder: Path) -> str:
     """The digest of the files a build of ``folder`` can read: every file but version control,
     virtual environments, caches, build output and the test suite beside the plugin."""
-    from hermetic.hermes.sandbox import not_the_plugin
+    from hermetic.hermes.run.sandbox import not_the_plugin
 
     digest = hashlib.sha256()
     for path in sorted(_project_files(folder, not_the_plugin)):

@@ -12,8 +12,8 @@ already there. Nothing writes into a linked file in place: installers and Python
 cache replace files (unlink, then create), so Hermes' own environment stays as it was.
 
 uv runs with the machine's trust store and pip's settings; where it still cannot, pip does the
-step, and the stamp records that pip did (:mod:`hermetic.hermes.uv_or_pip`). The clone is
-made beside its place and renamed into it once stamped (:mod:`hermetic.hermes.env_folders`):
+step, and the stamp records that pip did (:mod:`hermetic.hermes.install.uv_or_pip`). The clone is
+made beside its place and renamed into it once stamped (:mod:`hermetic.hermes.install.env_folders`):
 a failed install leaves no environment a later run could reuse, and its error is one line.
 
 What the install changed in Hermes' pins (a dependency the plugin needs in another version)
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.env_folders import (
+from hermetic.hermes.install.env_folders import (
     INSTALL_STAMP,
     building,
     default_envs_root,
@@ -45,8 +45,8 @@ from hermetic.hermes.env_folders import (
     rewrite_paths,
     touch_used,
 )
-from hermetic.hermes.packages import installed, interpreter
-from hermetic.hermes.uv_or_pip import (
+from hermetic.hermes.install.packages import installed, interpreter
+from hermetic.hermes.install.uv_or_pip import (
     PIP,
     UV,
     HermesInstallError,
@@ -266,7 +266,7 @@ def build_wheel(
     environment) from a copy, so that no build output lands in the author's folder: with
     ``uv build``, or ``pip wheel`` (``python``'s, default this one's) when uv cannot. The
     wheel, and which installer built it."""
-    from hermetic.hermes.sandbox import not_the_plugin
+    from hermetic.hermes.run.sandbox import not_the_plugin
 
     source = scratch / "source"
     shutil.copytree(project, source, ignore=not_the_plugin)

@@ -52,7 +52,7 @@ _EXPORTS = {
     "Profile": "hermetic.profile.checked",
     "BaselineEntry": "hermetic.profile.checked",
     "RenderedProfile": "hermetic.profile.rendering",
-    "merge_config": "hermetic.hermes.config",
+    "merge_config": "hermetic.hermes.run.config",
     "write_files": "hermetic.profile.rendering",
 }
 

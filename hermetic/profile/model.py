@@ -36,8 +36,8 @@ from hermetic.channels.settings import (
 )
 from hermetic.corpus import CorpusError, load_corpus
 from hermetic.errors import ConfigError
-from hermetic.hermes.variables_hermes_reads import HERMES_VARIABLES
-from hermetic.hermes.variables_hermes_reads import RELEASES as READ_RELEASES
+from hermetic.hermes.reference.variables_hermes_reads import HERMES_VARIABLES
+from hermetic.hermes.reference.variables_hermes_reads import RELEASES as READ_RELEASES
 from hermetic.isolation.guard.site.hermetic_netguard_protocol import is_loopback as is_loopback_host
 from hermetic.profile.placeholders import CREDENTIAL, check_placeholders, texts
 from hermetic.profile.promises import (

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermetic.hermes.config import merge_config
+from hermetic.hermes.run.config import merge_config
 from hermetic.profile.model import ProfileError, toml_key
 from hermetic.profile.placeholders import map_strings, names, texts
 
@@ -46,7 +46,7 @@ class RenderedProfile:
 
     def merge_config(self, base: Mapping[str, Any]) -> dict[str, Any]:
         """``base`` (the sandbox's config.yaml) with ``[config]`` merged in, table by table
-        (:func:`hermetic.hermes.config.merge_config`)."""
+        (:func:`hermetic.hermes.run.config.merge_config`)."""
         return merge_config(base, self.config)
 
     def write_files(self, hermes_home: Path) -> list[Path]:

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.commands import CommandResult
-from hermetic.hermes.processes import processes_with_environment
+from hermetic.hermes.run.commands import CommandResult
+from hermetic.hermes.run.processes import processes_with_environment
 from hermetic.parts.alert_records import AlertRecords
 from hermetic.world.world import World
 

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from hermetic.hermes.releases import unsupported_reason
+from hermetic.hermes.install.releases import unsupported_reason
 from hermetic.plan.model import Suite
 from hermetic.plan.request import RunRequest
 from hermetic.reporting import layout

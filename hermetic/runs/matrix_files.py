@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermetic import __version__
-from hermetic.hermes.hook_reference import load_reference, release_changes
+from hermetic.hermes.reference.hook_reference import load_reference, release_changes
 from hermetic.reporting.result import RunResult
 from hermetic.runs.matrix_releases import package_of, release_of, version_of
 

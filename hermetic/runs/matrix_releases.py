@@ -7,7 +7,7 @@ and checks with ``-D hermes_version=`` (the spec's version: "must be this versio
 
 With no ``--versions``, the rows are the releases the plugin declares it supports
 (:func:`declared_rows`: a specifier such as plugin.yaml's ``requires_hermes``) plus the newest
-code hermetic knows how to install (:data:`hermetic.hermes.releases.NEWEST_CODE`).
+code hermetic knows how to install (:data:`hermetic.hermes.install.releases.NEWEST_CODE`).
 
 Standard library only (``tools/run.py matrix`` parses ``--versions`` before any virtualenv
 exists), except :func:`declared_rows`, which needs ``packaging`` to read a PEP 440 specifier.
@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from hermetic.hermes.releases import MATRIX_RELEASES, NEWEST_CODE
+from hermetic.hermes.install.releases import MATRIX_RELEASES, NEWEST_CODE
 
 _VERSION = r"\d+(?:\.\d+){1,3}(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?"
 _RELEASE = re.compile(_VERSION)
@@ -37,7 +37,7 @@ def check_row(text: str) -> str:
     if _RELEASE.fullmatch(text) or _PINNED.fullmatch(text):
         return re.sub(r"\s+", "", text)
     if re.search(r"/|\.(whl|tar\.gz|zip)$", text):
-        from hermetic.hermes.installs import HermesInstallError, package_spec
+        from hermetic.hermes.install.installs import HermesInstallError, package_spec
 
         try:
             return package_spec(text)

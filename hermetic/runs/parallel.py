@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from hermetic.hermes.processes import stop_processes_under
+from hermetic.hermes.run.processes import stop_processes_under
 from hermetic.isolation.netns.confinement import Confinement
 from hermetic.plan.plan_file import PLAN_FILE, read_plan
 from hermetic.plan.request import PLAN_KEY

@@ -3,7 +3,7 @@ every logger's INFO and above, a plugin's included)."""
 
 from behave import then
 
-from hermetic.hermes.agent_log import lines_saying, tail
+from hermetic.hermes.read.agent_log import lines_saying, tail
 
 
 @then('Hermes\' log says "{text}"')

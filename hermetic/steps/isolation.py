@@ -4,7 +4,7 @@ from pathlib import Path
 
 from behave import given, then
 
-from hermetic.hermes.config import DUMMY_API_KEY
+from hermetic.hermes.run.config import DUMMY_API_KEY
 from hermetic.isolation import stand_in
 from hermetic.isolation.checks import describe_attempts
 from hermetic.mock import redact_authorization

@@ -5,7 +5,7 @@ from behave import given, then
 
 from hermetic.contract.store_errors import cause_problems
 from hermetic.contract.unopened_log import store_errors_in, warnings_about
-from hermetic.hermes.hook_failures import plugin_failures
+from hermetic.hermes.read.hook_failures import plugin_failures
 from hermetic.isolation.checks import HOOK_TIME
 
 

@@ -2,7 +2,7 @@
 
 from behave import given, then
 
-from hermetic.hermes.protocols import protocol_named
+from hermetic.hermes.install.protocols import protocol_named
 from hermetic.mock.routes import protocol_of_path
 from hermetic.parts.wire_protocol import WireProtocolPart
 

@@ -15,7 +15,7 @@ from hermetic.corpus import MODEL_GONE, CorpusError, load_corpus
 from hermetic.diagnostics.artefact_names import slug
 from hermetic.diagnostics.evidence import Evidence
 from hermetic.errors import HarnessError
-from hermetic.hermes.config import HermesConfig
+from hermetic.hermes.run.config import HermesConfig
 from hermetic.mock import ClosedPort, MockProvider, ScriptError
 from hermetic.mock.phrases import answer_phrase
 from hermetic.mock.provider_answers import answer_for_situation

@@ -4,10 +4,10 @@
 commands together; the behave hooks, the side-by-side load scenario and the tools all use it.
 
 The world itself knows only what every scenario needs: the plugin under test installed in a
-fresh Hermes home (:mod:`hermetic.hermes.sandbox`), its ``config.yaml``
-(:mod:`hermetic.hermes.config`), the providers it talks to (:mod:`hermetic.world.providers`), its
-scheduler (:mod:`hermetic.hermes.scheduler`) and the suite's own checks after every Hermes run
-(:mod:`hermetic.isolation.checks`). What belongs to one promise (the alert contract, isolation,
+fresh Hermes home (:mod:`hermetic.hermes.run.sandbox`), its ``config.yaml``
+(:mod:`hermetic.hermes.run.config`), the providers it talks to (:mod:`hermetic.world.providers`),
+its scheduler (:mod:`hermetic.hermes.run.scheduler`) and the suite's own checks after every Hermes
+run (:mod:`hermetic.isolation.checks`). What belongs to one promise (the alert contract, isolation,
 store faults, login providers) plugs in as a *part*: ``world.use(AlertRecords)`` creates that part
 on first use, and its ``evidence()`` joins the failure report and the artefacts.
 """
@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from hermetic.diagnostics.evidence import Evidence, failure_report
-from hermetic.hermes.cleanup import mark_kept
-from hermetic.hermes.commands import CommandResult, HermesCommands
-from hermetic.hermes.config import HermesConfig
-from hermetic.hermes.cron_jobs import JobsFile
-from hermetic.hermes.processes import ProcessInfo, processes_with_environment
-from hermetic.hermes.releases import hang_timeout
-from hermetic.hermes.sandbox import Sandbox
-from hermetic.hermes.scheduler import Scheduler
+from hermetic.hermes.install.cleanup import mark_kept
+from hermetic.hermes.install.releases import hang_timeout
+from hermetic.hermes.run.commands import CommandResult, HermesCommands
+from hermetic.hermes.run.config import HermesConfig
+from hermetic.hermes.run.cron_jobs import JobsFile
+from hermetic.hermes.run.processes import ProcessInfo, processes_with_environment
+from hermetic.hermes.run.sandbox import Sandbox
+from hermetic.hermes.run.scheduler import Scheduler
 from hermetic.isolation import stand_in
 from hermetic.isolation.checks import RunChecks
 from hermetic.mock import Collector, MockProvider

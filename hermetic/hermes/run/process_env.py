@@ -6,7 +6,7 @@ provider key or messaging token of the developer's shell leaks in. What it holds
 ``[env]`` (the sandbox's ``extra_env``), then ``PATH``, ``LANG``, ``HOME``, ``HERMES_HOME``,
 ``HERMES_MANAGED_DIR`` and ``TMPDIR`` inside the sandbox, ``HERMES_PLUGINS_DEBUG=1`` (which copy
 of the plugin ran), and the loopback guard's variables. The variables Hermes' own code reads
-are listed in :mod:`hermetic.hermes.variables_hermes_reads`.
+are listed in :mod:`hermetic.hermes.reference.variables_hermes_reads`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from hermetic.isolation.guard.log import guard_environment
 
 if TYPE_CHECKING:
-    from hermetic.hermes.sandbox import Sandbox
+    from hermetic.hermes.run.sandbox import Sandbox
 
 
 def process_env(sandbox: Sandbox) -> dict[str, str]:

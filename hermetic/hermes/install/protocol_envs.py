@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.installs import HermesInstallError, ensure_hermes, install_for
-from hermetic.hermes.packages import site_packages
-from hermetic.hermes.protocols import PROTOCOL_EXTRAS, WireProtocol, with_extras
+from hermetic.hermes.install.installs import HermesInstallError, ensure_hermes, install_for
+from hermetic.hermes.install.packages import site_packages
+from hermetic.hermes.install.protocols import PROTOCOL_EXTRAS, WireProtocol, with_extras
 
 __all__ = ["ProtocolEnvError", "has_module", "hermes_speaking"]
 

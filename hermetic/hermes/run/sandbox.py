@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.process_env import process_env
-from hermetic.hermes.tempdirs import make_temp_dir
+from hermetic.hermes.run.process_env import process_env
+from hermetic.hermes.run.tempdirs import make_temp_dir
 from hermetic.isolation.guard.outside import confinement
 from hermetic.isolation.guard.site.hermetic_netguard_protocol import COVERAGE_DIR_VARIABLE
 
@@ -258,7 +258,7 @@ class Sandbox:
 
     def env(self) -> dict[str, str]:
         """The complete environment for a ``hermes`` process: built from nothing, not filtered
-        (:func:`hermetic.hermes.process_env.process_env`)."""
+        (:func:`hermetic.hermes.run.process_env.process_env`)."""
         return process_env(self)
 
     def confinement(self) -> list[str]:

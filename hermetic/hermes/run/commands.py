@@ -14,14 +14,14 @@ from typing import NoReturn
 
 from hermetic.diagnostics.text_tail import tail
 from hermetic.errors import HermesCommandError
-from hermetic.hermes import hang_limit
-from hermetic.hermes.progress import Progress
-from hermetic.hermes.sandbox import Sandbox
+from hermetic.hermes.run import hang_limit
+from hermetic.hermes.run.progress import Progress
+from hermetic.hermes.run.sandbox import Sandbox
 from hermetic.isolation.netns.counters import increase, read_counters
 
 # A tick with one job takes ~3 s; transport failures with one retry ~7 s. A minute without any
-# progress (no CPU time, no output: hermetic.hermes.progress) means something is hung, and a hung
-# tick must not stall the whole run. A slow one (a loaded machine) is waited for.
+# progress (no CPU time, no output: hermetic.hermes.run.progress) means something is hung, and a
+# hung tick must not stall the whole run. A slow one (a loaded machine) is waited for.
 DEFAULT_TIMEOUT = 60.0
 # Even a command that keeps running (a busy loop) is stopped after this many hang timeouts.
 _RUNAWAY_FACTOR = 5

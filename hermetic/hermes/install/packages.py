@@ -22,7 +22,7 @@ from packaging.utils import canonicalize_name
 
 import hermetic
 from hermetic.errors import HarnessError
-from hermetic.hermes.builds import interpreter
+from hermetic.hermes.install.builds import interpreter
 
 
 @functools.cache

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from hermetic.hermes.registered_hooks import API_REQUEST_ERROR
+from hermetic.hermes.read.registered_hooks import API_REQUEST_ERROR
 
 _RAISED = re.compile(r"(?:Hook|Event) '[^']+' callback \S+ raised: ")
 # Hermes' words from "Hook '" on: the line's time, level and logger are the log's, not Hermes'

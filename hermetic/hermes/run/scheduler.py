@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from hermetic.errors import HarnessError
-from hermetic.hermes import hang_limit
-from hermetic.hermes.commands import CommandResult, HermesCommands, RunningCommand
-from hermetic.hermes.config import HermesConfig
-from hermetic.hermes.cron_jobs import JobsFile, JobState
-from hermetic.hermes.progress import Progress
+from hermetic.hermes.run import hang_limit
+from hermetic.hermes.run.commands import CommandResult, HermesCommands, RunningCommand
+from hermetic.hermes.run.config import HermesConfig
+from hermetic.hermes.run.cron_jobs import JobsFile, JobState
+from hermetic.hermes.run.progress import Progress
 
 STOP_WAYS = ("hermes gateway stop", "Ctrl-C")
 # The gateway's scheduler gets this many hang timeouts to take a job (a gateway's start and its
@@ -159,7 +159,7 @@ class Scheduler:
         (``RunningCommand.wait``): a CPU-starved gateway whose jobs still progress is waited
         for; one that makes no progress for a hang timeout, or is still running its jobs
         several hang timeouts later, is stopped by the suite's hang limit
-        (:mod:`hermetic.hermes.hang_limit`).
+        (:mod:`hermetic.hermes.run.hang_limit`).
         """
         gateway = self._require_gateway()
         hang = self.commands.timeout

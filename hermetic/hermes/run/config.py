@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from hermetic.hermes.protocols import BEDROCK_REGION
-from hermetic.hermes.releases import (
+from hermetic.hermes.install.protocols import BEDROCK_REGION
+from hermetic.hermes.install.releases import (
     DEFAULT_RELEASE,
     auto_recovery_exists,
     catalog_refresher_exists,
@@ -62,13 +62,14 @@ class HermesConfig:
     """
 
     path: Path
-    # The Hermes release the config is for: some need it adapted (hermetic.hermes.releases).
+    # The Hermes release the config is for: some need it adapted (hermetic.hermes.install.releases).
     release: str = DEFAULT_RELEASE
     plugin_name: str | None = None
     provider: str = "custom"
     model: str | None = None
     base_url: str | None = None
-    # model.api_mode: the wire protocol (hermetic.hermes.protocols); None leaves Hermes' choice.
+    # model.api_mode: the wire protocol (hermetic.hermes.install.protocols); None leaves Hermes'
+    # choice.
     api_mode: str | None = None
     tuning: HermesTuning = field(default_factory=HermesTuning)
     # (base_url, model) pairs Hermes switches to when the primary fails.

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from hermetic.hermes.home_text import without_home
+from hermetic.hermes.read.home_text import without_home
 
 # Hermes' line: "<date> <time> <LEVEL>[ [session]] <logger>: <message>" (hermes_logging.py).
 _LEVEL = re.compile(r"^\S+ \S+ (?P<level>[A-Z]+)\b")

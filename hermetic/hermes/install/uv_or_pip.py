@@ -1,10 +1,11 @@
 """One install step: uv first (fast), pip when uv cannot, and one line when neither can.
 
-uv runs with the machine's trust store and pip's settings (:mod:`hermetic.hermes.uv_settings`).
-Where uv still fails (an index or a certificate set up some way only pip understands), the same
-step is run with pip, which reads its own configuration, and the caller is told in one line.
-When pip fails too, :class:`InstallFailure` says in one line what was being installed, where,
-the installer's last error line and the full log's path: never a traceback, never a wall of log.
+uv runs with the machine's trust store and pip's settings
+(:mod:`hermetic.hermes.install.uv_settings`). Where uv still fails (an index or a certificate set up
+some way only pip understands), the same step is run with pip, which reads its own configuration,
+and the caller is told in one line. When pip fails too, :class:`InstallFailure` says in one line
+what was being installed, where, the installer's last error line and the full log's path: never a
+traceback, never a wall of log.
 
 Standard library only.
 """
@@ -22,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.pip_config import read_pip_settings
-from hermetic.hermes.uv_settings import UvSettings, uv_settings
+from hermetic.hermes.install.pip_config import read_pip_settings
+from hermetic.hermes.install.uv_settings import UvSettings, uv_settings
 
 UV, PIP = "uv", "pip"
 _TIMEOUT = 900

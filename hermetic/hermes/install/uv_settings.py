@@ -13,8 +13,8 @@ command hermetic runs gets, in its environment:
   (``UV_FIND_LINKS``), ``no-index`` (``--no-index``: uv reads no variable for it), trusted
   hosts, constraints, proxy, client certificate and timeout;
 
-each read from pip itself (:mod:`hermetic.hermes.pip_config`), and each only where the user has
-not configured uv for the same thing: a ``UV_*`` variable, or a ``uv.toml`` (the project's, the
+each read from pip itself (:mod:`hermetic.hermes.install.pip_config`), and each only where the user
+has not configured uv for the same thing: a ``UV_*`` variable, or a ``uv.toml`` (the project's, the
 user's or the system's; ``[tool.uv]`` in a ``pyproject.toml``) naming it. The user's own uv
 configuration still wins.
 
@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from hermetic.hermes.pip_config import PipSettings
+from hermetic.hermes.install.pip_config import PipSettings
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.releases import describes
+from hermetic.hermes.install.releases import describes
 
 __all__ = [
     "BEDROCK_REGION",

@@ -2,8 +2,8 @@
 
 A command that makes no progress (no CPU time, no output) for the limit, or that is still
 running after several limits, is killed, and its scenario fails with one of the sentences
-below (:mod:`hermetic.hermes.commands`); so is a gateway whose scheduler does not take its jobs
-in time or then stops progressing (:mod:`hermetic.hermes.scheduler`). On a loaded machine a
+below (:mod:`hermetic.hermes.run.commands`); so is a gateway whose scheduler does not take its jobs
+in time or then stops progressing (:mod:`hermetic.hermes.run.scheduler`). On a loaded machine a
 healthy Hermes can run into the limit, so such a failure says nothing about the plugin by
 itself: ``hermetic mutate`` reads a trial whose only failures are these as a timeout, not as a
 kill (:mod:`hermetic.mutation.trials`). The sentences are made and recognised here, from the

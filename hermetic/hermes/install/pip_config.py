@@ -7,8 +7,8 @@
 reading the files ourselves means every file pip reads counts, in pip's own order. For
 ``pip install`` a variable wins over the ``[install]`` section, which wins over ``[global]``.
 
-Standard library only: :mod:`hermetic.hermes.installs` and the version check use it before the
-suite's own environment is complete.
+Standard library only: :mod:`hermetic.hermes.install.installs` and the version check use it
+before the suite's own environment is complete.
 """
 
 from __future__ import annotations

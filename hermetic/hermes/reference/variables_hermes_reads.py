@@ -2,7 +2,7 @@
 
 Written by tools/hermes_variables.py from each release's wheel; do not edit by hand.
 A profile may not set these (hermetic.profile.model): they change Hermes, not the plugin.
-The environment a hermes process is given is built in hermetic.hermes.process_env.
+The environment a hermes process is given is built in hermetic.hermes.run.process_env.
 """
 
 from collections.abc import Mapping

@@ -8,7 +8,8 @@ is called (``hermes``, or ``hermesx``): the command is the console script whose 
 lists no ``hermes_cli`` files, so its distribution is the one declaring that console script.
 Every report names all three, so what ran is what was asked.
 
-Standard library only: :mod:`hermetic.hermes.installs` uses it before the suite's venv exists.
+Standard library only: :mod:`hermetic.hermes.install.installs` uses it before the suite's venv
+exists.
 """
 
 from __future__ import annotations
