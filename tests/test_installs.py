@@ -20,7 +20,7 @@ import pytest
 
 from hermetic.errors import ConfigError
 from hermetic.hermes.install import uv_or_pip
-from hermetic.hermes.install.env_folders import building, install_log, leftovers
+from hermetic.hermes.install.env_cache import building, install_log, leftovers
 from hermetic.hermes.install.installs import HermesInstallError, ensure_hermes, install_for
 from hermetic.hermes.install.pip_config import PipSettings, parse_config_list, read_pip_settings
 from hermetic.hermes.install.uv_or_pip import (

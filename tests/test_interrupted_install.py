@@ -18,7 +18,7 @@ import pytest
 from hermetic.cli import main
 from hermetic.errors import Interrupted
 from hermetic.hermes.install import installs
-from hermetic.hermes.install.env_folders import (
+from hermetic.hermes.install.env_cache import (
     ENVS_VARIABLE,
     INSTALL_STAMP,
     interruptible,

@@ -25,7 +25,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from hermetic.hermes.install.env_folders import default_envs_root  # noqa: E402
+from hermetic.hermes.install.env_cache import default_envs_root  # noqa: E402
 from hermetic.hermes.install.uv_or_pip import (  # noqa: E402
     HermesInstallError,
     install_step,

@@ -49,7 +49,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     """``hermetic clean``: list (or, with --yes, remove) what hermetic left on disk."""
     from hermetic.hermes.install.cleanup import find_leftovers, human, remove
-    from hermetic.hermes.install.env_folders import default_envs_root
+    from hermetic.hermes.install.env_cache import default_envs_root
 
     if args.unused_for < 0:
         return fail("--unused-for: a number of days, 0 or more")

@@ -13,7 +13,7 @@ import json
 import shutil
 from pathlib import Path
 
-from hermetic.hermes.install.env_folders import default_envs_root
+from hermetic.hermes.install.env_cache import default_envs_root
 from hermetic.plugin_sources import package
 
 

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError, HermesCommandError
-from hermetic.hermes.install.env_folders import (
+from hermetic.hermes.install.env_cache import (
     LOCK_SUFFIX,
     building,
     default_envs_root,

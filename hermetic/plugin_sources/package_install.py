@@ -13,7 +13,7 @@ cache replace files (unlink, then create), so Hermes' own environment stays as i
 
 uv runs with the machine's trust store and pip's settings; where it still cannot, pip does the
 step, and the stamp records that pip did (:mod:`hermetic.hermes.install.uv_or_pip`). The clone is
-made beside its place and renamed into it once stamped (:mod:`hermetic.hermes.install.env_folders`):
+made beside its place and renamed into it once stamped (:mod:`hermetic.hermes.install.env_cache`):
 a failed install leaves no environment a later run could reuse, and its error is one line.
 
 What the install changed in Hermes' pins (a dependency the plugin needs in another version)
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError
-from hermetic.hermes.install.env_folders import (
+from hermetic.hermes.install.env_cache import (
     INSTALL_STAMP,
     building,
     default_envs_root,

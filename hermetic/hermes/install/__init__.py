@@ -8,8 +8,8 @@
   (standard library only: ``tools/run.py`` reads it before any environment exists).
 - :mod:`.index_versions` — … ask pip's index whether a release exists before anything is made
   (``python -m hermetic.hermes.install.index_versions``).
-- :mod:`.env_folders` — … make an environment folder that is complete or absent: made beside its
-  place, renamed in, locked; where environments live (``$HERMETIC_ENVS``).
+- :mod:`.env_cache` — … choose where the environments cache lives (``$HERMETIC_ENVS``), and
+  make a folder in it that is complete or absent: made beside its place, renamed in, locked.
 - :mod:`.pip_config` — … read pip's configuration as pip itself reads it.
 - :mod:`.uv_settings` — … run uv so it installs what ``pip install`` would on this machine.
 - :mod:`.uv_or_pip` — … run one install step: uv first, pip when uv cannot, one line when
@@ -24,7 +24,7 @@
 __all__ = [
     "builds",
     "cleanup",
-    "env_folders",
+    "env_cache",
     "index_versions",
     "installs",
     "packages",

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from hermetic.hermes.install.env_folders import LOCK_SUFFIX, LOG_SUFFIX, PARTIAL
+from hermetic.hermes.install.env_cache import LOCK_SUFFIX, LOG_SUFFIX, PARTIAL
 
 #: A sandbox kept for a failed scenario carries this file (written when it is kept).
 KEPT_MARK = ".hermetic-kept.json"

