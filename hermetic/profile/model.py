@@ -1,6 +1,6 @@
 """The shape and the rules of a ``hermetic.toml``: one declared model (:class:`ProfileFile`,
 pydantic), whose validators are the profile's rules and whose errors become its one-line
-refusals (:mod:`.loading`); the same model writes the JSON Schema (:mod:`.schema`) and the key
+refusals (:mod:`.loading`); the same model writes the JSON Schema (:mod:`.json_schema`) and the key
 reference (:mod:`.reference`), so an editor, the docs and the suite agree.
 
 A profile that would weaken the sandbox (a real key, a variable Hermes itself reads, the config

@@ -1,7 +1,7 @@
 """Every promise a plugin can make, one record each: its name, what the run then checks, and
 which alert channels can judge it; and the names kept from before a promise was split (aliases).
 
-The one source for the profile's checks (:mod:`.model`), its JSON Schema (:mod:`.schema`), the
+The one source for the profile's checks (:mod:`.model`), its JSON Schema (:mod:`.json_schema`), the
 key reference (:mod:`.reference`) and which scenarios a profile claims (``@promise.<name>``
 tags, :mod:`hermetic.plan.not_run`). A profile without ``[promises]`` keeps every promise its
 channels can judge; the suite's isolation guarantees are checked whatever it says.

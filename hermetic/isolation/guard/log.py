@@ -1,12 +1,13 @@
 """The harness side of the "loopback only" promise: switch the network guard on, read its log.
 
-The guard itself is ``hermetic/isolation/guard/sitecustomize.py``, loaded by a Hermes process whose
-``PYTHONPATH`` is :data:`GUARD_DIR`. It appends one JSON object per network attempt to the file
-named by ``HERMETIC_NETGUARD_LOG``; this module turns those lines into :class:`NetworkAttempt`
-values and into the one-line-per-attempt text a failing scenario shows.
+The guard itself is ``hermetic/isolation/guard/site/sitecustomize.py``, loaded by a Hermes
+process whose ``PYTHONPATH`` starts with :data:`GUARD_DIR` (that ``site/`` folder). It appends
+one JSON object per network attempt to the file named by ``HERMETIC_NETGUARD_LOG``; this module
+turns those lines into :class:`NetworkAttempt` values and into the one-line-per-attempt text a
+failing scenario shows.
 
-``hermetic/isolation/guard/`` holds only that site file and no ``__init__.py``: it is a folder for
-``sys.path``, not a package, so nothing here imports it.
+Nothing of the harness imports the site hook: both sides share only its rule and names
+(``site/hermetic_netguard_protocol.py``).
 """
 
 from __future__ import annotations
