@@ -271,7 +271,7 @@ def test_hermetic_run_passes_the_package_and_the_version_it_must_be(
 ) -> None:
     import hermetic.runs.start as start
     from hermetic.cli import main
-    from hermetic.runs.start import CannotStart
+    from hermetic.runs.exit_status import CannotStart
 
     seen = []
 

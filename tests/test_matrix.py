@@ -88,8 +88,8 @@ def test_a_package_cell_runs_with_hermes_package(monkeypatch, tmp_path) -> None:
     import json
 
     import hermetic.runs.start as start
+    from hermetic.runs.exit_status import CannotStart
     from hermetic.runs.matrix import main
-    from hermetic.runs.start import CannotStart
 
     seen = []
 

@@ -43,8 +43,8 @@ from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
 from hermetic.reporting import figures  # noqa: E402
 from hermetic.reporting.layout import DURATIONS_JSON  # noqa: E402
 from hermetic.runs.acceptance import Outcome, run_acceptance  # noqa: E402
-from hermetic.runs.child_steps import INTERRUPTS  # noqa: E402
-from hermetic.runs.start import CannotStart, request_from_behave, start  # noqa: E402
+from hermetic.runs.exit_status import INTERRUPTS, CannotStart  # noqa: E402
+from hermetic.runs.start import request_from_behave, start  # noqa: E402
 from hermetic.world.world import build_world  # noqa: E402
 
 SMOKE = ("--tags=@smoke",)

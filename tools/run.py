@@ -264,14 +264,15 @@ def main() -> int:
 def acceptance(args: argparse.Namespace, extra: list[str], env: dict[str, str]) -> int:
     """The acceptance suite: planned once (one line and exit 2 if it cannot start), then run."""
     from hermetic.runs.acceptance import run_acceptance
-    from hermetic.runs.start import CannotStart, record_cannot_start
+    from hermetic.runs.exit_status import NOT_STARTED, CannotStart
+    from hermetic.runs.start import record_cannot_start
 
     try:
         plan = start_run(extra, env, args)
     except CannotStart as exc:
         record_cannot_start(REPORTS, str(exc))
         print(f"run: {exc}", file=sys.stderr, flush=True)
-        return 2
+        return NOT_STARTED
     outcome = run_acceptance(BIN / "python", plan, env)
     totals = outcome.totals()
     return close(outcome.problems, totals, _counted(outcome.problems, totals))
@@ -282,7 +283,8 @@ def start_run(extra: list[str], env: dict[str, str], args: Any) -> Any:
     and ``-D`` options resolved once, the selection listed, into ``reports/plan.json``."""
     from hermetic.plan.model import Spread, Suite
     from hermetic.plan.request import USERDATA
-    from hermetic.runs.start import CannotStart, request_from_behave, start
+    from hermetic.runs.exit_status import CannotStart
+    from hermetic.runs.start import request_from_behave, start
 
     try:
         request, behave = request_from_behave(extra)
@@ -299,14 +301,15 @@ def start_run(extra: list[str], env: dict[str, str], args: Any) -> Any:
 
 def matrix(versions: list[str], extra: list[str], env: dict[str, str], jobs: int) -> int:
     from hermetic.plan.model import Suite
+    from hermetic.runs.exit_status import NOT_STARTED, CannotStart
     from hermetic.runs.matrix import run_matrix
-    from hermetic.runs.start import CannotStart, request_from_behave
+    from hermetic.runs.start import request_from_behave
 
     try:
         request, behave = request_from_behave(extra)
     except Exception as exc:  # noqa: BLE001 - a ConfigError or behave's UsageError: one line
         print(f"run: {CannotStart(str(exc))}", file=sys.stderr, flush=True)
-        return 2
+        return NOT_STARTED
     suite = Suite(cwd=REPO, paths=behave.paths, args=behave.options)
     runs = run_matrix(BIN / "python", versions, REPORTS, request, suite, env, jobs)
     return close_matrix(runs, REPORTS)
@@ -350,9 +353,10 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
     from hermetic.hermes.install.releases import DEFAULT_RELEASE, MATRIX_RELEASES, NEWEST_CODE
     from hermetic.plan.model import Suite
     from hermetic.runs.acceptance import run_acceptance
-    from hermetic.runs.child_steps import INTERRUPTS, run_step
+    from hermetic.runs.child_steps import run_step
+    from hermetic.runs.exit_status import INTERRUPTS, NOT_STARTED, CannotStart
     from hermetic.runs.matrix import matrix_totals, run_matrix
-    from hermetic.runs.start import CannotStart, record_cannot_start, request_from_behave
+    from hermetic.runs.start import record_cannot_start, request_from_behave
 
     failures: list[str] = []
     matrix_runs: list = []
@@ -429,7 +433,7 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
         except CannotStart as exc:
             record_cannot_start(REPORTS, str(exc))
             print(f"run: {exc}", file=sys.stderr, flush=True)
-            return 2
+            return NOT_STARTED
         with timed("the acceptance suite"):
             outcome = run_acceptance(BIN / "python", plan, env)
         failures += outcome.problems
@@ -485,8 +489,7 @@ def close_matrix(runs: list, reports: Path) -> int:
     """The matrix's table, the closing line over all releases; 0 only if every supported
     release passed, 130 if interrupted."""
     from hermetic.reporting.closing import closing_line
-    from hermetic.runs.child_steps import INTERRUPTS
-    from hermetic.runs.exit_status import exit_status
+    from hermetic.runs.exit_status import INTERRUPTS, exit_status
     from hermetic.runs.matrix import matrix_totals
 
     say(f"release matrix: {reports / 'matrix.md'}, {reports / 'report.html'}")
@@ -507,8 +510,7 @@ def close(
     from hermetic.reporting.closing import closing_line
     from hermetic.reporting.layout import SETUP_ERROR
     from hermetic.runs.acceptance import report_locations
-    from hermetic.runs.child_steps import INTERRUPTS
-    from hermetic.runs.exit_status import exit_status
+    from hermetic.runs.exit_status import INTERRUPTS, exit_status
 
     if totals is not None:
         for line in report_locations(REPORTS, REPO):
@@ -532,4 +534,4 @@ if __name__ == "__main__":
         sys.exit(main())
     except KeyboardInterrupt as exc:  # outside a step, which reports its own: one line
         print(f"run: {str(exc) or 'interrupted'}", file=sys.stderr, flush=True)
-        sys.exit(130)
+        sys.exit(130)  # exit_status.INTERRUPTED: .venv may not exist yet to import it

@@ -27,7 +27,8 @@ sys.path.insert(0, str(REPO))
 from hermetic.reporting import layout  # noqa: E402
 from hermetic.runs import soak  # noqa: E402
 from hermetic.runs.acceptance import run_acceptance  # noqa: E402
-from hermetic.runs.child_steps import INTERRUPTS, say, with_path  # noqa: E402
+from hermetic.runs.child_steps import say, with_path  # noqa: E402
+from hermetic.runs.exit_status import INTERRUPTS  # noqa: E402
 
 BIN = REPO / ".venv" / "bin"
 

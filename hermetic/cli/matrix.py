@@ -54,8 +54,7 @@ def main(args: argparse.Namespace, behave_args: list[str], own_options: list[str
     from hermetic.plan.request import COMMAND_LINE
     from hermetic.plan.resolve import check
     from hermetic.reporting.closing import closing_line
-    from hermetic.runs.child_steps import INTERRUPTS
-    from hermetic.runs.exit_status import exit_status
+    from hermetic.runs.exit_status import INTERRUPTS, CannotStart, exit_status
     from hermetic.runs.matrix import matrix_totals, run_matrix
     from hermetic.runs.matrix_releases import (
         declared_rows,
@@ -66,7 +65,7 @@ def main(args: argparse.Namespace, behave_args: list[str], own_options: list[str
         version_of,
     )
     from hermetic.runs.parallel_options import default_jobs
-    from hermetic.runs.start import CannotStart, select
+    from hermetic.runs.start import select
 
     reports = args.reports.resolve()
     with tempfile.TemporaryDirectory(prefix="hermetic-suite-") as scratch:

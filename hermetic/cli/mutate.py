@@ -71,8 +71,8 @@ def main(args: argparse.Namespace, behave_args: list[str], own_options: list[str
     from hermetic.errors import ConfigError
     from hermetic.mutation.command import MutateOptions, check_inputs, run_mutate
     from hermetic.plan.model import Spread
+    from hermetic.runs.exit_status import CannotStart
     from hermetic.runs.parallel_options import default_jobs
-    from hermetic.runs.start import CannotStart
 
     for name in ("jobs", "max"):
         if getattr(args, name) is not None and getattr(args, name) < 1:

@@ -8,7 +8,13 @@ import argparse
 import sys
 from pathlib import Path
 
-EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+from hermetic.runs import exit_status
+
+#: The command line's names for the statuses :mod:`hermetic.runs.exit_status` owns.
+EXIT_PASSED = exit_status.KEPT
+EXIT_FAILED = exit_status.BROKEN
+EXIT_USAGE = exit_status.NOT_STARTED
+EXIT_INTERRUPTED = exit_status.INTERRUPTED
 
 
 def fail(message: str) -> int:

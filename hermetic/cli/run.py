@@ -50,9 +50,7 @@ def main(args: argparse.Namespace, behave_args: list[str], own_options: list[str
     from hermetic.errors import ConfigError
     from hermetic.plan.model import Spread
     from hermetic.runs.acceptance import report_locations, run_acceptance
-    from hermetic.runs.child_steps import INTERRUPTS
-    from hermetic.runs.exit_status import exit_status
-    from hermetic.runs.start import CannotStart
+    from hermetic.runs.exit_status import INTERRUPTS, CannotStart, exit_status
 
     if args.jobs < 1:
         return fail("--jobs: at least 1")

@@ -32,6 +32,7 @@ from hermetic.mutation.operators import Mutant, mutants_of, spread
 from hermetic.mutation.sources import copy_with, source_files
 from hermetic.mutation.trials import Result, Trial, run_trials
 from hermetic.reporting.layout import slug
+from hermetic.runs.exit_status import INTERRUPTED, NOT_STARTED
 
 if TYPE_CHECKING:
     from hermetic.plan.model import RunPlan
@@ -402,7 +403,7 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
         check_inputs(options.plugin, options.equivalents)
     except ConfigError as exc:
         sys.stderr.write(f"hermetic: {exc}\n")
-        return 2
+        return NOT_STARTED
     cache = verdict_cache.VerdictCache(options.reports / verdict_cache.CACHE_FILE)
     unmutated_key = "unmutated:" + verdict_cache.key(
         verdict_cache.files_digest(options.plugin, _build_files(options.plugin)),
@@ -433,14 +434,14 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
             )
             unmutated, reached = _unmutated_run(options, traced=False)
         if "interrupted" in unmutated.problems:
-            return 130
+            return INTERRUPTED
         if not unmutated.ok:
             say(
                 f"the features fail on the unmutated plugin ({unmutated.closing_line()}; "
                 f"{', '.join(unmutated.problems)}): fix that first, see "
                 f"{options.reports / 'report.html'}"
             )
-            return 2
+            return NOT_STARTED
         seconds, passed = time.monotonic() - started, unmutated.passed
         say(f"unmutated plugin: {unmutated.closing_line()} in {seconds:.1f} s")
         known = {"seconds": round(seconds, 1), "passed": passed}
@@ -469,7 +470,7 @@ def run_mutate(options: MutateOptions, min_score: float | None, say: Callable[[s
     say(f"reports: {options.reports / report.MUTATE_HTML}, {options.reports / report.MUTATE_JSON}")
     print(report.closing_line(outcome.entries, outcome.interrupted), flush=True)
     if outcome.interrupted:
-        return 130
+        return INTERRUPTED
     value = outcome.score
     if min_score is not None and (value is None or value < min_score):
         sys.stderr.write(f"hermetic: mutation score {value} % is below --min-score {min_score}\n")

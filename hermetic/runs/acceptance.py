@@ -30,7 +30,8 @@ from hermetic.reporting.closing import closing_line
 from hermetic.reporting.report_options import report_arguments
 from hermetic.reporting.result import EXPLAINED, ResultError, RunResult
 from hermetic.runs import durations
-from hermetic.runs.child_steps import INTERRUPTS, run_step, say
+from hermetic.runs.child_steps import run_step, say
+from hermetic.runs.exit_status import INTERRUPTS
 
 if TYPE_CHECKING:
     from hermetic.plan.model import RunPlan

@@ -13,8 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-#: Signals received while a step ran; once set, callers start no further step.
-INTERRUPTS: list[int] = []
+from hermetic.runs.exit_status import INTERRUPTED, INTERRUPTS
 
 
 def say(message: str) -> None:
@@ -31,7 +30,7 @@ def run_step(
     was interrupted, no further step starts: 130 at once."""
     if INTERRUPTS:
         say(f"{step}: not started, the run was interrupted")
-        return 130
+        return INTERRUPTED
     say(f"{step}: {' '.join(command)}")
     process = subprocess.Popen(
         list(command),

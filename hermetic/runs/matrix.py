@@ -43,7 +43,8 @@ from hermetic.reporting.result import (
     ScenarioResult,
 )
 from hermetic.runs import matrix_files
-from hermetic.runs.child_steps import INTERRUPTS, forwarding_signals, say
+from hermetic.runs.child_steps import forwarding_signals, say
+from hermetic.runs.exit_status import INTERRUPTS, NOT_STARTED
 from hermetic.runs.matrix_releases import (
     check_row,
     folder_name,
@@ -358,8 +359,8 @@ def _one(argv: Sequence[str]) -> int:
     from hermetic.plan.model import Spread
     from hermetic.plan.request import COMMAND_LINE
     from hermetic.runs.acceptance import clear_reports, run_acceptance
-    from hermetic.runs.exit_status import exit_status
-    from hermetic.runs.start import CannotStart, record_cannot_start, start
+    from hermetic.runs.exit_status import CannotStart, exit_status
+    from hermetic.runs.start import record_cannot_start, start
 
     parser = argparse.ArgumentParser(prog="hermetic.runs.matrix one")
     parser.add_argument("--version", required=True)
@@ -387,7 +388,7 @@ def _one(argv: Sequence[str]) -> int:
     except CannotStart as exc:
         record_cannot_start(reports, str(exc))
         print(f"hermetic: {exc}", flush=True)
-        return 2
+        return NOT_STARTED
     outcome = run_acceptance(sys.executable, plan)
     print(outcome.closing_line(), flush=True)
     return exit_status(interrupted=bool(INTERRUPTS), broken=not outcome.ok)
@@ -398,7 +399,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["one"]:
         return _one(argv[1:])
     sys.stderr.write("usage: python -m hermetic.runs.matrix one --version X --reports DIR ...\n")
-    return 2
+    return NOT_STARTED
 
 
 if __name__ == "__main__":

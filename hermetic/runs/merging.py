@@ -26,6 +26,7 @@ from hermetic.reporting.layout import DURATIONS_JSON
 from hermetic.reporting.merge import MergeError, ReportSet, merge
 from hermetic.reporting.result import Missing, ResultError, RunResult
 from hermetic.runs import durations
+from hermetic.runs.exit_status import NOT_STARTED
 from hermetic.runs.parallel import MergeRequest
 from hermetic.runs.shards import PlanError, PlanRecord
 
@@ -154,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         totals = merge_shards(args.folders, into)["totals"]
     except MergeError as exc:
         print(f"merge-reports: {exc}", file=sys.stderr)
-        return 2
+        return NOT_STARTED
     line = closing_line(totals)
     print(f"[merge-reports] {totals['scenarios']} scenarios merged into {into}: {line}")
     return 0

@@ -69,8 +69,8 @@ from hermetic.reporting.result import (
     interrupted_message,
 )
 from hermetic.runs import durations, shards
-from hermetic.runs.child_steps import INTERRUPTS
 from hermetic.runs.child_steps import say as run_say
+from hermetic.runs.exit_status import INTERRUPTS
 
 if TYPE_CHECKING:
     from hermetic.plan.model import RunPlan

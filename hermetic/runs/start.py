@@ -32,13 +32,10 @@ from hermetic.plan.request import RunRequest, Spelling
 from hermetic.plan.resolve import check, resolve
 from hermetic.plan.selection import Listing
 from hermetic.runs.acceptance import clear_reports
+from hermetic.runs.exit_status import NOT_STARTED, CannotStart
 from hermetic.runs.listing import ListingError, list_scenarios
 
 Say = Callable[[str], None]
-
-
-class CannotStart(HarnessError):
-    """The run cannot start: the message is the one line that says why (exit status 2)."""
 
 
 def start(
@@ -209,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except HarnessError as exc:
         print(f"hermetic: {exc}", file=sys.stderr)
-        return 2
+        return NOT_STARTED
     assert plan.reports is not None
     say(f"planned: {plan.reports / PLAN_FILE}")
     return 0
