@@ -1,20 +1,14 @@
-"""tools/hermes_variables.py: the environment variables Hermes reads, found by reading its code."""
+"""hermetic.hermes.reference.find_hermes_variables: the environment variables Hermes reads, found
+by reading its code."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import zipfile
 from pathlib import Path
 
+from hermetic.hermes.reference import find_hermes_variables as tool
+from hermetic.hermes.reference import variables_hermes_reads
 from hermetic.hermes.reference.variables_hermes_reads import HERMES_VARIABLES, RELEASES
-
-TOOL = Path(__file__).resolve().parent.parent / "tools" / "hermes_variables.py"
-spec = importlib.util.spec_from_file_location("hermes_variables_tool", TOOL)
-assert spec and spec.loader
-tool = importlib.util.module_from_spec(spec)
-sys.modules[spec.name] = tool  # its dataclass looks its module up there
-spec.loader.exec_module(tool)
 
 CONFIG = '''
 import os
@@ -93,6 +87,8 @@ def test_the_data_module_is_what_the_tool_writes() -> None:
     read = {name: list(releases) for name, releases in HERMES_VARIABLES.items()}
     assert tool.render(read) == tool.OUTPUT.read_text("utf-8")
     assert RELEASES == tuple(label for label, _ in tool.RELEASES)
+    assert tool.OUTPUT == Path(variables_hermes_reads.__file__).resolve()
+    assert f"Written by ``{tool.COMMAND}``" in (variables_hermes_reads.__doc__ or "")
 
 
 def test_the_data_holds_what_isolation_rests_on_and_no_plugins_own_names() -> None:

@@ -23,6 +23,7 @@ from hermetic.hermes.reference.hook_reference import (
 
 REPO = Path(__file__).resolve().parent.parent
 PAGE = REPO / "docs" / "reference" / "hermes-tells-the-plugin.md"
+TOOL = REFERENCE_JSON.with_name("measure_hook_reference.py")
 
 UNKNOWN = Call(404, "unknown", True, "NotFoundError", 0, 3)
 GONE = Call(404, "model_not_found", False, "NotFoundError", 0, 3)
@@ -139,7 +140,7 @@ def test_the_committed_page_is_what_the_committed_json_renders() -> None:
     assert document is not None, f"{REFERENCE_JSON} is missing or unreadable"
     assert PAGE.read_text("utf-8") == render_markdown(document), (
         f"{PAGE} differs from what {REFERENCE_JSON} renders: run "
-        "`.venv/bin/python tools/hook_reference.py --render`"
+        "`.venv/bin/python -m hermetic.hermes.reference.measure_hook_reference --render`"
     )
 
 
@@ -183,15 +184,15 @@ def test_more_requests_than_hook_calls_on_one_release_is_a_change() -> None:
 
 
 def _tool_builds() -> tuple[str, ...]:
-    """tools/hook_reference.py's BUILDS, read from its source (the tool itself imports Hermes'
+    """measure_hook_reference's BUILDS, read from its source (the module itself imports Hermes'
     whole world)."""
-    tree = ast.parse((REPO / "tools" / "hook_reference.py").read_text("utf-8"))
+    tree = ast.parse(TOOL.read_text("utf-8"))
     for node in tree.body:
         if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == [
             "BUILDS"
         ]:
             return tuple(ast.literal_eval(node.value))
-    raise AssertionError("tools/hook_reference.py has no BUILDS")
+    raise AssertionError(f"{TOOL} has no BUILDS")
 
 
 def _label_of(build: str, document: Reference) -> str | None:
@@ -253,7 +254,8 @@ def coverage_problems(
 
 
 REGENERATE = (
-    "regenerate them: .venv/bin/python tools/hook_reference.py --answers NAME "
+    "regenerate them: .venv/bin/python -m hermetic.hermes.reference.measure_hook_reference "
+    "--answers NAME "
     "(outside any network namespace; all three builds by default)"
 )
 

@@ -204,7 +204,8 @@ def test_the_notes_name_what_hermes_tells_the_plugin_differently_between_the_row
         404,
         {"0.16.0": unknown, "0.19.0": unknown, "0.22.2.post1": gone},
     )
-    reference = Reference(releases, {}, "python tools/hook_reference.py", (row,))
+    command = "python -m hermetic.hermes.reference.measure_hook_reference"
+    reference = Reference(releases, {}, command, (row,))
     monkeypatch.setattr("hermetic.runs.matrix_files.load_reference", lambda: reference)
     runs = [
         ReleaseRun("0.19.0", code=0, passed=1, cells={"gateway": Cell("passed", "1 passed")}),

@@ -2,8 +2,8 @@
 
 For every provider answer of the corpus, over the wire protocol it belongs to, on each Hermes
 release measured, real ``hermes cron tick`` runs with an observer plugin recorded what the hook
-``api_request_error`` received (``tools/hook_reference.py`` makes them; it is run by hand and
-its output committed). This module holds that document's model, reads and writes its JSON
+``api_request_error`` received (:mod:`.measure_hook_reference` makes them; it is run by hand
+and its output committed). This module holds that document's model, reads and writes its JSON
 (:data:`REFERENCE_JSON`, shipped in the package), renders the Markdown page plugin authors read
 before writing a filter (:func:`render_markdown`), and names the answers whose treatment
 changed between two releases (:func:`release_changes`, used by the release matrix's notes).

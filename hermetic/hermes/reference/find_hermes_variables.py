@@ -1,13 +1,13 @@
-"""Write hermetic/hermes/reference/variables_hermes_reads.py: every environment variable Hermes'
-code reads.
+"""Write variables_hermes_reads.py, beside this module: every environment variable Hermes' code
+reads.
 
 A profile may not set a variable Hermes reads (it would change Hermes, not the plugin); a
 plugin's own ``HERMES_<PLUGIN>_*`` is fine. Which names Hermes reads is taken from its code, per
 supported release, not guessed from a prefix:
 
-    python tools/hermes_variables.py            # download each wheel, rewrite the data module
-    python tools/hermes_variables.py --check    # exit 1 when the committed module is stale
-    python tools/hermes_variables.py --wheels DIR   # use wheels already downloaded to DIR
+    python -m hermetic.hermes.reference.find_hermes_variables   # download each wheel, rewrite
+    python -m hermetic.hermes.reference.find_hermes_variables --check   # exit 1 when stale
+    python -m hermetic.hermes.reference.find_hermes_variables --wheels DIR   # wheels in DIR
 
 Each wheel comes from ``pip download --no-deps`` (the registry's ordinary client). Its Python
 files are parsed (never imported) and a name counts when the code
@@ -25,6 +25,9 @@ their variables (``LANGFUSE_SECRET_KEY``) are free for a vendor plugin of the sa
 
 Names built at run time (``f"{platform}_TOKEN"``) cannot be found this way; the credential
 rule of the profile covers the secrets among them.
+
+Run by hand (it downloads, so never from a scenario or a test); standard library only, and
+nothing of the library imports it.
 """
 
 from __future__ import annotations
@@ -42,8 +45,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-OUTPUT = ROOT / "hermetic" / "hermes" / "reference" / "variables_hermes_reads.py"
+#: The folder holding the ``hermetic`` package (a checkout, or site-packages): messages name the
+#: data module from there.
+ROOT = Path(__file__).resolve().parents[3]
+OUTPUT = Path(__file__).resolve().with_name("variables_hermes_reads.py")
+COMMAND = "python -m hermetic.hermes.reference.find_hermes_variables"
 
 #: (what a report calls it, the requirement pip downloads): every supported release, and the
 #: newer code a repackaging publishes.
@@ -231,7 +237,8 @@ def render(read: dict[str, list[str]]) -> str:
     lines = [
         '"""Environment variables Hermes\' own code reads, and in which releases.',
         "",
-        "Written by tools/hermes_variables.py from each release's wheel; do not edit by hand.",
+        f"Written by ``{COMMAND}`` from each release's",
+        "wheel; do not edit by hand.",
         "A profile may not set these (hermetic.profile.model): they change Hermes, not the plugin.",
         "The environment a hermes process is given is built in hermetic.hermes.run.process_env.",
         '"""',
@@ -267,7 +274,7 @@ def _quoted(value: str | tuple[str, ...]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the module is stale")
     parser.add_argument("--wheels", type=Path, help="a folder to keep (and reuse) the wheels in")
     args = parser.parse_args(argv)
@@ -282,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     text = render(read)
     if args.check:
         if OUTPUT.read_text("utf-8") != text:
-            print(f"{OUTPUT.relative_to(ROOT)} is stale: run python tools/hermes_variables.py")
+            print(f"{OUTPUT.relative_to(ROOT)} is stale: run {COMMAND}")
             return 1
         print(f"{OUTPUT.relative_to(ROOT)} is up to date ({len(read)} variables)")
         return 0

@@ -1,6 +1,6 @@
 """The documentation site's generated reference pages, rendered from the code at every build.
 
-``mkdocs build`` loads this module as a hook (mkdocs.yml, ``hooks:``); its ``on_files`` adds
+``mkdocs build`` loads this file as a hook (mkdocs.yml, ``hooks:``); its ``on_files`` adds
 these pages to the build, so nothing is written into docs/ and nothing can go stale:
 
 - ``reference/cli.md``: ``hermetic --help`` and each command's ``--help``, from the argparse
@@ -10,7 +10,8 @@ these pages to the build, so nothing is written into docs/ and nothing can go st
 - ``reference/contract.md``: the alert contract, rendered by ``hermetic.contract.document``
   (``CONTRACT.md`` is the same text, checked by tests/test_contract.py).
 
-Run it alone to print the CLI page: ``python tools/docs_pages.py cli``.
+Run it alone to print the CLI page: ``python -m hermetic.docs_site.pages cli``. The site is
+built from a checkout (``STEPS.md`` is a file of the repository, not of the package).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+#: The checkout this module sits in.
+REPO = Path(__file__).resolve().parents[2]
 #: argparse wraps help to the terminal's width: the page is rendered at one width everywhere.
 WIDTH = "100"
 
@@ -95,5 +97,14 @@ def on_files(files: Any, config: Any) -> Any:
     return files
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["cli"]:
+def main(argv: list[str] | None = None) -> int:
+    """``cli``: print the CLI page (the other pages are files already: STEPS.md, CONTRACT.md)."""
+    if (sys.argv[1:] if argv is None else argv) != ["cli"]:
+        print("usage: python -m hermetic.docs_site.pages cli", file=sys.stderr)
+        return 2
     sys.stdout.write(cli_reference())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
