@@ -323,3 +323,37 @@ def test_an_older_tree_is_replaced_once_unused_and_a_gone_hermes_install_at_once
     assert second.installed.parent.exists()
     kept = sorted(p.name for p in envs.iterdir() if p.is_dir())
     assert len(kept) == 2, kept
+
+
+def test_an_installer_that_reaches_the_network_is_the_builds_not_the_plugins(
+    tmp_path: Path, hermes_executable: Path, envs: Path, inside_namespace
+) -> None:
+    """Hermes 0.22's installer syncs its own environment from the network (a Python runtime,
+    its assets): refused in the sandbox, it fails. That is the build's need, not the plugin's
+    defect: the folder is copied, said once, and no scenario fails on it. (``inside_namespace``:
+    the install runs in a network namespace of its own; without one, this test is skipped.)"""
+    import sys
+
+    fake = tmp_path / "netenv" / "bin" / "hermes"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(
+        f"#!{sys.executable}\n"
+        "import socket, sys\n"
+        "try:\n"
+        "    socket.getaddrinfo('github.com', 443)\n"
+        "except OSError:\n"
+        "    pass\n"
+        "print(\"Error: Plugin 'demo' was not published\", file=sys.stderr)\n"
+        "sys.exit(1)\n",
+        "utf-8",
+    )
+    fake.chmod(0o755)
+    folder = plugin_repo(tmp_path)
+
+    prepared, messages = prepare(folder, fake)
+
+    assert prepared.install_problem is None
+    assert prepared.installed is None
+    assert prepared.copied_because is not None
+    assert "reaches the network (it tried github.com)" in prepared.copied_because
+    assert messages == [f"{folder.resolve()}: {prepared.copied_because}"]

@@ -9,9 +9,11 @@ scenario of every run copies that folder until a tracked file changes. What it f
 :class:`Installed`:
 
 * installed: the folder, and the name ``enable`` accepted;
-* copied instead (:attr:`Installed.copied_because`): this Hermes has no ``plugins install``, or
-  its installer takes no ``#subdir`` (0.16.0) for a plugin inside a larger repository; the run
-  says so once, and the scenarios run on a copy of the folder, as before;
+* copied instead (:attr:`Installed.copied_because`): this Hermes has no ``plugins install``,
+  its installer takes no ``#subdir`` (0.16.0) for a plugin inside a larger repository, or it
+  reaches the network to install what it needs (0.22's syncs a Python runtime and its assets,
+  refused here: a run never lets Hermes install anything); the run says so once, and the
+  scenarios run on a copy of the folder, as before;
 * a problem its users would hit (:attr:`Installed.problem`), which fails every scenario with that
   headline: the installer refused the plugin (its own words quoted), it named the plugin other
   than ``plugin.yaml`` does, ``after-install.md`` failed to render, ``enable`` refused the name.
@@ -38,10 +40,14 @@ from hermetic.hermes.install.env_cache import (
     locked,
     touch_used,
 )
+from hermetic.isolation.guard.log import non_loopback, read_attempts
 from hermetic.plugin_sources.git_snapshot import Snapshot, snapshot_key
 
 #: The stamp ``hermetic clean`` reads (``base``: the Hermes environment it was made with).
 STAMP = ".hermetic-plugin.json"
+#: Changes when what this module concludes from an install changes: a kept verdict of an
+#: older hermetic is not reused.
+_VERDICTS = "2: the network is the build's, not the plugin's"
 #: Every install's folder name starts so, in the environments folder.
 PREFIX = "plugin-install-"
 RESULT = "install.json"
@@ -78,7 +84,7 @@ def install(snap: Snapshot, name: str, hermes: Path, release: str) -> Installed:
         "\0".join([str(snap.origin), snap.subdir, name, str(environment), release]).encode()
     ).hexdigest()[:10]
     prefix = f"{PREFIX}{_safe(name)}-{slot}-"
-    final = default_envs_root() / f"{prefix}{snapshot_key(snap)[:12]}"
+    final = default_envs_root() / f"{prefix}{snapshot_key(snap, _VERDICTS)[:12]}"
     with locked(lock_path(final)):
         kept = _read(final)
         if kept is not None:
@@ -182,6 +188,18 @@ def _run_installer(
         except HermesCommandError as exc:
             raise HarnessError(f"`{install_command}`: {exc}") from None
         said = snap.as_origin(f"{result.stdout}\n{result.stderr}")
+        reached = sorted({a.host for a in non_loopback(read_attempts(sandbox.network_log))})
+        if reached:
+            # 0.22's installer syncs its own environment (a Python runtime, its assets) from
+            # the network: a run never lets Hermes install anything, so it cannot be used here.
+            # Not the plugin's fault: the folder is copied, said once.
+            return Installed(
+                copied_because=(
+                    f"Hermes {release}'s `hermes plugins install` reaches the network (it tried "
+                    f"{', '.join(reached[:3])}) to install what it needs, which a run never lets "
+                    "Hermes do: copied as a folder"
+                )
+            )
         # A Hermes that stopped before its installer ran (no such command) made no folder.
         plugins = sandbox.plugins_dir
         made = [p for p in plugins.iterdir() if p.is_dir()] if plugins.is_dir() else []
