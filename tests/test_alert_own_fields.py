@@ -1,6 +1,6 @@
 """What a plugin author's own feature checks beyond the five fields every channel reads: what an
 alert or batch holds, the failed call's times, the ids, a backend that fails, a withheld key,
-Hermes' log (hermetic.channels.own_fields, hermetic.mock.body_matching, the collector's
+Hermes' log (hermetic.channels.own_fields, hermetic.mock.receivers.body_matching, the collector's
 failures)."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from test_alert_channels import HTTP_PROFILE, post, settings_with
 from hermetic.channels.own_fields import id_findings, timestamp, timing_findings
 from hermetic.errors import HarnessError
 from hermetic.hermes.read.agent_log import lines_saying
-from hermetic.mock.body_matching import holding_problems
-from hermetic.mock.collector import Collector
+from hermetic.mock.receivers.body_matching import holding_problems
+from hermetic.mock.receivers.collector import Collector
 from hermetic.parts.alert_channel import AlertChannels
 from hermetic.parts.isolation import Isolation
 from hermetic.world.world import build_world

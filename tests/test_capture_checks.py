@@ -68,7 +68,7 @@ def test_error_lines_are_the_error_and_critical_levels_and_tracebacks(tmp_path: 
 
 
 def test_a_webhook_body_names_the_model_only_in_a_field_of_its_own() -> None:
-    from hermetic.mock.body_matching import names_value
+    from hermetic.mock.receivers.body_matching import names_value
 
     body = b'{"model": "gone-model", "error": {"message": "The model gone-model is gone"}}'
     assert names_value(body, "gone-model")
@@ -78,7 +78,7 @@ def test_a_webhook_body_names_the_model_only_in_a_field_of_its_own() -> None:
 
 
 def test_a_webhook_body_holds_each_named_field_as_text() -> None:
-    from hermetic.mock.body_matching import field_problems
+    from hermetic.mock.receivers.body_matching import field_problems
 
     body = b'{"model": "gone-model", "provider": "custom", "error_code": 404, "price": null}'
     assert field_problems(body, {"model": "gone-model", "error_code": "404"}) == []

@@ -1,5 +1,6 @@
-"""Unit tests for hermetic.mock.collector and the otlp channel's decoding of what it received
-(hermetic.channels.otlp_requests): real OTLP/HTTP and OTLP/gRPC over loopback, both encodings."""
+"""Unit tests for hermetic.mock.receivers.collector and the otlp channel's decoding of what it
+received (hermetic.channels.otlp_requests): real OTLP/HTTP and OTLP/gRPC over loopback, both
+encodings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""hermetic.mock.credentials: a delivery carries the stand-in key wherever an API puts one."""
+"""hermetic.mock.receivers.credentials: a delivery carries the stand-in key wherever an API puts
+one."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 
 import pytest
 
-from hermetic.mock.credentials import carries
+from hermetic.mock.receivers.credentials import carries
 
 KEY = "hermetic-stand-in-0123456789abcdef0123456789abcdef"
 

@@ -1,4 +1,5 @@
-"""Unit tests for hermetic.mock.sink: real HTTP over loopback with urllib, free ports only."""
+"""Unit tests for hermetic.mock.receivers.sink: real HTTP over loopback with urllib, free ports
+only."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from hermetic.mock import HttpSink
-from hermetic.mock.sink import BODY_LIMIT
+from hermetic.mock.receivers.sink import BODY_LIMIT
 
 # Bypass any http_proxy in the environment: every request here is loopback.
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))

@@ -427,7 +427,7 @@ MUTANTS = (
     ),
     Mutant(
         "collector-cannot-read-gzip",
-        "hermetic/mock/collector.py",
+        "hermetic/mock/receivers/collector.py",
         'if encoding == "gzip":',
         'if encoding == "x-gzip":',
         target="harness",

@@ -24,7 +24,7 @@ from hermetic.channels.settings import ChannelSettings
 if TYPE_CHECKING:
     from hermetic.channels.alert import ChannelAlert
     from hermetic.diagnostics.evidence import Evidence
-    from hermetic.mock.collector import CollectorEntry
+    from hermetic.mock.receivers.collector import CollectorEntry
 
 S = TypeVar("S", bound=ChannelSettings)
 

@@ -4,7 +4,7 @@ A vendor's REST API (``[alerts] path = "/api/spans"``): every JSON body posted t
 batch; ``items`` and the field keys read it (:mod:`~hermetic.channels.json_records`); ``run``
 (the Hermes session of the failed run) is read only when the profile names it. A body the
 collector did not accept (a backend that refused it,
-:meth:`~hermetic.mock.collector.Collector.fail`) was never delivered: it holds no alert.
+:meth:`~hermetic.mock.receivers.collector.Collector.fail`) was never delivered: it holds no alert.
 """
 
 from __future__ import annotations
@@ -73,7 +73,9 @@ class HttpChannel(Channel[HttpSettings]):
         return [entry.decoded for entry in self._delivered() if entry.decoded is not None]
 
     def _posted(self) -> list[Any]:
-        from hermetic.mock.collector import SENDING  # the collector's modules: only to read
+        from hermetic.mock.receivers.collector import (
+            SENDING,  # the collector's modules: only to read
+        )
 
         return [
             entry

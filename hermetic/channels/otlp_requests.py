@@ -23,7 +23,7 @@ from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 if TYPE_CHECKING:
-    from hermetic.mock.collector import CollectorEntry
+    from hermetic.mock.receivers.collector import CollectorEntry
 
 #: The OTLP/HTTP traces path (the specification's default, appended to a base URL).
 TRACES_PATH = "/v1/traces"

@@ -1,5 +1,5 @@
 """``hermetic collector``: serve a loopback OTLP/HTTP collector (its own parser reads the
-arguments: hermetic.mock.collector_cli)."""
+arguments: hermetic.mock.receivers.collector_cli)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,6 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def main(arguments: list[str]) -> int:
-    from hermetic.mock.collector_cli import main as collector_main
+    from hermetic.mock.receivers.collector_cli import main as collector_main
 
     return collector_main(arguments)

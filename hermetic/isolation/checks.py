@@ -45,7 +45,7 @@ from hermetic.isolation.guard.outside import outside_writes, unavailable
 from hermetic.isolation.guard.process_log import outside_namespace, read_process_starts, unguarded
 from hermetic.isolation.netns.counters import in_loopback_namespace, own_namespace
 from hermetic.isolation.refusals import unseen_refusal
-from hermetic.mock.credentials import refused_without_key
+from hermetic.mock.receivers.credentials import refused_without_key
 
 PLUGIN_LOAD = "plugin load"
 GUARD = "loopback guard"
@@ -56,7 +56,8 @@ CREDENTIAL = "stand-in credential"
 # What the network namespace refused that the guard could not see
 # (hermetic.isolation.refusals).
 KERNEL = "kernel refusal"
-# Deliveries the collector refused for want of the stand-in key (hermetic.mock.credentials).
+# Deliveries the collector refused for want of the stand-in key
+# (hermetic.mock.receivers.credentials).
 KEY = "stand-in key unsent"
 # Files written outside the sandbox (hermetic.isolation.guard.outside).
 OUTSIDE = "outside writes"

@@ -211,7 +211,9 @@ class WhyNoAlert:
     def _deliveries(self, reads: Reads) -> list[Delivery]:
         """What the channel's receiver got (bodies sent to the collector), or when the channel's
         file was last written."""
-        from hermetic.mock.collector import SENDING  # the collector's modules: only to read
+        from hermetic.mock.receivers.collector import (
+            SENDING,  # the collector's modules: only to read
+        )
 
         if getattr(reads, "needs_collector", False):
             if not self.world.has_collector:

@@ -9,7 +9,7 @@ from datetime import datetime
 from behave import then
 
 from hermetic.channels.own_fields import id_findings, timing_findings
-from hermetic.mock.body_matching import holding_problems
+from hermetic.mock.receivers.body_matching import holding_problems
 from hermetic.parts.alert_channel import AlertChannels
 
 

@@ -4,8 +4,8 @@ does (down altogether, or refusing what it is sent)."""
 
 from behave import given, then
 
-from hermetic.mock.body_matching import holding_problems
-from hermetic.mock.collector import SENDING
+from hermetic.mock.receivers.body_matching import holding_problems
+from hermetic.mock.receivers.collector import SENDING
 from hermetic.parts.alert_channel import AlertChannels, ChannelUnreadable
 
 

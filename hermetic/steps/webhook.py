@@ -4,7 +4,7 @@ that journals every request."""
 
 from behave import given, then
 
-from hermetic.mock.body_matching import field_problems, names_value
+from hermetic.mock.receivers.body_matching import field_problems, names_value
 from hermetic.parts.alert_records import AlertRecords
 
 

@@ -31,8 +31,8 @@ from typing import Any, Self
 
 from aiohttp import web
 
-from hermetic.mock.credentials import carries
 from hermetic.mock.journal import Journal, JournalEntry
+from hermetic.mock.receivers.credentials import carries
 from hermetic.mock.server import LoopbackServer
 
 __all__ = ["BODY_LIMIT", "GRPC", "SENDING", "SIGNALS", "Collector", "CollectorEntry"]
@@ -96,7 +96,7 @@ class Collector(LoopbackServer):
         self._journal: Journal[CollectorEntry] = Journal(CollectorEntry, self.label)
         self._grpc = None
         if grpc:  # grpcio is imported only by a collector that listens for gRPC
-            from hermetic.mock.grpc_receiver import GrpcReceiver
+            from hermetic.mock.receivers.grpc_receiver import GrpcReceiver
 
             self._grpc = GrpcReceiver(self._host, self._call)
         # Set by fail(): the backend is down, or refuses what it is sent.
@@ -110,8 +110,9 @@ class Collector(LoopbackServer):
 
     def require_key(self, credential: str) -> None:
         """From now on answer a delivery (a POST, PUT or PATCH; a gRPC call) that carries not
-        ``credential`` (in a header, its URL or its body: :mod:`hermetic.mock.credentials`)
-        with 401 (gRPC UNAUTHENTICATED), as the real backend would; it holds no alert."""
+        ``credential`` (in a header, its URL or its body:
+        :mod:`hermetic.mock.receivers.credentials`) with 401 (gRPC UNAUTHENTICATED), as the real
+        backend would; it holds no alert."""
         self._key = credential
 
     def respond_with(self, status: int, body: Any = None) -> None:

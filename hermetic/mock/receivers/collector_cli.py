@@ -15,7 +15,7 @@ import threading
 from collections.abc import Sequence
 from typing import NoReturn
 
-from hermetic.mock.collector import LOG, Collector
+from hermetic.mock.receivers.collector import LOG, Collector
 
 __all__ = ["build_parser", "main"]
 
