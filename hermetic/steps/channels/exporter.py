@@ -1,6 +1,6 @@
 """Steps about the plugin's OpenTelemetry exporter and its backend (the scenario's collector,
 ``{collector}`` in ``hermetic.toml``): its standard settings changed for one scenario
-(the backend's failures and what it received are :mod:`hermetic.steps.backend`'s)."""
+(the backend's failures and what it received are :mod:`hermetic.steps.channels.backend`'s)."""
 
 from behave import given
 
