@@ -92,7 +92,7 @@ def install(snap: Snapshot, name: str, hermes: Path, release: str) -> Installed:
             return kept
         with building(final) as scratch:
             done = _run_installer(snap, name, hermes, release, scratch)
-            (scratch / RESULT).write_text(json.dumps(_as_json(done, scratch)), "utf-8")
+            (scratch / RESULT).write_text(json.dumps(_as_json(done)), "utf-8")
             (scratch / STAMP).write_text(
                 json.dumps({"base": str(environment), "tree": snap.tree, "release": release}),
                 "utf-8",
@@ -148,7 +148,7 @@ def _safe(name: str) -> str:
     return re.sub(r"[^\w.-]+", "_", name)[:40] or "plugin"
 
 
-def _as_json(done: Installed, scratch: Path) -> dict[str, object]:
+def _as_json(done: Installed) -> dict[str, object]:
     data = asdict(done)
     data["folder"] = PLUGIN if done.folder is not None else None
     data["commands"] = list(done.commands)
