@@ -52,3 +52,29 @@ def test_a_green_run_has_the_plain_line() -> None:
     assert closing_line(_totals(passed=3, known=1)) == "3 passed, 0 failed, 1 known"
     assert closing_line(_totals(passed=3)) == "3 passed, 0 failed"
     assert closing_line(None) == "0 passed, 0 failed"
+
+
+def test_steps_of_all_run_at_once_each_output_printed_whole_when_it_ends(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    import sys
+
+    run = _run_py()
+    monkeypatch.setattr(run, "STEP_LOGS", tmp_path)
+    monkeypatch.setattr(run, "_STEP_TIMES", [])
+    slow = "import time; print('slow begins'); time.sleep(0.5); print('slow ends')"
+    steps = [
+        ("the slow step", [sys.executable, "-c", slow]),
+        ("the failing step", [sys.executable, "-c", "print('bad'); raise SystemExit(3)"]),
+    ]
+    codes = run.steps_at_once(steps, {}, 2)
+    assert codes == {"the slow step": 0, "the failing step": 3}
+    out = capsys.readouterr().out
+    # The quick step ended first and its output came whole, before the slow one's.
+    assert out.index("bad") < out.index("slow begins") < out.index("slow ends")
+    assert "the failing step: exit 3 in " in out
+    assert [step for step, _ in run._STEP_TIMES] == ["the failing step", "the slow step"]
+    assert (tmp_path / "the-slow-step.log").read_text().splitlines()[1:] == [
+        "slow begins",
+        "slow ends",
+    ]

@@ -442,7 +442,7 @@ def test_check_examples_names_a_failed_install_in_one_line_and_goes_on(
     monkeypatch.setattr(tool, "hermetic_run", never)
     monkeypatch.setattr(tool.venv, "EnvBuilder", lambda **kwargs: _NoVenv())
     (example,) = [one for one in tool.PIP_EXAMPLES if one.folder == "otel_sdk_protobuf"]
-    (failure,) = tool.pip_example(example)
+    (failure,) = tool.pip_own_tests(example)
     assert failure.startswith(
         "otel_sdk_protobuf: installing otel_sdk_protobuf[test] for its own tests into "
     )

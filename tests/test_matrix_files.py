@@ -13,7 +13,7 @@ import pytest
 from hermetic import __version__
 from hermetic.hermes.install.releases import MATRIX_RELEASES, NEWEST_CODE
 from hermetic.reporting.result import RunResult, ScenarioResult, StepResult
-from hermetic.runs.matrix import Cell, ReleaseRun, parse_versions, write_matrix
+from hermetic.runs.matrix import Cell, ReleaseRun, parse_versions, read_matrix, write_matrix
 from hermetic.runs.matrix_files import (
     BADGE_SVG,
     COMPATIBILITY_JSON,
@@ -128,6 +128,11 @@ def test_the_matrix_names_the_row_where_behaviour_changed_and_writes_manifest_an
     assert changes[0].passed_line == "Then it exits cleanly: passed"
     assert changes[0].failed_line == "Then it exits cleanly: failed — expected exit 0; got 1"
     write_matrix(runs, tmp_path)
+    # What tools/run.py all counts when the matrix ran as a step of its own.
+    again = read_matrix(tmp_path)
+    assert [(r.version, r.ok, r.totals, r.cells) for r in again] == [
+        (r.version, r.ok, r.totals, r.cells) for r in runs
+    ]
     table = (tmp_path / "matrix.md").read_text("utf-8")
     assert "## Where the behaviour changed" in table
     assert f"fails from **{IOT}** on (Stops)" in table

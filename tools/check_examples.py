@@ -36,11 +36,18 @@ otlp_json_urllib, a span for every failed call). A wheel run tests the same code
 and the other span-per-call examples decide exactly as otlp_json_urllib does, so their runs leave
 it out: CI time goes where the outline can tell something new (docs/background/providers.md).
 
+The checks run at once over one pool of worker slots (``--slots``, default cores + 1: GNU
+make's jobserver, hermetic.runs.step_pool): every ``hermetic run`` holds a slot and takes more
+from the pool for its further workers, so the scenarios of every run share the cores, the
+longest runs started first. Each run's output goes to ``reports/examples/<what>.log``, one
+line is printed when it ends, and the log's tail when it did not end as its check expects.
+
 Reports go to ``reports/examples/<what>/``.
 
     .venv/bin/python tools/check_examples.py [--only directory|untracked|minimal404|pricewatch|
                                               retry-blind|
                                               upstream|PIP_EXAMPLE] [--upstream-plugin FOLDER]
+                                             [--slots N]
 """
 
 from __future__ import annotations
@@ -52,9 +59,12 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 import tomllib
 import venv
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -68,7 +78,9 @@ from hermetic.hermes.install.uv_or_pip import (  # noqa: E402
 from hermetic.isolation.netns.confinement import why_no_namespace  # noqa: E402
 from hermetic.plugin_sources.package_install import build_wheel as build_project_wheel  # noqa: E402
 from hermetic.reporting.layout import BEHAVE_JSON  # noqa: E402
-from hermetic.runs.child_steps import run_step, say, stop_if_interrupted  # noqa: E402
+from hermetic.runs.child_steps import say  # noqa: E402
+from hermetic.runs.exit_status import INTERRUPTED, INTERRUPTS  # noqa: E402
+from hermetic.runs.step_pool import StepPool, default_slots  # noqa: E402
 
 EXAMPLES = REPO / "tests" / "fixtures" / "plugins"
 REPORTS = REPO / "reports" / "examples"
@@ -150,12 +162,46 @@ PIP_EXAMPLES = tuple(
 )
 
 
+#: The pool every check's steps run in (set by :func:`main`).
+POOL: StepPool | None = None
+#: The lines of a step's log shown when it did not end as its check expects.
+LOG_TAIL_LINES = 30
+
+
+def pool() -> StepPool:
+    assert POOL is not None, "check_examples' steps run inside main()'s pool"
+    return POOL
+
+
+def step(name: str, command: list[str], cwd: Path | None = None) -> tuple[int, Path]:
+    """One step in the pool, its output in ``reports/examples/<name>.log``; one line when it
+    ends (its last line: a run's closing line)."""
+    log = REPORTS / f"{name}.log"
+    if hasattr(_STEPS, "names"):
+        _STEPS.names.append(name)
+    code, seconds = pool().run(name, command, log, cwd)
+    if code == INTERRUPTED and INTERRUPTS:
+        say(f"check_examples: {name}: interrupted")
+        return code, log
+    last = [line for line in log.read_text("utf-8", errors="replace").splitlines() if line]
+    say(f"check_examples: {name}: exit {code} in {seconds:.1f} s: {last[-1] if last else ''}")
+    return code, log
+
+
 def hermetic_run(name: str, plugin: Path, *extra: str) -> tuple[int, Path]:
     reports = REPORTS / name
     command = [str(BIN / "hermetic"), "run", "--plugin", str(plugin), "--reports", str(reports)]
-    code = run_step(f"example {name}", [*command, "--format=progress", *extra])
-    stop_if_interrupted("check_examples")
+    code, _ = step(name, [*command, "--format=progress", *extra])
     return code, reports
+
+
+def log_tail(name: str) -> str:
+    """The end of a step's log, for a check that did not end as expected."""
+    log = REPORTS / f"{name}.log"
+    if not log.is_file():
+        return ""
+    lines = log.read_text("utf-8", errors="replace").splitlines()[-LOG_TAIL_LINES:]
+    return "\n".join(f"    {line}" for line in lines)
 
 
 def network_findings_after_green_steps(reports: Path) -> list[str]:
@@ -409,38 +455,24 @@ def selection_problem(reports: Path) -> str | None:
     return None
 
 
-def directory_examples(chosen: tuple[str, ...] = tuple(DIRECTORY_EXAMPLES)) -> list[str]:
-    """The chosen directory examples as before: with their profiles (each run narrowed to the
-    scenarios it selects), pricewatch's own feature, and pricewatch without its profile.
+def directory_example(example: str) -> list[str]:
+    """A directory example with its profile, narrowed to the scenarios it selects."""
+    selection = DIRECTORY_EXAMPLES[example]
+    code, reports = hermetic_run(example, EXAMPLES / example, *selection)
+    if code != 0:
+        return [f"{example} with its profile (exit {code})"]
+    if selection and (problem := selection_problem(reports)):
+        return [f"{example} with its profile, {' '.join(selection)}: {problem}"]
+    return []
 
-    pricewatch tries beyond loopback (its start-up phones home), so its runs happen only inside
-    network namespaces (``hermetic run`` and its own feature's behave start in one); where none
-    can be made they are skipped, saying why."""
-    failures = []
-    no_namespace = why_no_namespace()
-    examples = [name for name in chosen if not (no_namespace and name == "pricewatch")]
-    for example in examples:
-        selection = DIRECTORY_EXAMPLES[example]
-        code, reports = hermetic_run(example, EXAMPLES / example, *selection)
-        if code != 0:
-            failures.append(f"{example} with its profile (exit {code})")
-        elif selection and (problem := selection_problem(reports)):
-            failures.append(f"{example} with its profile, {' '.join(selection)}: {problem}")
-        if DIRECTORY_DEFECTS.get(example):
-            with tempfile.TemporaryDirectory(prefix=f"hermetic-{example}-") as scratch:
-                failures += defect_copies_fail(
-                    EXAMPLES / example, DIRECTORY_DEFECTS[example], Path(scratch)
-                )
-    if "pricewatch" not in chosen:
-        return failures
-    if no_namespace:
-        say(
-            "check_examples: pricewatch tries beyond loopback, so it runs only inside a network "
-            f"namespace; skipped: {no_namespace}"
-        )
-        return failures
-    if own_features(EXAMPLES / "pricewatch") != 0:
-        failures.append("pricewatch's own feature")
+
+def pricewatch_own_feature() -> list[str]:
+    """pricewatch's own feature, as its author runs it."""
+    return ["pricewatch's own feature"] if own_features(EXAMPLES / "pricewatch") != 0 else []
+
+
+def pricewatch_without_profile() -> list[str]:
+    """pricewatch without its profile fails the smoke run on the network finding alone."""
     with tempfile.TemporaryDirectory(prefix="hermetic-no-profile-") as scratch:
         bare = Path(scratch) / "pricewatch"
         shutil.copytree(
@@ -452,12 +484,46 @@ def directory_examples(chosen: tuple[str, ...] = tuple(DIRECTORY_EXAMPLES)) -> l
             "pricewatch-without-profile", bare, "--tags=@smoke", "-D", "keep_sandbox=never"
         )
     if code != 1:
-        failures.append(f"pricewatch without its profile must fail with exit 1, not {code}")
-    else:
-        failures += [
-            f"without its profile: {p}" for p in network_findings_after_green_steps(reports)
-        ]
-    return failures
+        return [f"pricewatch without its profile must fail with exit 1, not {code}"]
+    return [f"without its profile: {p}" for p in network_findings_after_green_steps(reports)]
+
+
+def directory_checks() -> list[Check]:
+    """The directory examples with their profiles (each run narrowed to the scenarios it
+    selects), their defect copies, pricewatch's own feature, pricewatch without its profile,
+    and lostsession's planted bug.
+
+    pricewatch tries beyond loopback (its start-up phones home), so its runs happen only inside
+    network namespaces (``hermetic run`` and its own feature's behave start in one); where none
+    can be made they are skipped, saying why."""
+    no_namespace = why_no_namespace()
+    checks = []
+    for example in DIRECTORY_EXAMPLES:
+        groups = frozenset({"directory", example})
+        if no_namespace and example == "pricewatch":
+            why = (
+                "check_examples: pricewatch tries beyond loopback, so it runs only inside a "
+                f"network namespace; skipped: {no_namespace}"
+            )
+            checks.append(Check("pricewatch", groups, SMALL, lambda why=why: say(why) or []))
+            continue
+        checks.append(Check(example, groups, WHOLE_SUITE, partial(directory_example, example)))
+        for defect in DIRECTORY_DEFECTS.get(example, ()):
+            checks.append(
+                Check(
+                    f"{example}: {defect.name}",
+                    groups,
+                    SMALL,
+                    partial(defect_copy_fails, EXAMPLES / example, defect),
+                )
+            )
+        if example == "pricewatch":
+            checks.append(Check("pricewatch's own feature", groups, SMALL, pricewatch_own_feature))
+            checks.append(
+                Check("pricewatch without profile", groups, SMALL, pricewatch_without_profile)
+            )
+    checks.append(Check("lostsession", frozenset({"directory"}), SMALL, planted_bug_caught))
+    return checks
 
 
 def own_features(where: Path, profile: str | None = None) -> int:
@@ -510,12 +576,11 @@ def own_unit_tests(folder: Path, scratch: Path, log: Path) -> int:
     )
     if done.installer == PIP:
         _said(done.fallback_line(doing, log))
-    code = run_step(
-        f"{folder.name}'s own unit tests",
+    code, _ = step(
+        f"{folder.name}-own-unit-tests",
         [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder / "tests")],
         cwd=folder,
     )
-    stop_if_interrupted("check_examples")
     return code
 
 
@@ -566,66 +631,168 @@ def verdict(reports: Path) -> str:
     return f"alerts read through the {summary['run']['alerts']} channel; {promises}"
 
 
-def pip_example(example: PipExample) -> list[str]:
-    """What failed for one pip example; an install that fails is one line, and the next
-    example goes on."""
+def pip_checks(example: PipExample) -> list[Check]:
+    """One pip example's checks: its own tests and features, its folder, its wheel, each
+    defect copy."""
+    folder = EXAMPLES / example.folder
+    groups = frozenset({example.folder})
+    checks = [
+        Check(
+            f"{example.folder} through its folder",
+            groups,
+            WHOLE_SUITE if example.outline else SUITE_WITHOUT_OUTLINE,
+            partial(pip_folder_run, example),
+        ),
+        Check(
+            f"{example.folder} through its wheel",
+            groups,
+            SUITE_WITHOUT_OUTLINE,
+            partial(pip_wheel_run, example),
+        ),
+    ]
+    if (folder / "tests").is_dir() or (folder / "features").is_dir():
+        checks.append(
+            Check(
+                f"{example.folder}: its own tests", groups, SMALL, partial(pip_own_tests, example)
+            )
+        )
+    profile = example.profile
+    checks += [
+        Check(
+            f"{example.folder}: {defect.name}",
+            groups,
+            SMALL,
+            partial(defect_copy_fails, folder, defect, profile),
+        )
+        for defect in example.defects
+    ]
+    return checks
+
+
+def pip_own_tests(example: PipExample) -> list[str]:
+    """The example's own unit tests and features; an install that fails is one line."""
+    folder = EXAMPLES / example.folder
+    failures = []
     try:
-        return _pip_example(example)
+        with tempfile.TemporaryDirectory(prefix=f"hermetic-{example.folder}-") as scratch:
+            log = REPORTS / f"{example.folder}-installs.log"
+            if (folder / "tests").is_dir() and own_unit_tests(folder, Path(scratch), log) != 0:
+                failures.append(f"{example.folder}: its own unit tests")
     except HermesInstallError as exc:
         return [f"{example.folder}: {exc}"]
-
-
-def _pip_example(example: PipExample) -> list[str]:
-    """What failed for one pip example."""
-    folder = EXAMPLES / example.folder
-    failures: list[str] = []
-    with tempfile.TemporaryDirectory(prefix=f"hermetic-{example.folder}-") as scratch_text:
-        scratch = Path(scratch_text)
-        log = REPORTS / f"{example.folder}-installs.log"
-        if (folder / "tests").is_dir() and own_unit_tests(folder, scratch, log) != 0:
-            failures.append(f"{example.folder}: its own unit tests")
-        if (folder / "features").is_dir() and own_features(folder, example.profile) != 0:
-            failures.append(f"{example.folder}: its own features")
-        profile = ("--profile", str(folder / example.profile))
-        outline = () if example.outline else (WITHOUT_OUTLINE,)
-        code, reports = hermetic_run(f"{example.folder}-folder", folder, *profile, *outline)
-        say(f"check_examples: {example.folder} through its folder: {verdict(reports)}")
-        if code != 0:
-            failures.append(f"{example.folder} through its folder (exit {code})")
-        wheel = build_wheel(folder, scratch / "wheel", log)
-        code, reports = hermetic_run(f"{example.folder}-wheel", wheel, *profile, WITHOUT_OUTLINE)
-        say(f"check_examples: {example.folder} through its wheel: {verdict(reports)}")
-        if code != 0:
-            failures.append(f"{example.folder} through its wheel {wheel.name} (exit {code})")
-        failures += defect_copies_fail(folder, example.defects, scratch, example.profile)
+    if (folder / "features").is_dir() and own_features(folder, example.profile) != 0:
+        failures.append(f"{example.folder}: its own features")
     return failures
 
 
-def defect_copies_fail(
-    folder: Path, defects: tuple[Defect, ...], scratch: Path, profile: str | None = None
-) -> list[str]:
-    """Each defect copy of the example in ``folder`` (its changes applied to a copy) fails the
+def pip_folder_run(example: PipExample) -> list[str]:
+    """``hermetic run`` on the example's folder, its profile named."""
+    folder = EXAMPLES / example.folder
+    profile = ("--profile", str(folder / example.profile))
+    outline = () if example.outline else (WITHOUT_OUTLINE,)
+    code, reports = hermetic_run(f"{example.folder}-folder", folder, *profile, *outline)
+    say(f"check_examples: {example.folder} through its folder: {verdict(reports)}")
+    return [f"{example.folder} through its folder (exit {code})"] if code != 0 else []
+
+
+def pip_wheel_run(example: PipExample) -> list[str]:
+    """``hermetic run`` on the example's built wheel, its profile named; a build that fails
+    is one line."""
+    folder = EXAMPLES / example.folder
+    profile = ("--profile", str(folder / example.profile))
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"hermetic-{example.folder}-wheel-") as scratch:
+            log = REPORTS / f"{example.folder}-wheel-installs.log"
+            wheel = build_wheel(folder, Path(scratch) / "wheel", log)
+            code, reports = hermetic_run(
+                f"{example.folder}-wheel", wheel, *profile, WITHOUT_OUTLINE
+            )
+    except HermesInstallError as exc:
+        return [f"{example.folder}: {exc}"]
+    say(f"check_examples: {example.folder} through its wheel: {verdict(reports)}")
+    return [f"{example.folder} through its wheel {wheel.name} (exit {code})"] if code else []
+
+
+def defect_copy_fails(folder: Path, defect: Defect, profile: str | None = None) -> list[str]:
+    """A defect copy of the example in ``folder`` (its changes applied to a copy) fails the
     scenarios that show it (exit 1), its first failure starting with the defect's headline;
     ``profile``: the copy's profile, relative to it (None: the ``hermetic.toml`` beside the
     plugin, as a directory plugin finds it)."""
-    failures = []
-    for defect in defects:
-        copy = scratch / "defects" / re.sub(r"\W+", "-", defect.name) / folder.name
+    kebab = re.sub(r"\W+", "-", defect.name)
+    with tempfile.TemporaryDirectory(prefix=f"hermetic-{folder.name}-{kebab}-") as scratch:
+        copy = Path(scratch) / folder.name
         shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__pycache__"))
         defect.apply(copy)
-        label = f"{folder.name}-{copy.parent.name}"
+        label = f"{folder.name}-{kebab}"
         named = ("--profile", str(copy / profile)) if profile else ()
         code, reports = hermetic_run(
             label, copy, *named, f"--tags={defect.tags}", "-D", "keep_sandbox=never"
         )
-        if code != 1:
-            failures.append(f"{label}: a defect copy must fail with exit 1, not {code}")
-        elif problem := headline_problem(reports, defect.headline):
-            failures.append(f"{label}: {problem}")
-    return failures
+    if code != 1:
+        return [f"{label}: a defect copy must fail with exit 1, not {code}"]
+    if problem := headline_problem(reports, defect.headline):
+        return [f"{label}: {problem}"]
+    return []
+
+
+#: A check's share of the time, to start the longest first: the whole bundled suite, the
+#: suite without the provider outline, a few scenarios.
+WHOLE_SUITE, SUITE_WITHOUT_OUTLINE, SMALL = 3, 2, 1
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of the examples: its name, the ``--only`` choices that select it, its share
+    of the time, and what it does (the problems it found; none: it passed)."""
+
+    name: str
+    groups: frozenset[str]
+    weight: int
+    does: Callable[[], list[str]]
+
+
+def every_check(upstream: str | None) -> list[Check]:
+    """Every check, longest first (stable: the order written within a weight)."""
+    checks = [
+        *directory_checks(),
+        Check("untracked module", frozenset({"untracked"}), SMALL, untracked_module_named),
+        Check(
+            "retry_blind_404 over the outline",
+            frozenset({"retry-blind"}),
+            SUITE_WITHOUT_OUTLINE,
+            retry_blind_fails_naming_each_miss,
+        ),
+        Check(
+            "the real upstream plugin",
+            frozenset({"upstream"}),
+            SUITE_WITHOUT_OUTLINE,
+            partial(real_upstream_plugin, upstream),
+        ),
+    ]
+    for example in PIP_EXAMPLES:
+        checks += pip_checks(example)
+    return sorted(checks, key=lambda check: -check.weight)
+
+
+#: The steps the current thread's check ran (their logs' tails go with its problems).
+_STEPS = threading.local()
+
+
+def performed(check: Check) -> list[str]:
+    """What ``check`` found; with problems, the tail of each of its steps' logs after them."""
+    _STEPS.names = []
+    try:
+        problems = check.does()
+    except SystemExit as exc:  # a defect that no longer applies: its own words
+        problems = [str(exc.code)]
+    if problems and not INTERRUPTS:
+        tails = [f"the end of {REPORTS / name}.log:\n{log_tail(name)}" for name in _STEPS.names]
+        return [*problems[:-1], "\n".join([problems[-1], *tails])]
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:
+    global POOL
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--only",
@@ -650,23 +817,33 @@ def main(argv: list[str] | None = None) -> int:
         f"plugin.yaml), run over the provider outline too; default: ${UPSTREAM_VARIABLE}; "
         "without it, that check is skipped",
     )
+    parser.add_argument(
+        "--slots",
+        type=int,
+        default=default_slots(),
+        help="worker slots shared by every run at once (default: cores + 1 = %(default)s; "
+        "1: one scenario at a time)",
+    )
     args = parser.parse_args(argv)
+    if args.slots < 1:
+        parser.error("--slots: at least 1")
     shutil.rmtree(REPORTS, ignore_errors=True)
-    failures: list[str] = []
-    if args.only in (None, "directory"):
-        failures += directory_examples()
-        failures += planted_bug_caught()
-    elif args.only in DIRECTORY_EXAMPLES:
-        failures += directory_examples((args.only,))
-    if args.only in (None, "untracked"):
-        failures += untracked_module_named()
-    if args.only in (None, "retry-blind"):
-        failures += retry_blind_fails_naming_each_miss()
-    if args.only in (None, "upstream"):
-        failures += real_upstream_plugin(args.upstream_plugin)
-    for example in PIP_EXAMPLES:
-        if args.only in (None, example.folder):
-            failures += pip_example(example)
+    REPORTS.mkdir(parents=True)
+    checks = [
+        check
+        for check in every_check(args.upstream_plugin)
+        if args.only is None or args.only in check.groups
+    ]
+    say(
+        f"check_examples: {len(checks)} checks at once over {args.slots} worker slots, the "
+        f"longest first; each step's output in {REPORTS}/<step>.log"
+    )
+    with StepPool(args.slots, say=say) as POOL:
+        found = POOL.each([partial(performed, check) for check in checks])
+    if INTERRUPTS:
+        say("check_examples: interrupted; no further step started (exit status 130)")
+        return INTERRUPTED
+    failures = [problem for problems in found for problem in problems]
     for failure in failures:
         say(f"check_examples: FAILED: {failure}")
     if not failures:

@@ -17,9 +17,11 @@ Each repository gets the tests ``hermetic init --pytest`` writes from its plugin
 
 Each run's pytest output goes to ``reports/pytest-plugin/<case>/pytest.log`` (a defect copy's
 expected failures are not echoed: CI's reader would count them); one verdict line per case,
-and the full output of any case that did not do what it should.
+and the full output of any case that did not do what it should. The cases run at once over one
+pool of worker slots (hermetic.runs.step_pool: ``--slots``, default cores + 1; joined, when
+this tool is itself one step of a pool, as in ``tools/run.py all``).
 
-    .venv/bin/python tools/check_pytest_plugin.py [--only CASE_PREFIX]
+    .venv/bin/python tools/check_pytest_plugin.py [--only CASE_PREFIX] [--slots N]
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -40,6 +44,8 @@ from check_mutants import MUTANTS, PLUGIN, build  # noqa: E402
 
 from hermetic.integrations.pytest.starter import HEALTHY, REMOVED, REPEAT, TEST_FILE  # noqa: E402
 from hermetic.reporting.closing import closing_line  # noqa: E402
+from hermetic.runs.exit_status import INTERRUPTED, INTERRUPTS  # noqa: E402
+from hermetic.runs.step_pool import StepPool, default_slots  # noqa: E402
 
 BIN = Path(sys.executable).parent
 REPORTS = REPO / "reports" / "pytest-plugin"
@@ -204,8 +210,8 @@ def written_tests(root: Path) -> list[str]:
     return sorted(line[4:].split("(")[0] for line in text.splitlines() if line.startswith("def "))
 
 
-def check(case: Case, parent: Path) -> tuple[list[str], Path]:
-    """Run one case; the problems with what it did, and its pytest log."""
+def check(case: Case, parent: Path, pool: StepPool) -> tuple[list[str], Path]:
+    """Run one case in ``pool``; the problems with what it did, and its pytest log."""
     root, plugin_options = scratch_repository(case, parent)
     reports = REPORTS / case.name
     shutil.rmtree(reports, ignore_errors=True)
@@ -231,23 +237,20 @@ def check(case: Case, parent: Path) -> tuple[list[str], Path]:
         *plugin_options,
         *case.options,
     ]
-    with log.open("w", encoding="utf-8") as out:
-        out.write(f"$ {' '.join(command[1:])}\n")
-        out.flush()
-        result = subprocess.run(
-            command, cwd=root, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
-        )
+    returncode, _ = pool.run(case.name, command, log, cwd=root)
+    if returncode == INTERRUPTED and INTERRUPTS:
+        return ["interrupted"], log
     junit = reports / "junit.xml"
     found = outcomes(junit) if junit.is_file() else {}
     if sorted(found) != sorted(case.tests):
         problems.append(f"ran {sorted(found)}, not {sorted(case.tests)}")
     if case.headline is None:
         problems += [f"{name} failed: {message}" for name, message in found.items() if message]
-        if result.returncode != 0:
-            problems.append(f"pytest exited {result.returncode}")
+        if returncode != 0:
+            problems.append(f"pytest exited {returncode}")
         return problems, log
-    if result.returncode != 1:
-        problems.append(f"pytest exited {result.returncode}, not 1 (tests failed)")
+    if returncode != 1:
+        problems.append(f"pytest exited {returncode}, not 1 (tests failed)")
     for name, message in found.items():
         if message is None or not message.startswith(case.headline):
             problems.append(f"{name}: expected the headline {case.headline!r}, got {message!r}")
@@ -275,21 +278,43 @@ def verdict_line(case: Case, problems: list[str], log: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", help="run only the cases whose name starts with this")
+    parser.add_argument(
+        "--slots",
+        type=int,
+        default=default_slots(),
+        help="worker slots shared by the cases at once (default: cores + 1 = %(default)s)",
+    )
     args = parser.parse_args(argv)
+    if args.slots < 1:
+        parser.error("--slots: at least 1")
     chosen = [case for case in CASES if not args.only or case.name.startswith(args.only)]
     if not chosen:
         parser.error(f"--only {args.only}: no such case; cases: {', '.join(c.name for c in CASES)}")
     failures = []
-    with tempfile.TemporaryDirectory(prefix="hermetic-pytest-plugin-") as scratch:
-        for case in chosen:
-            print(f"[pytest-plugin] {case.name}: running {', '.join(case.tests)}", flush=True)
-            problems, log = check(case, Path(scratch))
+    printing = threading.Lock()  # a case's verdict, problems and log stay together
+
+    def one(case: Case, scratch: Path, pool: StepPool) -> None:
+        problems, log = check(case, scratch, pool)
+        with printing:
             print(verdict_line(case, problems, log), flush=True)
             if problems:
                 failures.append(case.name)
                 for problem in problems:
                     print(f"    {problem}", flush=True)
                 print(log.read_text("utf-8", errors="replace"), flush=True)
+
+    print(
+        f"[pytest-plugin] {len(chosen)} cases at once over {args.slots} worker slots",
+        flush=True,
+    )
+    with (
+        tempfile.TemporaryDirectory(prefix="hermetic-pytest-plugin-") as scratch,
+        StepPool(args.slots, say=lambda line: print(f"[pytest-plugin] {line}", flush=True)) as pool,
+    ):
+        pool.each([partial(one, case, Path(scratch), pool) for case in chosen])
+    if INTERRUPTS:
+        print("[pytest-plugin] interrupted (exit status 130)", flush=True)
+        return INTERRUPTED
     line = closing_line({"passed": len(chosen) - len(failures), "failed": len(failures)})
     print(line + (f": {', '.join(failures)}" if failures else ""), flush=True)
     return 1 if failures else 0

@@ -226,6 +226,12 @@ def command_line() -> argparse.ArgumentParser:
         help="with 'matrix': the Hermes releases or packages, comma-separated "
         "(default: %(default)s)",
     )
+    built.add_argument(
+        "--reports",
+        type=Path,
+        default=REPORTS,
+        help="with 'matrix': where its reports go (default: reports/)",
+    )
     add_spread_options(built)
     return built
 
@@ -255,7 +261,7 @@ def main() -> int:
         )
     ensure_hermes()
     if args.what == "matrix":
-        return matrix(args.versions, extra, env, args.jobs)
+        return matrix(args.versions, extra, env, args.jobs, args.reports.resolve())
     if args.what == "all":
         return everything(args, env)
     return acceptance(args, extra, env)
@@ -299,7 +305,9 @@ def start_run(extra: list[str], env: dict[str, str], args: Any) -> Any:
     return start(request, suite, REPORTS, spread, BIN / "python", env, say, USERDATA)
 
 
-def matrix(versions: list[str], extra: list[str], env: dict[str, str], jobs: int) -> int:
+def matrix(
+    versions: list[str], extra: list[str], env: dict[str, str], jobs: int, reports: Path = REPORTS
+) -> int:
     from hermetic.plan.model import Suite
     from hermetic.runs.exit_status import NOT_STARTED, CannotStart
     from hermetic.runs.matrix import run_matrix
@@ -311,8 +319,8 @@ def matrix(versions: list[str], extra: list[str], env: dict[str, str], jobs: int
         print(f"run: {CannotStart(str(exc))}", file=sys.stderr, flush=True)
         return NOT_STARTED
     suite = Suite(cwd=REPO, paths=behave.paths, args=behave.options)
-    runs = run_matrix(BIN / "python", versions, REPORTS, request, suite, env, jobs)
-    return close_matrix(runs, REPORTS)
+    runs = run_matrix(BIN / "python", versions, reports, request, suite, env, jobs)
+    return close_matrix(runs, reports)
 
 
 @contextmanager
@@ -347,51 +355,60 @@ def say_step_times() -> None:
 
 
 def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
-    """``all``: lint, the step wiring, the unit tests, the wheel, the example plugins, the
-    pytest plugin, the CI workflows, the release matrix on the seed path, the acceptance
-    suite; the closing line counts every step."""
+    """``all``: lint, the step wiring and the unit tests one after another; then, at once over
+    one pool of worker slots (make's jobserver: hermetic.runs.step_pool), the example plugins,
+    the acceptance suite, the pytest plugin, the release matrix on the seed path, the wheel,
+    the CI workflows and the documentation site, longest first, each step's output printed
+    whole when it ends (and kept in ``reports/steps/``). The closing line counts every step."""
     from hermetic.hermes.install.releases import DEFAULT_RELEASE, MATRIX_RELEASES, NEWEST_CODE
-    from hermetic.plan.model import Suite
-    from hermetic.runs.acceptance import run_acceptance
     from hermetic.runs.child_steps import run_step
-    from hermetic.runs.exit_status import INTERRUPTS, NOT_STARTED, CannotStart
-    from hermetic.runs.matrix import matrix_totals, run_matrix
-    from hermetic.runs.start import record_cannot_start, request_from_behave
+    from hermetic.runs.exit_status import INTERRUPTS, NOT_STARTED
 
     failures: list[str] = []
-    matrix_runs: list = []
     ensure_chromium()
     # The set-up began when this run did, before the re-exec into .venv's Python.
     began = float(os.environ.get(_STARTED) or time.time())
     setup = "set-up before the first step: .venv, Hermes, Chromium"
     _STEP_TIMES.append((setup, time.time() - began))
-    checks = (
+    one_after_another = (
         ("lint", [str(BIN / "ruff"), "check", "."], "ruff"),
         (
             "step wiring",
             [str(BIN / "python"), "tools/check_steps.py"],
             "undefined or unused steps",
         ),
+        # The unit tests spread over the cores themselves (pytest-xdist).
         *unit_test_steps(),
-        (
-            "the wheel, from anywhere",
-            [str(BIN / "python"), "tools/check_wheel.py"],
-            "the installed wheel",
-        ),
-        (
-            "plugins we did not shape",
-            [str(BIN / "python"), "tools/check_examples.py"],
-            "the example plugins",
-        ),
+    )
+    for step, command, failure in one_after_another:
+        if INTERRUPTS:
+            break
+        with timed(step):
+            code = run_step(step, command, cwd=REPO, env=env)
+        if code != 0:
+            failures.append(failure)
+    # The other releases, and the newest Hermes code (a repackaging), run the seed path; the
+    # full suite runs on the default.
+    others = [version for version in MATRIX_RELEASES if version != DEFAULT_RELEASE]
+    others += NEWEST_CODE
+    matrix_folder = REPORTS / "release-matrix"
+    run_py = [str(BIN / "python"), "tools/run.py"]
+    at_once = (  # the longest first
+        ("plugins we did not shape", [str(BIN / "python"), "tools/check_examples.py"]),
+        ("the acceptance suite", [*run_py, "acceptance", f"--jobs={args.jobs}"]),
         (
             "the pytest plugin, in a plugin repository",
             [str(BIN / "python"), "tools/check_pytest_plugin.py"],
-            "the pytest plugin",
         ),
+        (
+            "the release matrix, @smoke",
+            [*run_py, "matrix", f"--versions={','.join(others)}", f"--reports={matrix_folder}"]
+            + [f"--jobs={args.jobs}", "--tags=@smoke"],
+        ),
+        ("the wheel, from anywhere", [str(BIN / "python"), "tools/check_wheel.py"]),
         (
             "the CI workflows hermetic init writes",
             [str(BIN / "python"), "tools/check_ci_workflows.py"],
-            "the CI workflows",
         ),
         (
             # mkdocs.yml: a broken link or anchor, or a page missing from the nav, fails it.
@@ -399,50 +416,95 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
             # (NO_MKDOCS_2_WARNING: the theme's banner about MkDocs' future, not about our pages.)
             ["env", "NO_MKDOCS_2_WARNING=1", str(BIN / "mkdocs"), "build", "--strict"]
             + ["--site-dir", str(REPORTS / "site")],
-            "the documentation site",
         ),
     )
-    for step, command, failure in checks:
-        if INTERRUPTS:
-            break
-        with timed(step):
-            code = run_step(step, command, cwd=REPO, env=env)
-        if code != 0:
-            failures.append(failure)
+    codes: dict[str, int] = {}
     if not INTERRUPTS:
-        # The other releases, and the newest Hermes code (a repackaging), run the seed path;
-        # the full suite below runs on the default.
-        others = [version for version in MATRIX_RELEASES if version != DEFAULT_RELEASE]
-        others += NEWEST_CODE
-        folder = REPORTS / "release-matrix"
-        request, behave = request_from_behave(["--tags=@smoke"])
-        suite = Suite(cwd=REPO, paths=behave.paths, args=behave.options)
-        with timed("the release matrix, @smoke"):
-            matrix_runs = run_matrix(
-                BIN / "python", others, folder, request, suite, env, args.jobs
-            )
-        say(f"release matrix (@smoke): {folder / 'matrix.md'}")
-        if not all(run.ok for run in matrix_runs):
-            failures.append("the release matrix")
-    totals: dict[str, int] | None = None
-    if not INTERRUPTS:
-        try:
-            with timed("the acceptance suite's plan"):
-                plan = start_run([], env, args)
-        except CannotStart as exc:
-            record_cannot_start(REPORTS, str(exc))
-            print(f"run: {exc}", file=sys.stderr, flush=True)
-            return NOT_STARTED
-        with timed("the acceptance suite"):
-            outcome = run_acceptance(BIN / "python", plan, env)
-        failures += outcome.problems
-        totals = outcome.totals()
+        codes = steps_at_once(at_once, env, args.jobs)
+    failures += [
+        failure
+        for step, failure in (
+            ("plugins we did not shape", "the example plugins"),
+            ("the pytest plugin, in a plugin repository", "the pytest plugin"),
+            ("the release matrix, @smoke", "the release matrix"),
+            ("the wheel, from anywhere", "the installed wheel"),
+            ("the CI workflows hermetic init writes", "the CI workflows"),
+            ("the documentation site", "the documentation site"),
+        )
+        if codes.get(step, 0) not in (0, INTERRUPTED_CODE)
+    ]
     say_step_times()
-    if matrix_runs:
-        # The closing line counts every behave scenario this run ran, the matrix's too.
-        matrix = matrix_totals(matrix_runs)
-        totals = {key: value + (totals or {}).get(key, 0) for key, value in matrix.items()}
+    if "the acceptance suite" not in codes:
+        return close(failures, None)
+    if codes["the acceptance suite"] == NOT_STARTED:
+        return close(failures, None, not_started=True)
+    totals, problems = acceptance_result(codes["the acceptance suite"])
+    failures += problems
+    say(f"release matrix (@smoke): {matrix_folder / 'matrix.md'}")
+    # The closing line counts every behave scenario this run ran, the matrix's too.
+    matrix = matrix_result(matrix_folder)
+    totals = {key: value + (totals or {}).get(key, 0) for key, value in matrix.items()}
     return close(failures, totals, _counted(failures, totals))
+
+
+#: A step's exit status when the run was interrupted (exit_status.INTERRUPTED).
+INTERRUPTED_CODE = 130
+#: Each step of ``all`` run at once keeps its whole output here.
+STEP_LOGS = REPORTS / "steps"
+
+
+def steps_at_once(
+    steps: Sequence[tuple[str, list[str]]], env: dict[str, str], jobs: int
+) -> dict[str, int]:
+    """The steps at once over ``jobs`` worker slots, each step's output printed whole when it
+    ends (as make's ``--output-sync``); each step's exit status."""
+    import re
+    import threading
+    from functools import partial
+
+    from hermetic.runs.step_pool import StepPool
+
+    printing = threading.Lock()
+    codes: dict[str, int] = {}
+
+    def one(step: str, command: list[str], pool: StepPool) -> None:
+        log = STEP_LOGS / (re.sub(r"\W+", "-", step).strip("-") + ".log")
+        code, seconds = pool.run(step, command, log, cwd=REPO)
+        codes[step] = code
+        with printing:
+            _STEP_TIMES.append((step, seconds))
+            text = log.read_text("utf-8", errors="replace") if log.is_file() else ""
+            print(text.rstrip("\n"), flush=True)
+            say(f"{step}: exit {code} in {seconds:.1f} s (its output above, and in {log})")
+
+    say(
+        f"{len(steps)} steps at once over {jobs} worker slots, the longest first; each step's "
+        f"output is printed when it ends (as it goes: {STEP_LOGS}/)"
+    )
+    with StepPool(jobs, env, say=say) as pool:
+        pool.each([partial(one, step, command, pool) for step, command in steps])
+    return codes
+
+
+def acceptance_result(code: int) -> tuple[dict[str, int] | None, list[str]]:
+    """The acceptance suite's scenarios per status (from its result), and what failed: its
+    step's exit status says whether it passed (a failed scenario, a stale baseline entry, no
+    scenario run); an interruption is counted apart."""
+    from hermetic.reporting.result import ResultError, RunResult
+
+    try:
+        totals: dict[str, int] | None = RunResult.read(REPORTS).totals()
+    except ResultError as exc:
+        say(f"no result of the acceptance suite: {exc}")
+        return None, [f"behave (exit {code}), no result.json"]
+    return totals, [f"behave (exit {code})"] if code not in (0, INTERRUPTED_CODE) else []
+
+
+def matrix_result(folder: Path) -> dict[str, int]:
+    """The release matrix's scenarios per status, from its matrix.json."""
+    from hermetic.runs.matrix import matrix_totals, read_matrix
+
+    return matrix_totals(read_matrix(folder))
 
 
 def _counted(failures: Sequence[str], totals: dict[str, int] | None = None) -> list[str]:

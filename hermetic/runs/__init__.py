@@ -13,6 +13,7 @@ __all__ = [
     "matrix_files",
     "durations",
     "exit_status",
+    "jobserver",
     "listing",
     "matrix",
     "matrix_releases",
@@ -20,4 +21,5 @@ __all__ = [
     "shards",
     "soak",
     "start",
+    "step_pool",
 ]

@@ -345,6 +345,18 @@ report.</p>
 """
 
 
+def read_matrix(reports: Path) -> list[ReleaseRun]:
+    """The releases of the matrix written into ``reports`` (its matrix.json), without their
+    results: what a runner that started the matrix as a child step counts and judges by."""
+    data = json.loads((reports / MATRIX_JSON).read_text("utf-8"))
+    runs = []
+    for release in data["releases"]:
+        cells = {name: Cell(**cell) for name, cell in release.pop("cells", {}).items()}
+        known = {name for name in ReleaseRun.__dataclass_fields__ if name != "result"}
+        runs.append(ReleaseRun(**{k: v for k, v in release.items() if k in known}, cells=cells))
+    return runs
+
+
 def matrix_totals(runs: Sequence[ReleaseRun]) -> dict[str, int]:
     """Scenarios per status over every release (for the closing line)."""
     summed = dict.fromkeys(("scenarios", *STATUSES), 0)

@@ -19,6 +19,9 @@
    exactly its scenario: the scenarios its batch did not report are run again one per process,
    and the one that kills its worker is reported as an error with the worker's last output;
    any ``hermes`` process a worker left is found by its sandbox folder and stopped.
+   Started under a jobserver (``make -jN``, or tools/check_examples.py's runs of every
+   example: hermetic.runs.jobserver), a worker beyond the run's first waits for a slot of the
+   pool it shares with the other runs, and gives it back when it ends.
 3. The sets are merged into ``<reports>/`` (``python -m hermetic.runs.merging``), shaped as
    a serial run's, plus ``share.json`` (for ``merge-reports``) and an updated
    ``durations.json``. A run whose workers could not start is reported once, as a serial run
@@ -68,7 +71,7 @@ from hermetic.reporting.result import (
     RunResult,
     interrupted_message,
 )
-from hermetic.runs import durations, shards
+from hermetic.runs import durations, jobserver, shards
 from hermetic.runs.child_steps import say as run_say
 from hermetic.runs.exit_status import INTERRUPTS
 
@@ -141,6 +144,7 @@ class _Unit:
     # Step time per scenario (as a serial run measures it), from the worker's result.
     measured: dict[str, float] = field(default_factory=dict)
     setup_error: str | None = None  # first line of setup-error.txt: the worker never started
+    slot: jobserver.Slot | None = None  # the jobserver slot it holds, if the run has a pool
 
     @property
     def locations(self) -> list[str]:
@@ -253,7 +257,8 @@ def run_parallel(
     assert plan.reports is not None and plan.selection is not None and plan.suite is not None
     reports = plan.reports.resolve()
     listing = plan.selection
-    run = _Run(python, plan, env, Confinement(python, plan.settings.isolation.reason))
+    slots = jobserver.from_environment(env, say)
+    run = _Run(python, plan, env, Confinement(python, plan.settings.isolation.reason), slots)
     work = reports / layout.PARALLEL_DIR
     shutil.rmtree(work, ignore_errors=True)
     started = time.monotonic()
@@ -275,7 +280,8 @@ def run_parallel(
         order, digest = order_of(listing, recorded, shard)
         jobs = max(1, min(plan.spread.jobs, len(order) or 1))
         share = f" (shard {shard} of {len(listing.scenarios)})" if shard else ""
-        say(f"{len(order)} scenarios{share} on {jobs} workers, longest first; work in {work}")
+        pool = f", sharing {slots.described}" if slots is not None else ""
+        say(f"{len(order)} scenarios{share} on {jobs} workers{pool}, longest first; work in {work}")
         parent = plan.settings.sandbox_root
         sandboxes = Path(tempfile.mkdtemp(prefix="hermetic-parallel-", dir=parent))
         seconds = durations.estimates([scenario.key for scenario in order], recorded)
@@ -307,6 +313,8 @@ def run_parallel(
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        if slots is not None:
+            slots.close()  # every token still held goes back to the pool
     measured = {key: value for unit in units for key, value in unit.measured.items()}
     shards.PlanRecord(
         digest=digest,
@@ -351,6 +359,8 @@ class _Run:
     plan: RunPlan
     env: Mapping[str, str] | None
     confinement: Confinement
+    #: The pool of worker slots shared with other runs (make's jobserver), if any.
+    slots: jobserver.Slots | None = None
 
     @property
     def cwd(self) -> Path:
@@ -407,18 +417,27 @@ def _dispatch(
 
     while running or may_start():
         while may_start() and len(running) < queue.jobs:
+            slot = run.slots.take() if run.slots is not None else None
+            if run.slots is not None and slot is None:
+                break  # the pool shared with other runs has no free slot: poll again
             number = len(units) + 1
             unit = _Unit(
                 number, queue.next_batch(), work / f"{number:04d}", sandboxes / f"{number:04d}"
             )
+            unit.slot = slot
             units.append(unit)
-            _start(unit, run)
+            try:
+                _start(unit, run)
+            except BaseException:
+                _give_back(unit, run)
+                raise
             running.append(unit)
             if cancel.signals:  # the signal came while it started
                 _signal_group(unit, cancel.signals[-1])
         time.sleep(POLL_SECONDS)
         for unit in [u for u in running if u.process and u.process.poll() is not None]:
             running.remove(unit)
+            _give_back(unit, run)
             finish(unit, queue=queue, missing=missing)
             if unit.setup_error and setup_error is None:
                 setup_error = unit.setup_error
@@ -432,6 +451,13 @@ def _dispatch(
             )
         missing[scenario.location] = why
     return missing
+
+
+def _give_back(unit: _Unit, run: _Run) -> None:
+    """The worker's jobserver slot back to the pool (once)."""
+    if run.slots is not None and unit.slot is not None:
+        run.slots.give_back(unit.slot)
+        unit.slot = None
 
 
 def _planned_not_run(plan: RunPlan) -> dict[str, Missing]:
