@@ -73,7 +73,10 @@ def test_steps_of_all_run_at_once_each_output_printed_whole_when_it_ends(
     # The quick step ended first and its output came whole, before the slow one's.
     assert out.index("bad") < out.index("slow begins") < out.index("slow ends")
     assert "the failing step: exit 3 in " in out
-    assert [step for step, _ in run._STEP_TIMES] == ["the failing step", "the slow step"]
+    assert [step for step, _, _ in run._STEP_TIMES] == ["the failing step", "the slow step"]
+    table = "\n".join(run.step_table())
+    assert "| step" in table and "CPU seconds |" in table
+    assert "the least the run could take here with every core busy" in table
     assert (tmp_path / "the-slow-step.log").read_text().splitlines()[1:] == [
         "slow begins",
         "slow ends",

@@ -132,3 +132,14 @@ def test_a_pool_started_inside_another_joins_it(tmp_path: Path) -> None:
     ]
     # The inner tool's own slot and the outer pool's one token: two at once, not five.
     assert _most_at_once(spans) == 2
+
+
+def test_each_step_s_cpu_time_is_kept_with_its_children_s(tmp_path: Path) -> None:
+    """What the cores spent on a step, its children included, whatever ran beside it."""
+    burn = "import time; end = time.process_time() + 0.3\nwhile time.process_time() < end: pass"
+    in_a_child = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {burn!r}])"
+    with StepPool(2, {}, say=lambda line: None) as pool:
+        pool.run("burns", [sys.executable, "-c", in_a_child], tmp_path / "burns.log")
+        pool.run("sleeps", [sys.executable, "-c", "import time; time.sleep(0.3)"], tmp_path / "s")
+    assert pool.cpu_seconds["burns"] >= 0.3
+    assert pool.cpu_seconds["sleeps"] < 0.25

@@ -58,8 +58,9 @@ _BOOTSTRAPPED = "HERMETIC_RUN_BOOTSTRAPPED"
 #: that the set-up before it (the environment, Hermes, Chromium) is timed too.
 _STARTED = "HERMETIC_RUN_STARTED"
 os.environ.setdefault(_STARTED, repr(time.time()))
-#: Each step of ``all`` and how long it took (seconds), in order: the table at the end.
-_STEP_TIMES: list[tuple[str, float]] = []
+#: Each step of ``all``, how long it took and the CPU time it cost (seconds; the step and every
+#: process it waited for), in order: the table at the end.
+_STEP_TIMES: list[tuple[str, float, float]] = []
 #: The table's file, beside the reports (a CI job keeps it as an artefact).
 STEP_TIMES_FILE = REPORTS / "step-times.md"
 
@@ -323,23 +324,49 @@ def matrix(
     return close_matrix(runs, reports)
 
 
+def cpu_seconds() -> float:
+    """The CPU time this process and every child it waited for have used so far (user and
+    system; kept across the re-exec into .venv's Python)."""
+    import resource
+
+    own, children = (
+        resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 @contextmanager
 def timed(step: str) -> Iterator[None]:
-    """Time ``step`` into the table :func:`step_table` prints."""
-    started = time.monotonic()
+    """Time ``step`` (wall clock and CPU) into the table :func:`step_table` prints."""
+    started, cpu = time.monotonic(), cpu_seconds()
     try:
         yield
     finally:
-        _STEP_TIMES.append((step, time.monotonic() - started))
+        _STEP_TIMES.append((step, time.monotonic() - started, cpu_seconds() - cpu))
 
 
 def step_table() -> list[str]:
-    """Each step and its seconds, and the whole run's, as a Markdown table."""
+    """Each step's seconds and CPU seconds, and the whole run's, as a Markdown table; then
+    what the CPU time means on this machine's cores (the least the run could take here)."""
     total = time.time() - float(os.environ.get(_STARTED) or time.time())
-    width = max([len(step) for step, _ in _STEP_TIMES] + [len("the whole run")])
-    lines = [f"| {'step':<{width}} | seconds |", f"|{'-' * (width + 2)}|--------:|"]
-    lines += [f"| {step:<{width}} | {seconds:7.1f} |" for step, seconds in _STEP_TIMES]
-    lines.append(f"| {'the whole run':<{width}} | {total:7.1f} |")
+    cpu = cpu_seconds()
+    width = max([len(step) for step, _, _ in _STEP_TIMES] + [len("the whole run")])
+    lines = [
+        f"| {'step':<{width}} | seconds | CPU seconds |",
+        f"|{'-' * (width + 2)}|--------:|------------:|",
+    ]
+    lines += [
+        f"| {step:<{width}} | {seconds:7.1f} | {used:11.1f} |"
+        for step, seconds, used in _STEP_TIMES
+    ]
+    lines.append(f"| {'the whole run':<{width}} | {total:7.1f} | {cpu:11.1f} |")
+    cores = len(os.sched_getaffinity(0))
+    lines += [
+        "",
+        f"CPU time over this machine's {cores} cores: {cpu / cores:.1f} s, the least the run "
+        f"could take here with every core busy ({100 * cpu / cores / max(total, 1e-9):.0f} % "
+        "of its wall time). Steps that ran at once overlap in the seconds column.",
+    ]
     return lines
 
 
@@ -369,7 +396,7 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
     # The set-up began when this run did, before the re-exec into .venv's Python.
     began = float(os.environ.get(_STARTED) or time.time())
     setup = "set-up before the first step: .venv, Hermes, Chromium"
-    _STEP_TIMES.append((setup, time.time() - began))
+    _STEP_TIMES.append((setup, time.time() - began, cpu_seconds()))
     one_after_another = (
         ("lint", [str(BIN / "ruff"), "check", "."], "ruff"),
         (
@@ -472,7 +499,7 @@ def steps_at_once(
         code, seconds = pool.run(step, command, log, cwd=REPO)
         codes[step] = code
         with printing:
-            _STEP_TIMES.append((step, seconds))
+            _STEP_TIMES.append((step, seconds, pool.cpu_seconds.get(step, 0.0)))
             text = log.read_text("utf-8", errors="replace") if log.is_file() else ""
             print(text.rstrip("\n"), flush=True)
             say(f"{step}: exit {code} in {seconds:.1f} s (its output above, and in {log})")

@@ -63,6 +63,9 @@ class StepPool:
         self._exits: list[Callable[[], None]] = []
         self.env: dict[str, str] = {}
         self._client: jobserver.Slots | None = None
+        #: Each step's CPU time (user and system, the step and every process it waited for),
+        #: by the name it was run under: what the cores spent on it, whatever else ran.
+        self.cpu_seconds: dict[str, float] = {}
 
     def __enter__(self) -> StepPool:
         outer = jobserver.from_environment(self._base_env, self._say)
@@ -136,7 +139,8 @@ class StepPool:
                     )
                     self._running.add(process)
                 try:
-                    code = process.wait()
+                    code, cpu = _wait_with_usage(process)
+                    self.cpu_seconds[step] = cpu
                 finally:
                     with self._lock:
                         self._running.discard(process)
@@ -156,3 +160,12 @@ class StepPool:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="step") as threads:
             futures = [threads.submit(task) for task in tasks]
         return [future.result() for future in futures]
+
+
+def _wait_with_usage(process: subprocess.Popen[bytes]) -> tuple[int, float]:
+    """Wait for ``process``; its exit code (as Popen's: -N for a signal) and its CPU seconds
+    with those of every descendant it waited for (``wait4``'s resource usage)."""
+    _, status, usage = os.wait4(process.pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    process.returncode = code
+    return code, usage.ru_utime + usage.ru_stime
