@@ -12,6 +12,7 @@ Data only: nothing here serves an answer (:mod:`hermetic.mock` does) or runs Her
 from __future__ import annotations
 
 import ast
+import datetime
 import json
 import re
 import tomllib
@@ -84,8 +85,9 @@ class Source(_Strict):
     url: Annotated[
         str,
         Field(
-            pattern=r"^https://\S+$",
-            description="The public page: a provider's API reference or a published bug report.",
+            pattern=r"^https?://\S+$",
+            description="The public page: a provider's API reference or a published bug report; "
+            "for an answer recorded by the plugin's author, the URL asked.",
         ),
     ]
     part: Annotated[str, Field(min_length=1, description="Which part of the page quotes it.")]
@@ -102,8 +104,21 @@ class Source(_Strict):
         Field(description="The text exactly as published, when form is not json."),
     ] = None
 
+    recorded: Annotated[
+        datetime.date | None,
+        Field(
+            description="The day the plugin's author recorded the answer from the provider "
+            "itself (hermetic record); the url is then the URL asked."
+        ),
+    ] = None
+
     @model_validator(mode="after")
     def _quote_goes_with_form(self) -> Source:
+        if self.recorded is None and not self.url.startswith("https://"):
+            raise ValueError(
+                f"url {self.url!r}: a published source is an https page (only a recorded "
+                "answer's source, with its recorded date, names the URL asked)"
+            )
         if self.form == "json" and self.quote is not None:
             raise ValueError("quote is only for a body published in another form than json")
         if self.form != "json" and not self.quote:
