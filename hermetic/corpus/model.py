@@ -34,8 +34,10 @@ __all__ = [
     "CorpusError",
     "ProviderAnswer",
     "Source",
+    "bundled_corpus",
     "load_corpus",
     "provider_slug",
+    "serve_recorded",
     "sse_events",
 ]
 
@@ -432,10 +434,31 @@ def _first_problem(exc: ValidationError, document: Any) -> str:
 
 
 def load_corpus(path: str | Path | None = None) -> Corpus:
-    """Read and check a corpus file (the package's own by default, read once)."""
+    """Read and check a corpus file; by default the corpus this process serves: the package's
+    own (read once), with the answers a profile recorded (:func:`serve_recorded`) after it."""
     if path is None:
-        return _packaged()
+        return _SERVED.get("corpus") or _packaged()
     return _read(Path(path))
+
+
+def bundled_corpus() -> Corpus:
+    """The package's own corpus alone (read once), whatever else this process serves."""
+    return _packaged()
+
+
+# The corpus this process serves when it is more than the package's own: set once per run (by
+# the plan's check, by each behave worker's first hook), from the profile's recorded answers.
+_SERVED: dict[str, Corpus] = {}
+
+
+def serve_recorded(answers: Iterable[ProviderAnswer]) -> None:
+    """From now on, :func:`load_corpus` serves ``answers`` (a profile's ``[providers] answers``,
+    already checked) after the package's own; no answers: the package's own alone."""
+    answers = tuple(answers)
+    _SERVED.clear()
+    if answers:
+        packaged = _packaged()
+        _SERVED["corpus"] = Corpus((*packaged.answers, *answers), packaged.source)
 
 
 @cache

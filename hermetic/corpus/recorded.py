@@ -23,6 +23,7 @@ from hermetic.corpus.model import (
     Corpus,
     CorpusError,
     ProviderAnswer,
+    bundled_corpus,
     load_corpus,
     parse_corpus,
     provider_slug,
@@ -179,7 +180,7 @@ def load_recorded(path: Path) -> Corpus:
     file that is not one, an entry the model refuses, an entry that is not recorded (its source
     must say :data:`RECORDED_BY`, with the day), or one that repeats a bundled answer's name."""
     corpus = load_corpus(path)
-    bundled = {answer.name for answer in load_corpus()}
+    bundled = {answer.name for answer in bundled_corpus()}
     for answer in corpus:
         if not is_recorded(answer):
             raise CorpusError(
