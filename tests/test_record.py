@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -13,8 +14,13 @@ from hermetic.corpus import load_corpus
 from hermetic.corpus.recorded import RECORDED_BY, load_recorded
 from hermetic.corpus.redaction import REDACTED, redact_body
 from hermetic.errors import ConfigError
+from hermetic.isolation.netns.confinement import why_no_namespace
 from hermetic.mock.stand_in_provider import StandInProvider
+from hermetic.parts.hook_observer import ObservedCall
 from hermetic.recording import Recording, record_answer
+from hermetic.recording.sandboxed_tick import recognised
+
+TOLD = "what Hermes 0.19.0 tells the plugin"
 
 KEY = "xai-PlantedKey0123456789abcdef"
 PLANTED = {
@@ -133,17 +139,69 @@ def test_redaction_keeps_the_body_json_and_its_other_bytes():
     )
 
 
-def test_the_command_reads_the_key_from_the_variable_and_never_prints_it(
-    stand_in, tmp_path, monkeypatch, capsys
+def _record_argv(base_url: str, to) -> list[str]:
+    argv = ["record", "--provider", "xAI", "--base-url", f"{base_url}/v1"]
+    return argv + ["--model", "gone-model-7", "--key-env", "XAI_KEY_FOR_TEST", "--to", str(to)]
+
+
+# A removed model in words no classifier of Hermes 0.19.0 knows (no "not found", no "does not
+# exist"): Hermes passes it on as a reason it does not know.
+RETIRED = json.dumps(
+    {
+        "code": "Client specified an invalid argument",
+        "error": "Model gone-model-7 was retired on 2026-11-30 for team acme-ml-team.",
+    }
+)
+
+
+def test_the_command_records_then_shows_what_hermes_tells_the_plugin_from_a_real_tick(
+    tmp_path, monkeypatch, capsys, hermes_executable
 ):
+    """The key is read from its variable and never printed; then one real ``hermes cron
+    tick`` (in a network namespace of its own) against the mock serving exactly the recorded
+    answer says what Hermes 0.19.0 passed to the hook, and that it did not recognise it."""
     monkeypatch.setenv("XAI_KEY_FOR_TEST", KEY)
     to = tmp_path / "answers.toml"
-    argv = ["record", "--provider", "xAI", "--base-url", f"{stand_in.base_url}/v1"]
-    argv += ["--model", "gone-model-7", "--key-env", "XAI_KEY_FOR_TEST", "--to", str(to)]
-    assert main(argv) == 0
+    with StandInProvider(status=400, body=RETIRED) as stand_in:
+        assert main(_record_argv(stand_in.base_url, to)) == 0
     printed = capsys.readouterr()
     assert KEY not in printed.out + printed.err
     assert "recorded xAI's 400" in printed.out and to.is_file()
+    told = [line for line in printed.out.splitlines() if line.startswith(TOLD)]
+    if why_no_namespace() is not None:
+        assert told == [told[0]] and "not shown, no network namespace here" in told[0]
+        return
+    assert len(told) == 2, printed.out
+    assert told[0].startswith(f"{TOLD}: Hermes reported it as status 400, reason="), told[0]
+    assert told[0].endswith("allowed), for one job"), told[0]
+    assert told[1].startswith(f"{TOLD}: Hermes does not recognise xAI's answer (reason="), told
+    assert told[1].endswith("a plugin alerts on it only by its status and its words"), told
+
+
+def test_without_a_namespace_the_recording_is_kept_and_hermes_not_run(
+    stand_in, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setenv("XAI_KEY_FOR_TEST", KEY)
+    monkeypatch.setenv("HERMETIC_NETNS", "off")
+    to = tmp_path / "answers.toml"
+    assert main(_record_argv(stand_in.base_url, to)) == 0
+    out = capsys.readouterr().out
+    assert load_recorded(to).answers, "the recording is kept"
+    assert out.splitlines()[-1] == (
+        f"{TOLD}: not shown, no network namespace here (switched off with HERMETIC_NETNS=off)"
+    )
+
+
+def test_hermes_recognising_an_answer_is_said_so():
+    answer = load_corpus().model_gone()[0]
+    call = ObservedCall(
+        "gone-model", "custom", "chat_completions", 404, "model_not_found", False, 0, 3
+    )
+    assert recognised(answer, [call]) == (
+        f"Hermes recognises {answer.provider}'s answer: reason='model_not_found'"
+    )
+    assert "does not recognise" in recognised(answer, [replace(call, reason="format_error")])
+    assert "did not tell the plugin" in recognised(answer, [])
 
 
 def test_an_unset_key_variable_is_one_line_naming_it(stand_in, tmp_path, monkeypatch, capsys):

@@ -52,7 +52,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from hermetic.errors import ConfigError
-    from hermetic.recording import Recording, key_from, record_answer
+    from hermetic.recording import Recording, hermes_tells, key_from, record_answer
 
     try:
         recording = Recording(
@@ -73,4 +73,6 @@ def main(args: argparse.Namespace) -> int:
         f'in {args.to}; name the file in hermetic.toml: [providers] answers = ["{args.to}"]',
         flush=True,
     )
+    for line in hermes_tells(args.to, answer.name, without=args.key_env):
+        print(line, flush=True)
     return EXIT_PASSED
