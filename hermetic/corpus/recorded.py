@@ -34,6 +34,7 @@ __all__ = [
     "append_entry",
     "is_recorded",
     "load_recorded",
+    "message_of",
     "recorded_entry",
     "recorded_words",
 ]
@@ -61,12 +62,14 @@ def recorded_words(body: str, status: int) -> str:
         document: Any = json.loads(body)
     except ValueError:
         document = None
-    message = _message(document)
+    message = message_of(document)
     words = " ".join(re.sub(r"[|\"\\]", " ", message).split()[:_WORDS]) if message else ""
     return f"{words} ({status})" if words else f"HTTP {status}"
 
 
-def _message(document: Any) -> str | None:
+def message_of(document: Any) -> str | None:
+    """The provider's message in an error body's JSON: ``error`` as a string, else the
+    ``message`` of ``error`` or of the document, else its ``detail``; None when it has none."""
     if isinstance(document, list) and document:
         document = document[0]
     if not isinstance(document, dict):
