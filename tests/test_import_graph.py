@@ -63,6 +63,9 @@ LAYERS: dict[str, int] = {
     # The generator of the hook reference (run by hand) drives whole worlds, so it sits above
     # them, beside the data it writes; nothing of the library imports it.
     "hermetic.hermes.reference.measure_hook_reference": 8,
+    # `hermetic record`: asks a provider, keeps its answer, then drives a world to show what
+    # Hermes tells the plugin about it.
+    "hermetic.recording": 8,
     "hermetic.steps": 9,
     "hermetic.known": 10,
     "hermetic.reporting": 10,

@@ -49,7 +49,10 @@ def test_without_the_section_every_provider_is_supported(tmp_path: Path) -> None
         ('only = ["OpenAI", "openai"]', 'providers.only[1]: "OpenAI" is listed twice'),
         ('only = "OpenAI"', "providers.only: must be an array of provider names, not a string"),
         ("only = [3]", "providers.only[0]: must be a provider's name (a string), not an integer"),
-        ('olny = ["OpenAI"]', "providers.only: missing; list the providers the plugin supports"),
+        (
+            'olny = ["OpenAI"]',
+            'providers.olny: unknown key; known keys: only, answers; did you mean "only"?',
+        ),
     ],
 )
 def test_a_wrong_providers_section_is_one_line(tmp_path: Path, text: str, expected: str) -> None:

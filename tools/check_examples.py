@@ -21,7 +21,10 @@
    its users); committed, the same run passes.
 6. lostsession (a planted bug: its capture line says ``session=None``), ``--tags=@smoke``:
    fails in one scenario only, naming the session.
-7. retry_blind_404 (ours: it keeps the seed issue's upstream rule, an alert only on a 404 Hermes
+7. An answer recorded with ``hermetic record`` (from a loopback stand-in of a provider the corpus
+   lacks, in a plugin repository): named in the profile, its "recorded" row fails bundled_words
+   (alerts only on the bundled providers' words), naming the provider; the alerts plugin passes.
+8. retry_blind_404 (ours: it keeps the seed issue's upstream rule, an alert only on a 404 Hermes
    does not retry), ``--tags=@provider-words``: the provider outline fails it for exactly the
    providers whose removed model that rule misses, each failure naming the provider and what
    Hermes reported (derived from the recorded hook calls, not written here). The real upstream
@@ -44,8 +47,8 @@ line is printed when it ends, and the log's tail when it did not end as its chec
 
 Reports go to ``reports/examples/<what>/``.
 
-    .venv/bin/python tools/check_examples.py [--only directory|untracked|minimal404|pricewatch|
-                                              retry-blind|
+    .venv/bin/python tools/check_examples.py [--only directory|untracked|recorded|minimal404|
+                                              pricewatch|retry-blind|
                                               upstream|PIP_EXAMPLE] [--upstream-plugin FOLDER]
                                              [--slots N]
 """
@@ -173,13 +176,15 @@ def pool() -> StepPool:
     return POOL
 
 
-def step(name: str, command: list[str], cwd: Path | None = None) -> tuple[int, Path]:
+def step(
+    name: str, command: list[str], cwd: Path | None = None, env: dict[str, str] | None = None
+) -> tuple[int, Path]:
     """One step in the pool, its output in ``reports/examples/<name>.log``; one line when it
     ends (its last line: a run's closing line)."""
     log = REPORTS / f"{name}.log"
     if hasattr(_STEPS, "names"):
         _STEPS.names.append(name)
-    code, seconds = pool().run(name, command, log, cwd)
+    code, seconds = pool().run(name, command, log, cwd, env)
     if code == INTERRUPTED and INTERRUPTS:
         say(f"check_examples: {name}: interrupted")
         return code, log
@@ -439,6 +444,72 @@ def untracked_module_named() -> list[str]:
     say(
         f"check_examples: a module git does not track fails naming {UNTRACKED_MODULE}; "
         "committed, the same plugin passes"
+    )
+    return []
+
+
+#: The stand-in key `hermetic record` is given by variable name in the recorded-answer check.
+RECORD_KEY_VARIABLE = "HERMETIC_CHECK_STAND_IN_KEY"
+RECORD_KEY = "xai-StandInKey4c0ffee5eed0123456789"
+#: The stand-in's removed-model answer: a 400 in words Hermes does not recognise and no bundled
+#: provider says, echoing the key, a request id and an organisation, as providers do.
+RECORD_ANSWER = json.dumps(
+    {
+        "code": "Client specified an invalid argument",
+        "error": f"Model gone-model was retired on 2026-11-30 for team org-Q7x2PzLm91 (key "
+        f"{RECORD_KEY}, request req_5f1e2d3c4b5a6978).",
+    }
+)
+
+
+def recorded_answer_caught() -> list[str]:
+    """In a plugin repository, ``hermetic record`` against a loopback stand-in of a provider
+    the corpus lacks writes the answers file (nothing secret in it); with the profile naming it,
+    bundled_words (alerts only on the bundled providers' words) fails the "recorded" row naming
+    the provider, and the alerts plugin passes it."""
+    from hermetic.mock.stand_in_provider import StandInProvider
+
+    with tempfile.TemporaryDirectory(prefix="hermetic-recorded-") as scratch:
+        repository = Path(scratch) / "plugin-repo"
+        ignore = shutil.ignore_patterns("__pycache__", "tests")
+        for plugin in (EXAMPLES / "bundled_words", REPO / "alerts_plugin"):
+            shutil.copytree(plugin, repository / plugin.name, ignore=ignore)
+        answers = repository / "recorded" / "answers.toml"
+        with StandInProvider(status=400, body=RECORD_ANSWER) as provider:
+            command = [str(BIN / "hermetic"), "record", "--provider", "xAI", "--base-url"]
+            command += [f"{provider.base_url}/v1", "--model", "gone-model"]
+            command += ["--key-env", RECORD_KEY_VARIABLE, "--to", str(answers)]
+            code, log = step(
+                "recorded-hermetic-record", command, env={RECORD_KEY_VARIABLE: RECORD_KEY}
+            )
+        said = log.read_text("utf-8", errors="replace")
+        if code != 0 or not answers.is_file():
+            return [f"hermetic record against the stand-in: exit {code}: {said}"]
+        written = answers.read_text("utf-8")
+        for secret in (RECORD_KEY, "org-Q7x2PzLm91", "req_5f1e2d3c4b5a6978"):
+            if secret in written or secret in said:
+                return [f"hermetic record wrote or printed {secret!r}"]
+        for plugin in ("bundled_words", "alerts_plugin"):
+            with (repository / plugin / "hermetic.toml").open("a", encoding="utf-8") as profile:
+                profile.write('\n[providers]\nanswers = ["../recorded/answers.toml"]\n')
+        _git(repository, "init", "--quiet")
+        _git(repository, "add", ".")
+        _git(repository, "commit", "--quiet", "-m", "two plugins, one recorded answer")
+        row = ("--features", "bundled", "--tags=@recorded", "-D", "keep_sandbox=never")
+        code, reports = hermetic_run("recorded-bundled-words", repository / "bundled_words", *row)
+        summary = json.loads((reports / "summary.json").read_text("utf-8"))
+        failed = [r for r in summary["scenarios"] if r["status"] in ("failed", "errored")]
+        if code != 1 or len(failed) != 1:
+            return [f"bundled_words must fail the recorded row (exit 1), not exit {code}"]
+        name, message = failed[0]["name"], failed[0]["message"] or ""
+        if "recorded: xAI" not in name or "removed by xAI" not in message:
+            return [f"bundled_words failed, but not naming the recorded xAI row: {name}: {message}"]
+        code, _ = hermetic_run("recorded-alerts-plugin", repository / "alerts_plugin", *row)
+        if code != 0:
+            return [f"the alerts plugin must pass the recorded row, not exit {code}"]
+    say(
+        "check_examples: a recorded answer (xAI's words, recorded from a stand-in) fails "
+        "bundled_words on its row naming xAI; the alerts plugin passes it"
     )
     return []
 
@@ -757,6 +828,12 @@ def every_check(upstream: str | None) -> list[Check]:
         *directory_checks(),
         Check("untracked module", frozenset({"untracked"}), SMALL, untracked_module_named),
         Check(
+            "a recorded answer",
+            frozenset({"recorded"}),
+            SUITE_WITHOUT_OUTLINE,  # hermetic record's own tick, then two runs
+            recorded_answer_caught,
+        ),
+        Check(
             "retry_blind_404 over the outline",
             frozenset({"retry-blind"}),
             SUITE_WITHOUT_OUTLINE,
@@ -799,12 +876,14 @@ def main(argv: list[str] | None = None) -> int:
         choices=[
             "directory",
             "untracked",
+            "recorded",
             "retry-blind",
             "upstream",
             *DIRECTORY_EXAMPLES,
             *(example.folder for example in PIP_EXAMPLES),
         ],
         help="the directory examples, one of them, minimal404 with a module git does not track, "
+        "an answer recorded with hermetic record, "
         "retry_blind_404 over the provider outline, "
         "the real upstream plugin over it (needs --upstream-plugin), or one pip example's "
         "folder name",

@@ -10,6 +10,7 @@ adds its subparser and arguments) beside what it does (``main``).
 - ``hermetic init`` → init.py: steps, hooks and features into a plugin repository; --pytest, --ci
 - ``hermetic summary`` → summary.py: a report folder's verdicts as Markdown
 - ``hermetic baseline`` → baseline.py: a run's failures as [[baseline]] entries of the profile
+- ``hermetic record`` → record.py: a real provider's failing answer, redacted, as a corpus entry
 - ``hermetic clean`` → clean.py: what hermetic left on disk, listed; --yes removes it
 
 Shared by several commands:
@@ -46,6 +47,7 @@ from hermetic.cli import (
     merge_reports,
     mock,
     mutate,
+    record,
     run,
     summary,
 )
@@ -64,6 +66,7 @@ COMMANDS: dict[str, ModuleType] = {
     "init": init,
     "summary": summary,
     "baseline": baseline,
+    "record": record,
     "clean": clean,
 }
 #: The commands that run scenarios: arguments hermetic does not know go to behave, and SIGTERM

@@ -18,8 +18,10 @@ from hermetic.corpus.model import (
     CorpusError,
     ProviderAnswer,
     Source,
+    bundled_corpus,
     load_corpus,
     provider_slug,
+    serve_recorded,
 )
 
 __all__ = [
@@ -31,6 +33,8 @@ __all__ = [
     "CorpusError",
     "ProviderAnswer",
     "Source",
+    "bundled_corpus",
     "load_corpus",
     "provider_slug",
+    "serve_recorded",
 ]

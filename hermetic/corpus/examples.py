@@ -21,9 +21,11 @@ __all__ = [
     "OUTLINE_PROTOCOLS",
     "PROTOCOL_TAGS",
     "PROTOCOL_TITLES",
+    "RECORDED_TAG",
     "block_tags",
     "examples_rows",
     "examples_text",
+    "with_recorded_rows",
 ]
 
 #: The protocols the outline runs, by Hermes' ``api_mode``: every one the mock serves (the
@@ -50,6 +52,9 @@ PROTOCOL_TAGS = {
     "bedrock_converse": "protocol.bedrock-converse",
 }
 HEADINGS = ("provider", "protocol", "answer", "error code")
+#: The tag, and the first word of the name, of a block of answers the plugin's author recorded
+#: (``[providers] answers`` in the profile).
+RECORDED_TAG = "recorded"
 #: The lines between which the generated blocks sit in the feature file.
 BEGIN = "        # generated from hermetic/corpus/answers.toml: tools/corpus_examples.py --write"
 END = "        # end of the generated examples"
@@ -82,20 +87,39 @@ def block_tags(provider: str, protocol: str) -> list[str]:
 
 def examples_text(corpus: Corpus) -> str:
     """The Examples blocks, between :data:`BEGIN` and :data:`END`, as the feature holds them."""
-    lines = [BEGIN]
+    return "\n".join([BEGIN, *_blocks(corpus, recorded=False), "", END])
+
+
+def _blocks(corpus: Corpus, *, recorded: bool) -> list[str]:
+    lines: list[str] = []
     for (provider, protocol), rows in examples_rows(corpus).items():
         widths = [max(len(cell) for cell in column) for column in zip(HEADINGS, *rows, strict=True)]
-        tags = " ".join(f"@{tag}" for tag in block_tags(provider, protocol))
+        tagged = [RECORDED_TAG] if recorded else []
+        tags = " ".join(f"@{tag}" for tag in [*block_tags(provider, protocol), *tagged])
         heading = (
             provider
             if protocol == "chat_completions"
             else (f"{provider} over {PROTOCOL_TITLES[protocol]}")
         )
+        heading = f"{RECORDED_TAG}: {heading}" if recorded else heading
         lines += ["", f"        {tags}", f"        Examples: {heading}"]
         for cells in (HEADINGS, *rows):
             padded = " | ".join(
                 cell.ljust(width) for cell, width in zip(cells, widths, strict=True)
             )
             lines.append(f"          | {padded} |")
-    lines += ["", END]
-    return "\n".join(lines)
+    return lines
+
+
+def with_recorded_rows(feature: str, recorded: Corpus) -> str:
+    """The provider outline's feature text with a block per provider and protocol of the
+    ``recorded`` answers about a model that is gone, after the bundled blocks (before
+    :data:`END`): each block tagged ``@recorded`` and named "recorded: <provider>", so every
+    report names its rows so. The text as it is when none is about a model that is gone."""
+    blocks = _blocks(recorded, recorded=True)
+    if not blocks:
+        return feature
+    if END not in feature:
+        raise ValueError("the feature has no generated examples to add the recorded rows to")
+    head, _, tail = feature.partition(END)
+    return head.rstrip(" ") + "\n".join(blocks[1:]) + "\n\n" + END + tail

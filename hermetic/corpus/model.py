@@ -12,6 +12,7 @@ Data only: nothing here serves an answer (:mod:`hermetic.mock` does) or runs Her
 from __future__ import annotations
 
 import ast
+import datetime
 import json
 import re
 import tomllib
@@ -33,8 +34,10 @@ __all__ = [
     "CorpusError",
     "ProviderAnswer",
     "Source",
+    "bundled_corpus",
     "load_corpus",
     "provider_slug",
+    "serve_recorded",
     "sse_events",
 ]
 
@@ -84,8 +87,9 @@ class Source(_Strict):
     url: Annotated[
         str,
         Field(
-            pattern=r"^https://\S+$",
-            description="The public page: a provider's API reference or a published bug report.",
+            pattern=r"^https?://\S+$",
+            description="The public page: a provider's API reference or a published bug report; "
+            "for an answer recorded by the plugin's author, the URL asked.",
         ),
     ]
     part: Annotated[str, Field(min_length=1, description="Which part of the page quotes it.")]
@@ -102,8 +106,21 @@ class Source(_Strict):
         Field(description="The text exactly as published, when form is not json."),
     ] = None
 
+    recorded: Annotated[
+        datetime.date | None,
+        Field(
+            description="The day the plugin's author recorded the answer from the provider "
+            "itself (hermetic record); the url is then the URL asked."
+        ),
+    ] = None
+
     @model_validator(mode="after")
     def _quote_goes_with_form(self) -> Source:
+        if self.recorded is None and not self.url.startswith("https://"):
+            raise ValueError(
+                f"url {self.url!r}: a published source is an https page (only a recorded "
+                "answer's source, with its recorded date, names the URL asked)"
+            )
         if self.form == "json" and self.quote is not None:
             raise ValueError("quote is only for a body published in another form than json")
         if self.form != "json" and not self.quote:
@@ -417,10 +434,31 @@ def _first_problem(exc: ValidationError, document: Any) -> str:
 
 
 def load_corpus(path: str | Path | None = None) -> Corpus:
-    """Read and check a corpus file (the package's own by default, read once)."""
+    """Read and check a corpus file; by default the corpus this process serves: the package's
+    own (read once), with the answers a profile recorded (:func:`serve_recorded`) after it."""
     if path is None:
-        return _packaged()
+        return _SERVED.get("corpus") or _packaged()
     return _read(Path(path))
+
+
+def bundled_corpus() -> Corpus:
+    """The package's own corpus alone (read once), whatever else this process serves."""
+    return _packaged()
+
+
+# The corpus this process serves when it is more than the package's own: set once per run (by
+# the plan's check, by each behave worker's first hook), from the profile's recorded answers.
+_SERVED: dict[str, Corpus] = {}
+
+
+def serve_recorded(answers: Iterable[ProviderAnswer]) -> None:
+    """From now on, :func:`load_corpus` serves ``answers`` (a profile's ``[providers] answers``,
+    already checked) after the package's own; no answers: the package's own alone."""
+    answers = tuple(answers)
+    _SERVED.clear()
+    if answers:
+        packaged = _packaged()
+        _SERVED["corpus"] = Corpus((*packaged.answers, *answers), packaged.source)
 
 
 @cache

@@ -166,8 +166,7 @@ class RunChecks:
         """Hermes' own line first, then the plugin's traceback, then what it means."""
         box = self.sandbox
         return "\n\n".join(
-            f.describe(box.installed_plugin, box.entry_point, box.plugin_left_out)
-            for f in failures
+            f.describe(box.installed_plugin, box.entry_point, box.plugin_left_out) for f in failures
         )
 
     def identity_problem(self, result: CommandResult) -> str | None:

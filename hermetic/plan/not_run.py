@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hermetic.corpus import load_corpus
+from hermetic.corpus.examples import RECORDED_TAG
 from hermetic.hermes.install.releases import release_key
 from hermetic.plan.settings import Settings
 from hermetic.plugin_sources import kind_skip_reason
@@ -67,6 +68,9 @@ def promise_not_made(tags: Iterable[str], profile: Profile) -> NotRun | None:
 def provider_left_out(tags: Iterable[str], profile: Profile) -> NotRun | None:
     """The provider of ``tags`` (``@provider.<slug>``) the profile's ``[providers] only`` leaves
     out, if any."""
+    tags = list(tags)
+    if RECORDED_TAG in tags:  # the author recorded it: always claimed
+        return None
     for tag in tags:
         if tag.startswith(PROVIDER_TAG):
             provider = load_corpus().provider(tag[len(PROVIDER_TAG) :])

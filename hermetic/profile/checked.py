@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from hermetic.channels.settings import ChannelSettings
-from hermetic.corpus import load_corpus
+from hermetic.corpus import (
+    Corpus,
+    CorpusError,
+    ProviderAnswer,
+    bundled_corpus,
+    load_corpus,
+    provider_slug,
+)
+from hermetic.corpus.recorded import load_recorded
 from hermetic.profile.model import (
     PLUGIN_ENTRIES,
     ProfileError,
@@ -57,6 +65,8 @@ class Profile:
     baseline: tuple[BaselineEntry, ...] = ()
     spool: Spool = field(default_factory=Spool)
     aliases: frozenset[str] = frozenset()
+    # [providers] answers: the answers the plugin's author recorded, served beside the corpus.
+    recorded: tuple[ProviderAnswer, ...] = ()
 
     @classmethod
     def empty(cls) -> Profile:
@@ -84,6 +94,7 @@ class Profile:
                 else frozenset()
             ),
             providers=document.providers.only if document.providers else None,
+            recorded=_recorded(path, document.providers.answers if document.providers else ()),
             channels=tuple(document.alerts),
             spool=document.spool,
             baseline=tuple(
@@ -118,8 +129,10 @@ class Profile:
         return self.keeps(name)
 
     def supports(self, provider: str) -> bool:
-        """Whether the plugin claims ``provider`` (any spelling of a corpus provider)."""
-        if self.providers is None:
+        """Whether the plugin claims ``provider`` (any spelling of a corpus provider): every
+        provider without ``[providers] only``, and always one its author recorded."""
+        slug = provider_slug(provider)
+        if self.providers is None or any(provider_slug(a.provider) == slug for a in self.recorded):
             return True
         return load_corpus().provider(provider) in self.providers
 
@@ -190,3 +203,19 @@ class Profile:
     def uses(self, placeholder: str) -> bool:
         """Whether any value names ``{placeholder}``."""
         return any(names(text, placeholder) for _, text in texts(self.env, self.files, self.config))
+
+
+def _recorded(profile: Path | None, files: tuple[str, ...]) -> tuple[ProviderAnswer, ...]:
+    """The answers of ``[providers] answers`` (paths relative to the profile), each file checked
+    by the corpus's model, none repeating a bundled answer's name or words: ProfileError naming
+    the file's entry in the profile otherwise."""
+    answers: list[ProviderAnswer] = []
+    folder = profile.parent if profile is not None else Path.cwd()
+    for index, name in enumerate(files):
+        key = toml_key("providers", "answers", index)
+        try:
+            answers += load_recorded(folder / name)
+            Corpus((*bundled_corpus().answers, *answers), name)
+        except CorpusError as exc:
+            raise ProfileError(str(profile), key, str(exc)) from None
+    return tuple(answers)

@@ -43,8 +43,6 @@ _MISSING: Mapping[tuple[str, str], str] = MappingProxyType(
             f"missing; list the promises the plugin keeps (known: {', '.join(PROMISE_NAMES)})"
         ),
         ("baseline", "reason"): "missing; say why the failure is known",
-        ("providers", "only"): "missing; list the providers the plugin supports "
-        "(hermetic/corpus/answers.toml names them)",
     }
 )
 

@@ -279,7 +279,9 @@ def _check_provider(name: Any) -> str:
         raise refuse(f"{show(name)} is not a provider of the corpus; known: {known}") from None
 
 
-def _no_repeats(names: tuple[str, ...]) -> tuple[str, ...]:
+def _no_repeats(names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    if names is None:
+        return None
     if not names:
         raise refuse("names no provider; leave [providers] out to check every provider")
     for index, name in enumerate(names):
@@ -345,7 +347,7 @@ PromiseName = Annotated[Literal[PROMISE_NAMES], BeforeValidator(_check_promise)]
 
 _KEEP = "The promises the plugin keeps; the others are not checked. " + " ".join(
     f'"{alias.name}" (its name before the split) stands for {", ".join(alias.means)}, and for '
-    f'{", ".join(alias.on_its_rows)} on its own rows (@{alias.name}).'
+    f"{', '.join(alias.on_its_rows)} on its own rows (@{alias.name})."
     for alias in ALIASES.values()
 )
 
@@ -370,19 +372,36 @@ class Network(Table):
     ] = ()
 
 
+def _check_answers_file(path: Any) -> Any:
+    if not isinstance(path, str) or not path.strip():
+        raise refuse(f"must be a file's path (a non-empty string), not {show(path)}")
+    return path
+
+
 class Providers(Table):
     """``[providers]``: the providers the plugin supports (the provider outline checks only
-    these; every report says so). Without it, every provider of the corpus is checked."""
+    these; every report says so), and the answers its author recorded from providers the
+    corpus lacks. Without it, every provider of the corpus is checked."""
 
     only: Annotated[
-        tuple[Annotated[str, BeforeValidator(_check_provider)], ...],
+        tuple[Annotated[str, BeforeValidator(_check_provider)], ...] | None,
         expect(list, "must be an array of provider names, not {kind}"),
         AfterValidator(_no_repeats),
         Field(
             description="Provider names as the corpus spells them (hermetic/corpus/answers.toml, "
-            'any spelling: "azure-openai"); the others\' outline rows are not claimed.',
+            'any spelling: "azure-openai"); the others\' outline rows are not claimed '
+            "(without it: every provider).",
         ),
-    ]
+    ] = None
+    answers: Annotated[
+        tuple[Annotated[str, BeforeValidator(_check_answers_file)], ...],
+        expect(list, "must be an array of file paths, not {kind}"),
+        Field(
+            description="Files of answers recorded with `hermetic record` (relative to this "
+            "profile): each answer about a model that is gone joins the removed-model outline "
+            'as a row named "recorded", always claimed.',
+        ),
+    ] = ()
 
 
 class Requires(Table):

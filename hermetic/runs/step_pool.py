@@ -111,10 +111,16 @@ class StepPool:
                 pass
 
     def run(
-        self, step: str, command: Sequence[str], log: Path, cwd: Path | None = None
+        self,
+        step: str,
+        command: Sequence[str],
+        log: Path,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> tuple[int, float]:
-        """Run ``command`` once a slot is free, its output into ``log``; its exit code
-        (130 if the run was interrupted before it could start) and its seconds."""
+        """Run ``command`` once a slot is free, its output into ``log`` (``env``: variables
+        added to the pool's environment); its exit code (130 if the run was interrupted before
+        it could start) and its seconds."""
         assert self._client is not None, "StepPool.run outside its `with`"
         slot = self._client.wait(stop=lambda: bool(INTERRUPTS))
         if slot is None:
@@ -131,7 +137,7 @@ class StepPool:
                     process = subprocess.Popen(
                         list(command),
                         cwd=cwd,
-                        env=self.env,
+                        env={**self.env, **(env or {})},
                         stdin=subprocess.DEVNULL,
                         stdout=output,
                         stderr=subprocess.STDOUT,
