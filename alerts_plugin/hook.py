@@ -139,5 +139,3 @@ def handle(kwargs: dict[str, Any], folder: Path) -> None:
         elif level >= logging.ERROR:
             # No log file: Hermes' own logger (agent.log) is all that is left.
             _fallback_log.warning("hermetic-alerts: %s", message)
-
-

@@ -123,9 +123,7 @@ def test_file_channel_reads_the_same_way(tmp_path: Path) -> None:
 
 
 def test_sqlite_names_the_column(tmp_path: Path) -> None:
-    profile = (
-        '[alerts]\nchannel = "sqlite"\ntable = "calls"\nmodel = "model"\nstatus = "status"\n'
-    )
+    profile = '[alerts]\nchannel = "sqlite"\ntable = "calls"\nmodel = "model"\nstatus = "status"\n'
     with build_world(settings_with(tmp_path, profile)) as world:
         database = database_path(world.sandbox.hermes_home)
         database.parent.mkdir(parents=True)
@@ -136,5 +134,5 @@ def test_sqlite_names_the_column(tmp_path: Path) -> None:
         channel = world.use(AlertChannels).first
         [alert] = channel.alerts()
         assert channel.lacks(alert, "status", 404) == (
-            "no `status` at `status`; 404 is at `http_code`: set `[alerts] status = \"http_code\"`"
+            'no `status` at `status`; 404 is at `http_code`: set `[alerts] status = "http_code"`'
         )

@@ -10,7 +10,7 @@ from hermetic.hermes.reference import find_hermes_variables as tool
 from hermetic.hermes.reference import variables_hermes_reads
 from hermetic.hermes.reference.variables_hermes_reads import HERMES_VARIABLES, RELEASES
 
-CONFIG = '''
+CONFIG = """
 import os
 from os import environ
 
@@ -30,8 +30,8 @@ PROXY = environ.get("HTTPS_PROXY")
 if "NO_COLOR" in os.environ:
     pass
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-'''
-CALLER = '''
+"""
+CALLER = """
 from config import get_env_value, _env_int
 
 KEY = get_env_value("OPENAI_API_KEY")
@@ -40,7 +40,7 @@ LABEL = {"x": "NOT_AN_ENV_READ"}.get("NOT_AN_ENV_READ")
 NAME = "HERMES_AGENT_TIMEOUT"
 PARTIAL = "HERMES_"
 print(get_env_value(f"{NAME}_X"))
-'''
+"""
 
 
 def wheel(tmp_path: Path, **modules: str) -> Path:

@@ -456,7 +456,9 @@ def _reports_with_failures(tmp_path: Path) -> Path:
     ]
     scenarios = [
         ScenarioResult(
-            feature="F", location=f"f.feature:{line}", **row  # type: ignore[arg-type]
+            feature="F",
+            location=f"f.feature:{line}",
+            **row,  # type: ignore[arg-type]
         )
         for line, row in enumerate(rows, start=3)
     ]

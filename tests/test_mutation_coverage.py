@@ -338,9 +338,7 @@ def test_a_run_that_fails_with_the_tracer_on_runs_once_more_without_it(
     def fake_run(python, plan, env=None):  # noqa: ANN001, ANN202
         traced.append(coverage.ROOT_VARIABLE in env)
         ok = not traced[-1]  # a command past its limit with the tracer on, fine without
-        return acceptance.Outcome(
-            result=passing(3 if ok else 0), problems=[] if ok else ["failed"]
-        )
+        return acceptance.Outcome(result=passing(3 if ok else 0), problems=[] if ok else ["failed"])
 
     monkeypatch.setattr(acceptance, "run_acceptance", fake_run)
     said: list[str] = []

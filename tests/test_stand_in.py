@@ -99,9 +99,7 @@ def run_checks(tmp_path: Path, credential: str | None) -> RunChecks:
     )
 
 
-def test_a_leaked_stand_in_fails_the_scenario_naming_where(
-    tmp_path: Path, credential: str
-) -> None:
+def test_a_leaked_stand_in_fails_the_scenario_naming_where(tmp_path: Path, credential: str) -> None:
     checks = run_checks(tmp_path, credential)
     home = checks.sandbox.hermes_home
     (home / "vendor").mkdir()

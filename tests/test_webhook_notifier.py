@@ -27,9 +27,7 @@ REMOVED = {
 }
 #: What Hermes passed for each provider's removed model under its default retries (3).
 CORPUS = json.loads(
-    (Path(__file__).parent / "fixtures" / "hook_calls_corpus_hermes_0.19.0.json").read_text(
-        "utf-8"
-    )
+    (Path(__file__).parent / "fixtures" / "hook_calls_corpus_hermes_0.19.0.json").read_text("utf-8")
 )["calls"]
 PATH = "/hooks/hermes"
 

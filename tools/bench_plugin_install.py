@@ -73,16 +73,10 @@ def main() -> int:
             with (plugin / "hook.py").open("a", encoding="utf-8") as code:
                 code.write(f"\n# bench round {run} {time.time()}\n")
             loaded = load_plugin(str(plugin))
-            figures["changed"].append(
-                timed(loaded.prepare, hermes, release, quiet)
-            )
-            figures["same"].append(
-                timed(loaded.prepare, hermes, release, quiet)
-            )
+            figures["changed"].append(timed(loaded.prepare, hermes, release, quiet))
+            figures["same"].append(timed(loaded.prepare, hermes, release, quiet))
             copied = load_plugin(str(outside))
-            figures["copy"].append(
-                timed(copied.prepare, hermes, release, quiet)
-            )
+            figures["copy"].append(timed(copied.prepare, hermes, release, quiet))
             with (plugin / "hook.py").open("a", encoding="utf-8") as code:
                 code.write(f"\n# bench smoke {run} {time.time()}\n")
             reports = Path(scratch) / f"reports-{run}"
@@ -98,9 +92,7 @@ def main() -> int:
             ]
             if args.hermes_version:
                 command += ["--hermes-version", args.hermes_version]
-            figures["smoke"].append(
-                timed(subprocess.run, command, check=True, capture_output=True)
-            )
+            figures["smoke"].append(timed(subprocess.run, command, check=True, capture_output=True))
     median = {name: statistics.median(values) for name, values in figures.items()}
     print(
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {platform.node()}, {os.cpu_count()} cores, "

@@ -418,9 +418,7 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
         request, behave = request_from_behave(["--tags=@smoke"])
         suite = Suite(cwd=REPO, paths=behave.paths, args=behave.options)
         with timed("the release matrix, @smoke"):
-            matrix_runs = run_matrix(
-                BIN / "python", others, folder, request, suite, env, args.jobs
-            )
+            matrix_runs = run_matrix(BIN / "python", others, folder, request, suite, env, args.jobs)
         say(f"release matrix (@smoke): {folder / 'matrix.md'}")
         if not all(run.ok for run in matrix_runs):
             failures.append("the release matrix")

@@ -110,4 +110,3 @@ def error_lines(log_path: Path) -> list[str]:
 def is_error(line: str) -> bool:
     """An ERROR or CRITICAL line of the contract's format, or a traceback's head."""
     return _ERROR_LINE.search(line) is not None
-

@@ -38,6 +38,7 @@ from hermetic.hermes.read.plugin_load import LoadFailure, load_failures
 from hermetic.hermes.run.commands import CommandResult
 from hermetic.hermes.run.sandbox import Sandbox
 from hermetic.isolation.credential_leaks import find_leaks
+from hermetic.isolation.guard import process_view
 from hermetic.isolation.guard.handoffs import Handoff, read_handoffs
 from hermetic.isolation.guard.log import NetworkAttempt, handoff_log, non_loopback, read_attempts
 from hermetic.isolation.guard.outside import OUTSIDE as OUTSIDE_FOLDER
@@ -166,8 +167,7 @@ class RunChecks:
         """Hermes' own line first, then the plugin's traceback, then what it means."""
         box = self.sandbox
         return "\n\n".join(
-            f.describe(box.installed_plugin, box.entry_point, box.plugin_left_out)
-            for f in failures
+            f.describe(box.installed_plugin, box.entry_point, box.plugin_left_out) for f in failures
         )
 
     def identity_problem(self, result: CommandResult) -> str | None:
@@ -293,5 +293,12 @@ class RunChecks:
             notes.append(
                 f"writes outside the sandbox were not watched in this run ({why}): the temp "
                 "folders and the home are overlaid only in a mount namespace"
+            )
+        why = process_view.unavailable(self.sandbox.root)
+        if why:
+            notes.append(
+                f"Hermes and the plugin saw the machine's processes in this run ({why}): "
+                "their environments (keys of the shell that started the run included) could be "
+                "read through /proc"
             )
         return "\n\n".join(notes) or None

@@ -231,8 +231,7 @@ class AlertChannels:
         details = "\n\n".join(f"the {view.label} channel:\n{text}" for view, text in found)
         self.world.check(
             False,
-            f"{first}\n"
-            f"each channel's verdict:\n{listing}\n\n{details}",
+            f"{first}\neach channel's verdict:\n{listing}\n\n{details}",
         )
 
     def wait_for_exit(self) -> None:

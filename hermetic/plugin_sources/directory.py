@@ -193,4 +193,3 @@ def untracked_entry(left_out: tuple[str, ...]) -> str | None:
         if name in left_out:
             return not_committed(name)
     return None
-

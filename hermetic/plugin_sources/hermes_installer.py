@@ -208,9 +208,7 @@ def _run_installer(
         if result.returncode != 0:
             return Installed(
                 (install_command,),
-                problem=_failed_after_install(
-                    install_command, snap.as_origin(result.stderr), made
-                ),
+                problem=_failed_after_install(install_command, snap.as_origin(result.stderr), made),
             )
         if len(made) != 1:
             return Installed(
@@ -244,9 +242,7 @@ def _run_installer(
         sandbox.remove()
 
 
-def _not_installed(
-    snap: Snapshot, release: str, command: str, code: int, said: str
-) -> Installed:
+def _not_installed(snap: Snapshot, release: str, command: str, code: int, said: str) -> Installed:
     """The installer made nothing: this Hermes has none, or cannot clone a ``#subdir``, or it
     refused the plugin (quoted)."""
     if code == 2 and "invalid choice" in said and "install" in said:

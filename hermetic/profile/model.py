@@ -345,7 +345,7 @@ PromiseName = Annotated[Literal[PROMISE_NAMES], BeforeValidator(_check_promise)]
 
 _KEEP = "The promises the plugin keeps; the others are not checked. " + " ".join(
     f'"{alias.name}" (its name before the split) stands for {", ".join(alias.means)}, and for '
-    f'{", ".join(alias.on_its_rows)} on its own rows (@{alias.name}).'
+    f"{', '.join(alias.on_its_rows)} on its own rows (@{alias.name})."
     for alias in ALIASES.values()
 )
 

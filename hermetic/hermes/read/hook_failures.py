@@ -113,10 +113,8 @@ def hook_raised_headline(log_text: str, plugin: Path | None) -> str | None:
             lines.append(f"({len(raised) - 1} more such line(s) in logs/agent.log)")
     elif own:
         lines = [
-            f'the plugin logged a failure of its own in Hermes\' log: "{own[0]}" '
-            "(logs/agent.log)",
-            "Its traceback runs through the plugin's files; the alert it was recording is "
-            "lost.",
+            f'the plugin logged a failure of its own in Hermes\' log: "{own[0]}" (logs/agent.log)',
+            "Its traceback runs through the plugin's files; the alert it was recording is lost.",
         ]
         own = own[1:]
     else:

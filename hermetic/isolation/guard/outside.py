@@ -42,12 +42,14 @@ _MS_REC = 0x4000
 _MS_PRIVATE = 1 << 18
 
 
-USAGE = "usage: outside.py SANDBOX [--place DIR …] [--keep DIR …] -- COMMAND …"
+USAGE = "usage: outside.py SANDBOX [--place DIR …] [--keep DIR …] [--view PID] -- COMMAND …"
 
 
 def main(argv: list[str]) -> int:
     """Run COMMAND (exec: the same process) with each ``--place`` overlaid; SANDBOX and every
-    ``--keep`` folder (the suite's own, such as a coverage folder) stay the real ones."""
+    ``--keep`` folder (the suite's own, such as a coverage folder) stay the real ones. With
+    ``--view PID``, COMMAND runs in the PID namespace whose first process is PID, with that
+    namespace's ``/proc`` (:mod:`process_view`: this process stays outside, as its parent)."""
     try:
         split = argv.index("--")
         sandbox, options, command = argv[0], argv[1:split], argv[split + 1 :]
@@ -55,7 +57,7 @@ def main(argv: list[str]) -> int:
     except (ValueError, IndexError):
         print(USAGE, file=sys.stderr)
         return 2
-    if not command or any(flag not in ("--place", "--keep") for flag, _ in pairs):
+    if not command or any(flag not in ("--place", "--keep", "--view") for flag, _ in pairs):
         print(USAGE, file=sys.stderr)
         return 2
     places = _outermost(
@@ -63,11 +65,26 @@ def main(argv: list[str]) -> int:
     )
     keep = [sandbox, *(path for flag, path in pairs if flag == "--keep")]
     outside = Path(sandbox) / OUTSIDE
+    view = _process_view()
+    views = [path for flag, path in pairs if flag == "--view"]
+    joined = False
+    if views:
+        try:
+            view.join(sandbox, views[-1])  # from here on: the child, inside
+            joined = True
+        except view.NoView as exc:
+            view.say_unavailable(sandbox, str(exc))
     try:
         _isolate(keep, places, outside)
+        if joined:
+            view.own_proc()
     except _NoNamespace as exc:
         outside.mkdir(parents=True, exist_ok=True)
         (outside / UNAVAILABLE).write_text(f"{exc}\n", "utf-8")
+        if views:
+            view.say_unavailable(sandbox, f"no /proc of its own without a mount namespace ({exc})")
+    except view.NoView as exc:
+        view.say_unavailable(sandbox, str(exc))
     except OSError as exc:
         # Half made: the sandbox may be hidden behind an overlay. Running Hermes now would
         # write its home where nobody looks; stop, saying why.
@@ -77,6 +94,15 @@ def main(argv: list[str]) -> int:
         return 2
     os.execvp(command[0], command)
     return 127  # not reached
+
+
+def _process_view():  # type: ignore[no-untyped-def]
+    """The sibling module, imported as this script runs (``python -I`` puts no folder of ours on
+    ``sys.path``)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import process_view  # type: ignore[import-not-found]
+
+    return process_view
 
 
 def _outermost(places: Iterable[str]) -> list[str]:
@@ -146,10 +172,13 @@ def _isolate(keep: list[str], places: list[str], outside: Path) -> None:
 # -- what the harness runs and reads ---------------------------------------------------------
 
 
-def confinement(sandbox: Path, python: str, keep: list[str] | None = None) -> list[str]:
+def confinement(
+    sandbox: Path, python: str, keep: list[str] | None = None, view: int | None = None
+) -> list[str]:
     """The prefix that runs a command with the temp folders and the home of the user running
     the suite overlaid (``python``: an interpreter to run this file with, standard library
-    only; ``keep``: folders of the suite's own outside the sandbox the command writes to)."""
+    only; ``keep``: folders of the suite's own outside the sandbox the command writes to;
+    ``view``: the first process of the scenario's PID namespace, :mod:`.process_view`)."""
     home = os.environ.get("HOME") or str(Path.home())
     places = ["/tmp", "/var/tmp", home]
     command = [python, "-I", "-S", os.path.abspath(__file__), str(sandbox)]
@@ -157,6 +186,8 @@ def confinement(sandbox: Path, python: str, keep: list[str] | None = None) -> li
         command += ["--place", place]
     for folder in keep or []:
         command += ["--keep", folder]
+    if view is not None:
+        command += ["--view", str(view)]
     return [*command, "--"]
 
 

@@ -18,5 +18,3 @@ def step_traces_endpoint_only(context):
     """The collector's traces URL in OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, no base endpoint."""
     world = context.world
     traces_endpoint_only(world.sandbox, world.collector.url)
-
-
