@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,8 +67,9 @@ def test_commands_of_one_sandbox_share_the_namespace_and_say_their_pid(box: Sand
 
 
 def test_ending_the_view_ends_what_still_runs_in_it(box: Sandbox) -> None:
-    running = start(box, "sleep 60")
-    time.sleep(0.5)
+    running = start(box, "echo $$; exec sleep 60")
+    assert running.stdout is not None
+    running.stdout.readline()  # inside
     if unavailable(box.root):
         pytest.skip(f"no PID namespace here: {unavailable(box.root)}")
     box.stop_process_view()

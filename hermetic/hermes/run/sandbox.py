@@ -16,6 +16,7 @@ from hermetic.errors import HarnessError
 from hermetic.hermes.run.process_env import process_env
 from hermetic.hermes.run.tempdirs import make_temp_dir
 from hermetic.isolation.guard import process_view
+from hermetic.isolation.guard.log import GUARD_DIR
 from hermetic.isolation.guard.outside import confinement
 from hermetic.isolation.guard.site.hermetic_netguard_protocol import COVERAGE_DIR_VARIABLE
 
@@ -118,6 +119,9 @@ class Sandbox:
     plugin_code: Path | None = None
     # Files of the plugin's folder its install left out (git does not track them).
     plugin_left_out: tuple[str, ...] = ()
+    # Folders a command needs from under the hidden homes beside Hermes' own (bound back
+    # read-only: hermetic.isolation.guard.outside), such as the repository an install clones.
+    shown: list[Path] = field(default_factory=list)
     # The scenario's PID namespace (hermetic.isolation.guard.process_view): its keeper, and
     # the pid of its first process (None: not made yet, or not possible here).
     _view_keeper: subprocess.Popen[str] | None = field(default=None, repr=False)
@@ -274,7 +278,29 @@ class Sandbox:
         scenario's PID namespace with its own ``/proc``
         (:mod:`hermetic.isolation.guard.process_view`)."""
         keep = [self.extra_env[name] for name in (COVERAGE_DIR_VARIABLE,) if name in self.extra_env]
-        return confinement(self.root, sys.executable, keep, self._process_view())
+        shown = [str(path) for path in self.needed_from_home()]
+        return confinement(self.root, sys.executable, keep, self._process_view(), shown)
+
+    def needed_from_home(self) -> list[Path]:
+        """What a ``hermes`` command reads from under the homes (which it otherwise sees
+        empty): Hermes' environment, the Python it was made from, the loopback guard its
+        processes load, a pip plugin's code, and :attr:`shown`."""
+        environment = self.hermes_executable.parent.parent
+        needed = [environment, GUARD_DIR, *self.shown]
+        if self.plugin_code is not None:
+            needed.append(self.plugin_code)
+        python = self.hermes_executable.parent / "python"
+        if python.exists():
+            needed.append(python.resolve().parent.parent)
+        try:
+            settings = (environment / "pyvenv.cfg").read_text("utf-8").splitlines()
+        except OSError:
+            settings = []
+        for line in settings:
+            key, _, value = line.partition("=")
+            if key.strip() == "home" and value.strip():
+                needed.append(Path(value.strip()).resolve().parent)
+        return list(dict.fromkeys(path.resolve() for path in needed))
 
     def _process_view(self) -> int | None:
         """The first process of the scenario's PID namespace, made on first use; None (and

@@ -115,7 +115,10 @@ def join(sandbox: str, first_pid: str) -> None:
             raise NoView(f"cannot enter the PID namespace: {os.strerror(ctypes.get_errno())}")
     finally:
         os.close(descriptor)
-    child = os.fork()
+    try:
+        child = os.fork()
+    except OSError as exc:  # its first process is gone: the scenario is over
+        raise NoView(f"the scenario's PID namespace has ended: {exc.strerror}") from None
     if child == 0:
         return
     for signum in _RELAYED:
