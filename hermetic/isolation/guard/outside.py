@@ -226,6 +226,14 @@ CI_WORKSPACES = (
 )
 
 
+def hidden_places() -> list[str]:
+    """The folders a ``hermes`` command sees empty: the home of the user running the suite,
+    ``/root``, ``/home`` and a CI job's workspace."""
+    home = os.environ.get("HOME") or str(Path.home())
+    workspaces = [os.environ[name] for name in CI_WORKSPACES if os.environ.get(name)]
+    return list(dict.fromkeys([home, "/root", "/home", *workspaces]))
+
+
 def confinement(
     sandbox: Path,
     python: str,
@@ -238,12 +246,10 @@ def confinement(
     folders of the suite's own outside the sandbox the command writes to; ``view``: the first
     process of the scenario's PID namespace, :mod:`.process_view`; ``shown``: what the command
     needs from under the homes, bound back read-only)."""
-    home = os.environ.get("HOME") or str(Path.home())
-    workspaces = [os.environ[name] for name in CI_WORKSPACES if os.environ.get(name)]
     command = [python, "-I", "-S", os.path.abspath(__file__), str(sandbox)]
     for place in ("/tmp", "/var/tmp"):
         command += ["--place", place]
-    for place in dict.fromkeys([home, "/root", "/home", *workspaces]):
+    for place in hidden_places():
         command += ["--hide", place]
     for folder in shown or []:
         command += ["--show", folder]
