@@ -130,6 +130,23 @@ Feature: A test run stays inside its sandbox
       And the stand-in key was written nowhere else
       And exactly one model-unavailable alert is recorded
 
+  Rule: The plugin sees nothing of the machine it runs on
+
+    A plugin runs inside Hermes, on the machine of whoever runs the suite: a plugin under
+    evaluation may try to take what is theirs, a file in their home or the keys in their shell,
+    and put it in its alerts, from where the reports people upload would carry it. It sees an
+    empty home and no process but the run's own; the run fails naming each attempt, and
+    nothing the plugin could have found reaches a report.
+
+    Scenario: A plugin that snoops on the developer's home and shell finds nothing, and is named
+      Given the developer's home holds a file of theirs and their shell holds a key
+      And a chat notifier beside the plugin tries to read that file and every process' keys
+      And a scheduled job uses the model "gone-model"
+      When the scheduler runs once
+      Then the suite reports the notifier's attempts to read the file and another process' keys
+      And the notifier found neither the file nor the key, and no file of the run holds either
+      And exactly one model-unavailable alert is recorded
+
   Rule: What the plugin writes stays in its sandbox
 
     A plugin that writes to a fixed path (a log in the temp folder, a queue in the home folder)

@@ -44,6 +44,8 @@ LAYERS: dict[str, int] = {
     # counters around every run (LAYOUT.md listed netns/ on floor 4; NEWS.md says why not).
     "hermetic.isolation.netns": 2,
     "hermetic.isolation.stand_in": 2,
+    # Which variables carry a credential: the runners use it before .venv exists.
+    "hermetic.isolation.credential_names": 2,
     "hermetic.corpus": 2,
     # Companion plugins: Hermes plugins shipped as data, and their registry.
     "hermetic.companions": 2,

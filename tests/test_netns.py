@@ -148,6 +148,22 @@ def test_the_runner_wraps_behave_and_promises_a_namespace() -> None:
     assert "network namespace of its own" in confinement.headline()
 
 
+def test_behave_workers_inherit_no_credential_named_variable() -> None:
+    confinement = Confinement(Path("/venv/bin/python"))
+    shell = {
+        "PATH": "/bin",
+        "OPENAI_API_KEY": "sk-developer",
+        "GITHUB_TOKEN": "ghp_x",
+        "AWS_ACCESS_KEY_ID": "AKIA",
+        "SSH_AUTH_SOCK": "/run/agent",
+    }
+    assert confinement.env(shell) == {
+        "PATH": "/bin",
+        "SSH_AUTH_SOCK": "/run/agent",
+        ISOLATION_VARIABLE: NAMESPACE,
+    }
+
+
 def test_without_a_namespace_behave_runs_as_it_is_and_is_told_why() -> None:
     confinement = Confinement(Path("/venv/bin/python"), "switched off with HERMETIC_NETNS=off")
     assert confinement.command(["python", "-m", "behave"]) == ["python", "-m", "behave"]

@@ -66,10 +66,12 @@ def test_a_run_that_writes_nothing_outside_lists_nothing(tmp_path: Path) -> None
     assert outside_writes(sandbox) == []
 
 
-def test_the_prefix_names_the_temp_folders_the_home_and_the_suite_s_folders(
+def test_the_prefix_names_the_temp_folders_the_homes_and_the_suite_s_folders(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HOME", "/home/dev")
+    for name in outside.CI_WORKSPACES:
+        monkeypatch.delenv(name, raising=False)
     prefix = confinement(tmp_path, "/venv/bin/python", [str(tmp_path / "cov")])
     assert prefix[:4] == ["/venv/bin/python", "-I", "-S", outside.__file__]
     assert prefix[4:] == [
@@ -78,8 +80,12 @@ def test_the_prefix_names_the_temp_folders_the_home_and_the_suite_s_folders(
         "/tmp",
         "--place",
         "/var/tmp",
-        "--place",
+        "--hide",
         "/home/dev",
+        "--hide",
+        "/root",
+        "--hide",
+        "/home",
         "--keep",
         str(tmp_path / "cov"),
         "--",
@@ -135,3 +141,35 @@ def test_without_a_mount_namespace_the_command_runs_and_the_reason_is_kept(
     assert (sandbox / "ran").read_text() == "ran\n"
     assert unavailable(sandbox) == "no mount namespace: Operation not permitted"
     assert outside_writes(sandbox) == []
+
+
+def test_a_hidden_home_is_empty_but_for_what_is_shown_read_only(tmp_path: Path) -> None:
+    home, sandbox = tmp_path / "home", tmp_path / "sandbox"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("the developer's key\n")
+    (home / ".cache" / "envs" / "hermes").mkdir(parents=True)
+    (home / ".cache" / "envs" / "hermes" / "python").write_text("Hermes' own\n")
+    sandbox.mkdir()
+    command = [sys.executable, "-I", "-S", outside.__file__, str(sandbox), "--hide", str(home)]
+    command += ["--show", str(home / ".cache" / "envs" / "hermes"), "--"]
+    script = (
+        f"ls -A {home} {home}/.cache/envs; cat {home}/.cache/envs/hermes/python; "
+        f"cat {home}/.ssh/id_ed25519; touch {home}/.cache/envs/hermes/x || echo read-only; "
+        f"echo mine > {home}/notes.txt"
+    )
+    done = subprocess.run([*command, "sh", "-c", script], capture_output=True, text=True)
+    why = unavailable(sandbox)
+    if why:
+        pytest.skip(f"no mount namespace here: {why}")
+    assert "the developer's key" not in done.stdout
+    assert done.stdout.split() == [
+        f"{home}:",
+        ".cache",
+        f"{home}/.cache/envs:",
+        "hermes",
+        "Hermes'",
+        "own",
+        "read-only",
+    ]
+    assert not (home / "notes.txt").exists() and not (home / ".cache/envs/hermes/x").exists()
+    assert outside_writes(sandbox) == [(f"{home}/notes.txt", "wrote 5 bytes")]

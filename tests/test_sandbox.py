@@ -98,8 +98,12 @@ def test_environment_is_built_from_nothing(
         "HERMETIC_NETGUARD_MODE",
         "HERMETIC_PROCESS_LOG",
         "HERMETIC_NETGUARD_HANDOFFS",
+        "HERMETIC_READ_LOG",
+        "HERMETIC_PRIVATE_PLACES",
+        "HERMETIC_SHOWN_PLACES",
     }
     assert env["HERMETIC_NETGUARD_MODE"] == "block"
+    assert "/root" in env["HERMETIC_PRIVATE_PLACES"].split(":")
     assert env["HERMES_HOME"] == str(sandbox.hermes_home)
     assert env["HOME"] == str(sandbox.home)
     assert env["TMPDIR"] == str(sandbox.tmp_dir)

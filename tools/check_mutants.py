@@ -305,6 +305,25 @@ MUTANTS = (
         ISOLATION,
         "harness",
     ),
+    # The hermes processes see the machine's /proc: the snooping notifier finds the key a
+    # process of the developer's holds.
+    Mutant(
+        "hermes-sees-the-machines-processes",
+        "hermetic/hermes/run/sandbox.py",
+        "keep, self._process_view(), shown)",
+        "keep, None, shown)",
+        (*ISOLATION, "--name", "snoops on the developer's home"),
+        "harness",
+    ),
+    # The homes show the machine's files: the snooping notifier reads the planted file.
+    Mutant(
+        "hermes-sees-the-real-home",
+        "hermetic/isolation/guard/outside.py",
+        'return list(dict.fromkeys([home, "/root", "/home", *workspaces]))',
+        "return []",
+        (*ISOLATION, "--name", "snoops on the developer's home"),
+        "harness",
+    ),
     # The guard only records, so Hermes' lookup of openrouter.ai really goes to the resolver:
     # the namespace refuses it (nothing leaves), and the guard's record of the attempt it let
     # through still fails the scenario that asks for a refusal.

@@ -12,21 +12,33 @@ other plugins would.
   ``api_request_error`` (status, reason, retryable, attempt) into
   ``HERMES_HOME/hermetic-observed/hooks.jsonl`` and changes nothing; read back by
   :class:`hermetic.parts.hook_observer.HookObserver`.
+* ``hermetic-snooping-notifier`` (:data:`SNOOPING_NOTIFIER`): a probe, not a helper: a chat
+  notifier that tries to read a file planted in the real home and the keys in other
+  processes' environments, and puts what it finds in its message
+  (:class:`hermetic.parts.snooping.Snooping`); the run must name each attempt.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["COMPANIONS", "HOOK_OBSERVER", "RECLASSIFY_MODEL_GONE", "companion_folder"]
+__all__ = [
+    "COMPANIONS",
+    "HOOK_OBSERVER",
+    "RECLASSIFY_MODEL_GONE",
+    "SNOOPING_NOTIFIER",
+    "companion_folder",
+]
 
 RECLASSIFY_MODEL_GONE = "reclassify-model-gone"
 HOOK_OBSERVER = "hermetic-hook-observer"
+SNOOPING_NOTIFIER = "hermetic-snooping-notifier"
 
 #: Each companion's manifest name -> its folder in this package.
 COMPANIONS: dict[str, Path] = {
     RECLASSIFY_MODEL_GONE: Path(__file__).with_name("reclassify_model_gone"),
     HOOK_OBSERVER: Path(__file__).with_name("hook_observer"),
+    SNOOPING_NOTIFIER: Path(__file__).with_name("snooping_notifier"),
 }
 
 

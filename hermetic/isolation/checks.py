@@ -38,11 +38,13 @@ from hermetic.hermes.read.plugin_load import LoadFailure, load_failures
 from hermetic.hermes.run.commands import CommandResult
 from hermetic.hermes.run.sandbox import Sandbox
 from hermetic.isolation.credential_leaks import find_leaks
+from hermetic.isolation.guard import process_view
 from hermetic.isolation.guard.handoffs import Handoff, read_handoffs
 from hermetic.isolation.guard.log import NetworkAttempt, handoff_log, non_loopback, read_attempts
 from hermetic.isolation.guard.outside import OUTSIDE as OUTSIDE_FOLDER
 from hermetic.isolation.guard.outside import outside_writes, unavailable
 from hermetic.isolation.guard.process_log import outside_namespace, read_process_starts, unguarded
+from hermetic.isolation.guard.reads import READ_LOG, ReadAttempt, read_read_attempts
 from hermetic.isolation.netns.counters import in_loopback_namespace, own_namespace
 from hermetic.isolation.refusals import unseen_refusal
 from hermetic.mock.receivers.credentials import refused_without_key
@@ -61,7 +63,21 @@ KERNEL = "kernel refusal"
 KEY = "stand-in key unsent"
 # Files written outside the sandbox (hermetic.isolation.guard.outside).
 OUTSIDE = "outside writes"
-KINDS = (PLUGIN_LOAD, GUARD, NETWORK, IDENTITY, HOOK_TIME, CREDENTIAL, KERNEL, KEY, OUTSIDE)
+# Attempts to read the machine's files or other processes' environments
+# (hermetic.isolation.guard.reads).
+READS = "reads of the machine"
+KINDS = (
+    PLUGIN_LOAD,
+    GUARD,
+    NETWORK,
+    IDENTITY,
+    HOOK_TIME,
+    CREDENTIAL,
+    KERNEL,
+    KEY,
+    OUTSIDE,
+    READS,
+)
 
 
 @dataclass(frozen=True)
@@ -72,7 +88,7 @@ class Finding:
     message: str
 
 
-def who_tried(attempt: NetworkAttempt | Handoff, plugin_dir: Path | None) -> str:
+def who_tried(attempt: NetworkAttempt | Handoff | ReadAttempt, plugin_dir: Path | None) -> str:
     """Whose code made a network attempt: the plugin under test (its file) or Hermes."""
     if plugin_dir is not None:
         for frame in attempt.stack:
@@ -80,6 +96,17 @@ def who_tried(attempt: NetworkAttempt | Handoff, plugin_dir: Path | None) -> str
                 return f"the plugin under test: {Path(frame).relative_to(plugin_dir.parent)}"
     origin = attempt.stack[0] if attempt.stack else "unknown code"
     return f"Hermes' own code: {origin}"
+
+
+def who_read(attempt: ReadAttempt, plugin_dir: Path | None, plugins: Path) -> str:
+    """Whose code tried a read: the plugin under test, another plugin of the Hermes home (by
+    its folder), or Hermes."""
+    for frame in attempt.stack:
+        if frame.startswith(str(plugins) + "/") and not (
+            plugin_dir is not None and frame.startswith(str(plugin_dir))
+        ):
+            return f"the plugin {Path(frame).relative_to(plugins)}"
+    return who_tried(attempt, plugin_dir)
 
 
 def describe_attempts(attempts: Iterable[NetworkAttempt], plugin_dir: Path | None) -> str:
@@ -225,7 +252,31 @@ class RunChecks:
         if OUTSIDE not in self.expected_kinds:
             escaped = self.outside_finding()
             findings.extend([escaped] if escaped else [])
+        if READS not in self.expected_kinds:
+            snooped = self.reads_finding()
+            findings.extend([snooped] if snooped else [])
         return findings
+
+    def reads_finding(self) -> Finding | None:
+        """Every attempt of the scenario's hermes processes to read what is the machine's,
+        each named with who tried (what was read is never shown: it may be a key)."""
+        attempts = read_read_attempts(self.sandbox.out_dir / READ_LOG)
+        if not attempts:
+            return None
+        plugin = self.sandbox.installed_plugin
+        plugins = self.sandbox.plugins_dir
+        lines = [
+            f"  {attempt.what} (pid {attempt.pid}, from {who_read(attempt, plugin, plugins)})"
+            for attempt in attempts
+        ]
+        return Finding(
+            READS,
+            f"a process of the run tried to read {attempts[0].what}"
+            + (f" (and {len(attempts) - 1} more)" if len(attempts) > 1 else "")
+            + ": on a user's machine that is their files and their shell's keys. The run "
+            "showed it an empty home and no process but its own, so it read nothing:\n"
+            + "\n".join(lines),
+        )
 
     def key_finding(self) -> Finding | None:
         """Deliveries the collector refused (401) because they carried not the stand-in key
@@ -292,5 +343,12 @@ class RunChecks:
             notes.append(
                 f"writes outside the sandbox were not watched in this run ({why}): the temp "
                 "folders and the home are overlaid only in a mount namespace"
+            )
+        why = process_view.unavailable(self.sandbox.root)
+        if why:
+            notes.append(
+                f"Hermes and the plugin saw the machine's processes in this run ({why}): "
+                "their environments (keys of the shell that started the run included) could be "
+                "read through /proc"
             )
         return "\n\n".join(notes) or None

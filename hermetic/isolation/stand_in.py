@@ -16,6 +16,7 @@ journal without being told by each scenario, and a stand-in is retired when its 
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Any
 
@@ -23,6 +24,9 @@ from typing import Any
 PREFIX = "hermetic-stand-in-"
 #: What replaces the stand-in in reports and artefacts.
 REDACTED = "[stand-in credential, redacted]"
+# Any stand-in, by its shape: one whose scenario is over is still a key in a report.
+_SHAPE = re.compile(re.escape(PREFIX) + "[0-9a-f]{32}")
+_SHAPE_BYTES = re.compile(_SHAPE.pattern.encode("utf-8"))
 
 
 # Replaced, never changed in place: server threads read it while a scenario issues one.
@@ -44,23 +48,23 @@ def retire(credential: str) -> None:
 
 
 def redact(text: str) -> str:
-    """``text`` with every stand-in in use replaced by :data:`REDACTED`."""
+    """``text`` with every stand-in (in use, or shaped like one) replaced by :data:`REDACTED`."""
     for credential in _in_use:
         text = text.replace(credential, REDACTED)
-    return text
+    return _SHAPE.sub(REDACTED, text) if PREFIX in text else text
 
 
 def redact_bytes(data: bytes) -> bytes:
-    """``data`` with every stand-in in use replaced by :data:`REDACTED`."""
+    """``data`` with every stand-in (in use, or shaped like one) replaced by :data:`REDACTED`."""
     for credential in _in_use:
         data = data.replace(credential.encode("utf-8"), REDACTED.encode("utf-8"))
+    if PREFIX.encode("utf-8") in data:
+        data = _SHAPE_BYTES.sub(REDACTED.encode("utf-8"), data)
     return data
 
 
 def scrub(value: Any) -> Any:
     """A copy of ``value`` (text, bytes, or JSON-like containers of them), redacted."""
-    if not _in_use:
-        return value
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, bytes):

@@ -178,6 +178,7 @@ def _run_installer(
     sandbox = Sandbox.create(hermes, parent=scratch)
     # Rich wraps Hermes' words at 80 columns; a headline quotes them on one line.
     sandbox.extra_env["COLUMNS"] = "400"
+    sandbox.shown.append(snap.repository)  # what the installer clones, wherever it lies
     commands = HermesCommands(sandbox)
     commands.prefix = _namespace_prefix()
     # As the user would type it: the author's repository, which the snapshot stands in for.

@@ -32,7 +32,7 @@ _EXPORTS = {
     "Promise": "hermetic.profile.promises",
     "PromiseAlias": "hermetic.profile.promises",
     "PROTECTED_CONFIG": "hermetic.profile.model",
-    "KNOWN_CREDENTIAL_VARIABLES": "hermetic.profile.model",
+    "KNOWN_CREDENTIAL_VARIABLES": "hermetic.isolation.credential_names",
     "SANDBOX_VARIABLES": "hermetic.profile.model",
     "SANDBOX_PREFIXES": "hermetic.profile.model",
     "RESERVED_PATHS": "hermetic.profile.model",

@@ -38,6 +38,10 @@ from hermetic.corpus import CorpusError, load_corpus
 from hermetic.errors import ConfigError
 from hermetic.hermes.reference.variables_hermes_reads import HERMES_VARIABLES
 from hermetic.hermes.reference.variables_hermes_reads import RELEASES as READ_RELEASES
+from hermetic.isolation.credential_names import (
+    CREDENTIAL_NAME,
+    is_credential_name,
+)
 from hermetic.isolation.guard.site.hermetic_netguard_protocol import is_loopback as is_loopback_host
 from hermetic.profile.placeholders import CREDENTIAL, check_placeholders, texts
 from hermetic.profile.promises import (
@@ -78,23 +82,6 @@ def plugin_section(path: tuple[str, ...], value: Any) -> str | None:
     return None
 
 
-# Names that carry secrets. Hermes' own redaction uses the same words (agent/redact.py).
-_CREDENTIAL_NAME = re.compile(
-    r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|AUTH)$|API_?KEY"
-)
-# Credentials the pattern misses (Hermes reads the AWS ones in agent/bedrock_adapter.py).
-KNOWN_CREDENTIAL_VARIABLES = frozenset(
-    {
-        "OPENAI_API_KEY",
-        "TELEGRAM_BOT_TOKEN",
-        "AWS_ACCESS_KEY_ID",
-        "AWS_PROFILE",
-        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-        "AWS_WEB_IDENTITY_TOKEN_FILE",
-        "GITHUB_APP_PRIVATE_KEY_PATH",
-        "TWILIO_ACCOUNT_SID",
-    }
-)
 # Set by the sandbox (Sandbox.env) or moving Hermes' traffic (the Nous URLs): never a profile's.
 SANDBOX_VARIABLES = frozenset(
     {
@@ -179,7 +166,7 @@ def _check_env(table: Any) -> Any:
             )
         if not isinstance(value, str):
             raise refuse(f'must be a string, not {kind(value)}; e.g. {name} = "1"', name)
-        if _is_credential_name(upper) and value != CREDENTIAL:
+        if is_credential_name(upper) and value != CREDENTIAL:
             raise refuse(_CREDENTIAL_PROBLEM, name)
     return table
 
@@ -244,7 +231,7 @@ def _check_config(table: Any) -> Any:
             else:
                 continue
             raise refuse(f"{problem}; a profile cannot override it", *path)
-        if _is_credential_name(path[-1].upper()) and value != CREDENTIAL:
+        if is_credential_name(path[-1].upper()) and value != CREDENTIAL:
             raise refuse(_CREDENTIAL_PROBLEM, *path)
     return table
 
@@ -563,7 +550,7 @@ _ENV_SCHEMA: dict[str, Any] = {
         "pattern": f"^{_ENV_NAME.pattern}$",
         "not": {"enum": sorted({*SANDBOX_VARIABLES, *HERMES_VARIABLES})},
     },
-    "patternProperties": {_CREDENTIAL_NAME.pattern: {"const": CREDENTIAL}},
+    "patternProperties": {CREDENTIAL_NAME.pattern: {"const": CREDENTIAL}},
 }
 
 
@@ -690,10 +677,6 @@ def _is_ip(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _is_credential_name(upper: str) -> bool:
-    return bool(_CREDENTIAL_NAME.search(upper)) or upper in KNOWN_CREDENTIAL_VARIABLES
 
 
 def config_leaves(

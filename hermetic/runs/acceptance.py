@@ -15,18 +15,21 @@ stale baseline entry does.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermetic.isolation.credential_names import credential_values
 from hermetic.isolation.netns.confinement import Confinement
 from hermetic.known.explained import stale_entries
 from hermetic.plan.plan_file import PLAN_FILE
 from hermetic.plan.request import PLAN_KEY
 from hermetic.reporting import layout
 from hermetic.reporting.closing import closing_line
+from hermetic.reporting.redaction import redact_reports
 from hermetic.reporting.report_options import report_arguments
 from hermetic.reporting.result import EXPLAINED, ResultError, RunResult
 from hermetic.runs import durations
@@ -148,6 +151,7 @@ def run_acceptance(
             f"behave {' '.join(suite.behave_args)}"
         )
         code = run_parallel(Path(python), plan, env)
+    redact_reports(reports, credential_values(os.environ if env is None else env))
     outcome = Outcome(code)
     _count(outcome, reports)
     if plan.spread.serial and outcome.result is not None:
@@ -177,6 +181,7 @@ def merge_reports(
     clear_reports(into)
     command = [str(python), "-m", "hermetic.runs.merging", f"--into={into}"]
     code = run_step("merge-reports", [*command, *map(str, folders)], cwd=cwd, env=env)
+    redact_reports(into, credential_values(os.environ if env is None else env))
     outcome = Outcome(code)
     _count(outcome, into, "merge-reports")
     _check_ran(outcome)

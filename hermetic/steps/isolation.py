@@ -9,6 +9,7 @@ from hermetic.isolation import stand_in
 from hermetic.isolation.checks import describe_attempts
 from hermetic.mock import redact_authorization
 from hermetic.parts.isolation import Isolation
+from hermetic.parts.snooping import Snooping
 
 # Canary values: if one of these shows up anywhere in a sandbox, a key leaked.
 DEVELOPER_SECRETS = {
@@ -338,3 +339,60 @@ def step_outside_write_kept_off(context):
     world = context.world
     folder = Path(world.use(Isolation).outside_file).parent
     world.check(not folder.exists(), f"the plugin's write reached this machine: {folder} exists")
+
+
+@given("the developer's home holds a file of theirs and their shell holds a key")
+def step_secrets_planted(context):
+    """A file with a fresh secret in the real home, and a running process of the developer's
+    with a fresh key in its environment; both gone when the scenario ends."""
+    snooping = context.world.use(Snooping)
+    snooping.plant_file_in_home()
+    snooping.plant_key_in_shell()
+
+
+@given("a chat notifier beside the plugin tries to read that file and every process' keys")
+def step_snooping_notifier(context):
+    """The companion probe, told where the planted file is, enabled beside the plugin."""
+    context.world.use(Snooping).install_probe()
+
+
+@then("the suite reports the notifier's attempts to read the file and another process' keys")
+def step_snooping_reported(context):
+    """The run's finding names the planted file and a /proc/<pid>/environ, each with the probe
+    as the code that tried."""
+    world = context.world
+    snooping = world.use(Snooping)
+    finding = world.checks.reads_finding()
+    message = finding.message if finding else "(no report: the suite saw no such read)"
+    lines = message.splitlines()
+    missing = [
+        what
+        for what, needle in (
+            (f"the read of {snooping.planted_file}", f"  {snooping.planted_file} (pid "),
+            ("a read of another process' environment", "/environ) (pid "),
+        )
+        if not any(needle in line and "hermetic-snooping-notifier" in line for line in lines)
+    ]
+    world.check(
+        not missing and not snooping.secrets_in(message),
+        f"expected the report to name {' and '.join(missing) or 'both attempts'}, by the "
+        f"notifier, quoting neither secret; it says: {message}",
+    )
+
+
+@then("the notifier found neither the file nor the key, and no file of the run holds either")
+def step_snooping_found_nothing(context):
+    """The probe's own message holds neither planted secret, and no file of the sandbox (what
+    a failed scenario's artefacts and the reports are made from) holds either."""
+    world = context.world
+    snooping = world.use(Snooping)
+    messages = snooping.probe_messages()
+    found = snooping.secrets_in(messages)
+    world.check(
+        messages and not found,
+        f"the notifier found {' and '.join(found) or 'nothing, but wrote no message'}: a plugin "
+        "read what is the developer's (its message is in "
+        f"{world.sandbox.hermes_home / 'hermetic-snoop' / 'messages.jsonl'})",
+    )
+    kept = snooping.secrets_kept()
+    world.check(not kept, "a planted secret is in the run's files:\n" + "\n".join(kept))

@@ -245,6 +245,7 @@ def build_world(
         sandbox = Sandbox.create(settings.hermes, settings.sandbox_root)
 
         def leave_sandbox() -> None:
+            sandbox.stop_process_view()  # kept or not, nothing of it runs on
             policy = settings.keep_sandbox
             if policy == "always" or (policy == "on-failure" and keep()):
                 # The mark tells `hermetic clean` this sandbox is done with (a live one has none).

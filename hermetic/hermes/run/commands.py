@@ -17,6 +17,7 @@ from hermetic.errors import HermesCommandError
 from hermetic.hermes.run import hang_limit
 from hermetic.hermes.run.progress import Progress
 from hermetic.hermes.run.sandbox import Sandbox
+from hermetic.isolation.guard.process_view import inner_pid
 from hermetic.isolation.netns.counters import increase, read_counters
 
 # A tick with one job takes ~3 s; transport failures with one retry ~7 s. A minute without any
@@ -39,7 +40,8 @@ class CommandResult:
     duration: float
     stdout_path: Path
     stderr_path: Path
-    # The ``hermes`` process itself (the console script execs Python in place).
+    # The ``hermes`` process itself (the console script execs Python in place), as it saw
+    # itself: its pid in the scenario's PID namespace.
     pid: int = 0
     # When it started (time.monotonic()), to tell how much of a scenario Hermes ran in.
     started: float = 0.0
@@ -109,6 +111,7 @@ class HermesCommands:
             self.history,
             self.timeout,
             counted,
+            self.sandbox.root,
         )
 
     def run(self, *args: str, timeout: float | None = None) -> CommandResult:
@@ -158,6 +161,7 @@ class RunningCommand:
         history: list[CommandResult],
         default_timeout: float = DEFAULT_TIMEOUT,
         counted: Mapping[str, int] | None = None,
+        sandbox_root: Path | None = None,
     ) -> None:
         self.args = args
         self.default_timeout = default_timeout
@@ -168,6 +172,7 @@ class RunningCommand:
         self._started = time.monotonic()
         self._wall_started = time.time()
         self._counted = dict(counted or {})
+        self._sandbox_root = sandbox_root
         self.result: CommandResult | None = None
 
     @property
@@ -225,6 +230,12 @@ class RunningCommand:
         if self.result is None and self.process.returncode is not None:
             self._finish(self.process.returncode)
 
+    def _pid_inside(self) -> int:
+        """The ``hermes`` process' pid as it and the site hook saw it: inside the scenario's
+        PID namespace, where the process started here launched it (its own pid otherwise)."""
+        inside = inner_pid(self._sandbox_root, self.process.pid) if self._sandbox_root else None
+        return inside or self.process.pid
+
     def _finish(self, returncode: int) -> CommandResult:
         if self.result is None:
             self.result = CommandResult(
@@ -233,7 +244,7 @@ class RunningCommand:
                 duration=time.monotonic() - self._started,
                 stdout_path=self.stdout_path,
                 stderr_path=self.stderr_path,
-                pid=self.process.pid,
+                pid=self._pid_inside(),
                 started=self._started,
                 kernel_refused=increase(self._counted, read_counters()),
                 window=(self._wall_started, time.time()),

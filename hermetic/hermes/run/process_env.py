@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hermetic.isolation.guard.log import guard_environment
+from hermetic.isolation.guard.log import guard_environment, read_watch_environment
+from hermetic.isolation.guard.outside import hidden_places
+from hermetic.isolation.guard.reads import READ_LOG
 
 if TYPE_CHECKING:
     from hermetic.hermes.run.sandbox import Sandbox
@@ -34,4 +36,11 @@ def process_env(sandbox: Sandbox) -> dict[str, str]:
         # The site hook: records (and by default refuses) every non-loopback attempt, and
         # the names of the environment variables each Python process started with.
         **guard_environment(sandbox.network_log, sandbox.process_log, sandbox.network_mode),
+        # The same hook records every attempt to read what is the machine's (the homes
+        # outside what Hermes needs from them, another process' environment).
+        **read_watch_environment(
+            sandbox.out_dir / READ_LOG,
+            hidden_places(),
+            [str(sandbox.root), *map(str, sandbox.needed_from_home())],
+        ),
     }

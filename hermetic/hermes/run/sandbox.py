@@ -7,6 +7,7 @@ Nothing here reads or writes the real ``~/.hermes`` or the user's home: every pa
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,8 @@ from pathlib import Path
 from hermetic.errors import HarnessError
 from hermetic.hermes.run.process_env import process_env
 from hermetic.hermes.run.tempdirs import make_temp_dir
+from hermetic.isolation.guard import process_view
+from hermetic.isolation.guard.log import GUARD_DIR
 from hermetic.isolation.guard.outside import confinement
 from hermetic.isolation.guard.site.hermetic_netguard_protocol import COVERAGE_DIR_VARIABLE
 
@@ -116,6 +119,13 @@ class Sandbox:
     plugin_code: Path | None = None
     # Files of the plugin's folder its install left out (git does not track them).
     plugin_left_out: tuple[str, ...] = ()
+    # Folders a command needs from under the hidden homes beside Hermes' own (bound back
+    # read-only: hermetic.isolation.guard.outside), such as the repository an install clones.
+    shown: list[Path] = field(default_factory=list)
+    # The scenario's PID namespace (hermetic.isolation.guard.process_view): its keeper, and
+    # the pid of its first process (None: not made yet, or not possible here).
+    _view_keeper: subprocess.Popen[str] | None = field(default=None, repr=False)
+    _view_first: int | None = field(default=None, repr=False)
 
     @classmethod
     def create(cls, hermes_executable: Path, parent: Path | None = None) -> Sandbox:
@@ -264,10 +274,70 @@ class Sandbox:
     def confinement(self) -> list[str]:
         """What runs before ``hermes``: a mount namespace in which the temp folders and the real
         home are overlays kept inside the sandbox (:mod:`hermetic.isolation.guard.outside`),
-        with the suite's own folders outside it (a coverage folder) left as they are."""
+        with the suite's own folders outside it (a coverage folder) left as they are, in the
+        scenario's PID namespace with its own ``/proc``
+        (:mod:`hermetic.isolation.guard.process_view`)."""
         keep = [self.extra_env[name] for name in (COVERAGE_DIR_VARIABLE,) if name in self.extra_env]
-        return confinement(self.root, sys.executable, keep)
+        shown = [str(path) for path in self.needed_from_home()]
+        return confinement(self.root, sys.executable, keep, self._process_view(), shown)
+
+    def needed_from_home(self) -> list[Path]:
+        """What a ``hermes`` command reads from under the homes (which it otherwise sees
+        empty): Hermes' environment, the Python it was made from, the loopback guard its
+        processes load, a pip plugin's code, and :attr:`shown`."""
+        environment = self.hermes_executable.parent.parent
+        needed = [environment, GUARD_DIR, *self.shown]
+        if self.plugin_code is not None:
+            needed.append(self.plugin_code)
+        python = self.hermes_executable.parent / "python"
+        if python.exists():
+            needed.append(python.resolve().parent.parent)
+        try:
+            settings = (environment / "pyvenv.cfg").read_text("utf-8").splitlines()
+        except OSError:
+            settings = []
+        for line in settings:
+            key, _, value = line.partition("=")
+            if key.strip() == "home" and value.strip():
+                needed.append(Path(value.strip()).resolve().parent)
+        return list(dict.fromkeys(path.resolve() for path in needed))
+
+    def _process_view(self) -> int | None:
+        """The first process of the scenario's PID namespace, made on first use; None (and
+        why, in the sandbox) where none can be made."""
+        if self._view_keeper is None:
+            self._view_keeper = subprocess.Popen(
+                process_view.keeper_command(sys.executable),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                text=True,
+                # Its first process is pid 1 of the view: its environment is in the view too.
+                env={},
+                start_new_session=True,  # a Ctrl-C meant for the run reaches it through cleanup
+            )
+            said = (self._view_keeper.stdout.readline() if self._view_keeper.stdout else "").strip()
+            if said.isdigit():
+                self._view_first = int(said)
+            else:
+                why = said.removeprefix("no: ") or "the keeper of the PID namespace did not start"
+                process_view.say_unavailable(str(self.root), why)
+        return self._view_first
+
+    def stop_process_view(self) -> None:
+        """End the scenario's PID namespace: whatever of it still runs is killed by the kernel."""
+        keeper, self._view_keeper, self._view_first = self._view_keeper, None, None
+        if keeper is None:
+            return
+        keeper.terminate()
+        try:
+            keeper.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            keeper.kill()
+            keeper.wait()
+        if keeper.stdout:
+            keeper.stdout.close()
 
     def remove(self) -> None:
-        """Delete the whole sandbox folder."""
+        """End the PID namespace and delete the whole sandbox folder."""
+        self.stop_process_view()
         shutil.rmtree(self.root, ignore_errors=True)

@@ -13,6 +13,7 @@ Nothing of the harness imports the site hook: both sides share only its rule and
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,10 @@ from hermetic.isolation.guard.site.hermetic_netguard_protocol import (
     LOG_VARIABLE,
     MODE_VARIABLE,
     MODES,
+    PRIVATE_VARIABLE,
     PROCESS_LOG_VARIABLE,
+    READ_LOG_VARIABLE,
+    SHOWN_VARIABLE,
     is_loopback,
 )
 
@@ -85,6 +89,19 @@ def guard_environment(
             path.parent.mkdir(parents=True, exist_ok=True)
             variables[variable] = str(path)
     return variables
+
+
+def read_watch_environment(read_log: Path, private: list[str], shown: list[str]) -> dict[str, str]:
+    """The variables that make the guard record every attempt to read what is the machine's
+    (under ``private`` but outside ``shown``, or another process' environment) to
+    ``read_log`` (:mod:`.reads`)."""
+    read_log = Path(read_log).absolute()
+    read_log.parent.mkdir(parents=True, exist_ok=True)
+    return {
+        READ_LOG_VARIABLE: str(read_log),
+        PRIVATE_VARIABLE: os.pathsep.join(os.path.realpath(p) for p in private),
+        SHOWN_VARIABLE: os.pathsep.join(os.path.realpath(p) for p in shown),
+    }
 
 
 def handoff_log(log_path: Path) -> Path:

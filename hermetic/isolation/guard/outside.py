@@ -5,10 +5,15 @@ escapes the sandbox: the run leaves files on the developer's machine, and the al
 scenario looks for are not where the profile reads them. Every ``hermes`` command of a scenario
 therefore runs in a mount namespace of its own (:func:`main`, run as a script before Hermes:
 ``python -I -S outside.py SANDBOX --place /tmp … -- hermes …``; :func:`confinement` builds
-that prefix) in which the places a fixed path lands
-(the temp folders ``/tmp`` and ``/var/tmp``, and the real home of the user running the suite)
-are overlays: the host's content shows through, and whatever any process writes there, Python
-or not, lands in an upper layer inside the sandbox (``outside/<n>/upper``), never on the host.
+that prefix) in which the places a fixed path lands are overlays. In the temp folders
+(``/tmp`` and ``/var/tmp``) the host's content shows through, and whatever any process writes
+there, Python or not, lands in an upper layer inside the sandbox (``outside/<n>/upper``), never
+on the host. The homes (the real home of the user running the suite, ``/root``, ``/home`` with
+every other user's home and a CI runner's work folders, a CI job's workspace) are *hidden*:
+overlays over an empty folder, so a plugin reads nothing of them (keys, a CI checkout's token)
+while its writes there are caught the same way; what Hermes needs from under them (its
+environment, the Python it was made from, the loopback guard, a pip plugin's code: ``--show``)
+is bound back read-only.
 The sandbox itself and the suite's own folders stay the real ones. After the run,
 :func:`outside_writes` lists what the upper layers hold: each a path as the process saw it.
 
@@ -37,17 +42,26 @@ UNAVAILABLE = "unavailable.txt"
 # the interpreter's cache, not a write of the plugin's.
 _NOT_WRITES = ("__pycache__",)
 _CLONE_NEWNS = 0x00020000
+_MS_RDONLY = 1
+_MS_REMOUNT = 32
 _MS_BIND = 4096
 _MS_REC = 0x4000
 _MS_PRIVATE = 1 << 18
 
 
-USAGE = "usage: outside.py SANDBOX [--place DIR …] [--keep DIR …] -- COMMAND …"
+USAGE = (
+    "usage: outside.py SANDBOX [--place DIR …] [--hide DIR …] [--show DIR …] [--keep DIR …] "
+    "[--view PID] -- COMMAND …"
+)
+_FLAGS = ("--place", "--hide", "--show", "--keep", "--view")
 
 
 def main(argv: list[str]) -> int:
-    """Run COMMAND (exec: the same process) with each ``--place`` overlaid; SANDBOX and every
-    ``--keep`` folder (the suite's own, such as a coverage folder) stay the real ones."""
+    """Run COMMAND (exec: the same process) with each ``--place`` overlaid, each ``--hide``
+    folder empty but for the ``--show`` folders inside it (read-only); SANDBOX and every
+    ``--keep`` folder (the suite's own, such as a coverage folder) stay the real ones. With
+    ``--view PID``, COMMAND runs in the PID namespace whose first process is PID, with that
+    namespace's ``/proc`` (:mod:`process_view`: this process stays outside, as its parent)."""
     try:
         split = argv.index("--")
         sandbox, options, command = argv[0], argv[1:split], argv[split + 1 :]
@@ -55,19 +69,39 @@ def main(argv: list[str]) -> int:
     except (ValueError, IndexError):
         print(USAGE, file=sys.stderr)
         return 2
-    if not command or any(flag not in ("--place", "--keep") for flag, _ in pairs):
+    if not command or any(flag not in _FLAGS for flag, _ in pairs):
         print(USAGE, file=sys.stderr)
         return 2
     places = _outermost(
         os.path.realpath(p) for flag, p in pairs if flag == "--place" and os.path.isdir(p)
     )
+    hidden = _outermost(
+        os.path.realpath(p) for flag, p in pairs if flag == "--hide" and os.path.isdir(p)
+    )
+    places = [place for place in places if place not in hidden]
+    shown = [os.path.realpath(p) for flag, p in pairs if flag == "--show" and os.path.isdir(p)]
     keep = [sandbox, *(path for flag, path in pairs if flag == "--keep")]
     outside = Path(sandbox) / OUTSIDE
+    view = _process_view()
+    views = [path for flag, path in pairs if flag == "--view"]
+    joined = False
+    if views:
+        try:
+            view.join(sandbox, views[-1])  # from here on: the child, inside
+            joined = True
+        except view.NoView as exc:
+            view.say_unavailable(sandbox, str(exc))
     try:
-        _isolate(keep, places, outside)
+        _isolate(keep, places, outside, hidden, shown)
+        if joined:
+            view.own_proc()
     except _NoNamespace as exc:
         outside.mkdir(parents=True, exist_ok=True)
         (outside / UNAVAILABLE).write_text(f"{exc}\n", "utf-8")
+        if views:
+            view.say_unavailable(sandbox, f"no /proc of its own without a mount namespace ({exc})")
+    except view.NoView as exc:
+        view.say_unavailable(sandbox, str(exc))
     except OSError as exc:
         # Half made: the sandbox may be hidden behind an overlay. Running Hermes now would
         # write its home where nobody looks; stop, saying why.
@@ -77,6 +111,15 @@ def main(argv: list[str]) -> int:
         return 2
     os.execvp(command[0], command)
     return 127  # not reached
+
+
+def _process_view():  # type: ignore[no-untyped-def]
+    """The sibling module, imported as this script runs (``python -I`` puts no folder of ours on
+    ``sys.path``)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import process_view  # type: ignore[import-not-found]
+
+    return process_view
 
 
 def _outermost(places: Iterable[str]) -> list[str]:
@@ -93,7 +136,13 @@ class _NoNamespace(Exception):
     """No mount namespace can be made here (no privilege in a user namespace, no overlayfs)."""
 
 
-def _isolate(keep: list[str], places: list[str], outside: Path) -> None:
+def _isolate(
+    keep: list[str],
+    places: list[str],
+    outside: Path,
+    hidden: list[str] = (),  # type: ignore[assignment]
+    shown: list[str] = (),  # type: ignore[assignment]
+) -> None:
     try:  # Linux's C library; another system, or a Python without ctypes, runs without
         import ctypes
 
@@ -107,13 +156,23 @@ def _isolate(keep: list[str], places: list[str], outside: Path) -> None:
             error = ctypes.get_errno()
             raise OSError(error, f"{what}: {os.strerror(error)}")
 
-    # Made before any overlay hides them.
+    # Made before any overlay hides them. A hidden place's lower layer is an empty folder
+    # holding only the folders that are bound back into it (where they are mounted).
+    overlaid = [*places, *hidden]
+    kept_paths = [os.path.realpath(path) for path in keep]
     layers = []
-    for index in range(len(places)):
+    for index, place in enumerate(overlaid):
         layer = outside / str(index)
         (layer / "upper").mkdir(parents=True, exist_ok=True)
         (layer / "work").mkdir(parents=True, exist_ok=True)
-        layers.append(layer)
+        lower = place
+        if place in hidden:
+            lower = str(layer / "lower")
+            os.makedirs(lower, exist_ok=True)
+            for path in (*kept_paths, *shown):
+                if _inside(path, place):
+                    os.makedirs(os.path.join(lower, os.path.relpath(path, place)), exist_ok=True)
+        layers.append((layer, lower))
     if libc.unshare(_CLONE_NEWNS) != 0:
         raise _NoNamespace(f"no mount namespace: {os.strerror(ctypes.get_errno())}")
     if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
@@ -121,42 +180,83 @@ def _isolate(keep: list[str], places: list[str], outside: Path) -> None:
         raise _NoNamespace(f"no private mount namespace: {os.strerror(ctypes.get_errno())}")
     # Opened before the overlays hide them: bound back from these, not from their paths, right
     # after the overlay that hid them (so the next overlay's layers are found again).
-    kept = [(os.path.realpath(path), os.open(path, os.O_RDONLY | os.O_DIRECTORY)) for path in keep]
+    opened = [(path, os.open(path, os.O_RDONLY | os.O_DIRECTORY)) for path in kept_paths]
+    opened_shown = [(path, os.open(path, os.O_RDONLY | os.O_DIRECTORY)) for path in shown]
     record, missed = {}, []
-    for index, (place, layer) in enumerate(zip(places, layers, strict=True)):
-        options = f"lowerdir={place},upperdir={layer / 'upper'},workdir={layer / 'work'}"
+    for index, (place, (layer, lower)) in enumerate(zip(overlaid, layers, strict=True)):
+        options = f"lowerdir={lower},upperdir={layer / 'upper'},workdir={layer / 'work'}"
         result = libc.mount(b"hermetic-outside", place.encode(), b"overlay", 0, options.encode())
         if result != 0:
             # Nothing of this place is hidden: the others are still watched, this one said.
             missed.append(f"no overlay on {place}: {os.strerror(ctypes.get_errno())}")
             continue
         record[str(index)] = place
-        for path, descriptor in kept:
-            if path == place or path.startswith(place.rstrip("/") + "/"):
+        for path, descriptor in opened:
+            if _inside(path, place):
                 source = f"/proc/self/fd/{descriptor}".encode()
                 flags = _MS_BIND | _MS_REC  # with whatever is mounted inside it
                 call(libc.mount(source, path.encode(), None, flags, None), f"keeping {path}")
-    for _, descriptor in kept:
+        for path, descriptor in opened_shown if place in hidden else ():
+            if _inside(path, place) and not any(_inside(path, kept) for kept in kept_paths):
+                source = f"/proc/self/fd/{descriptor}".encode()
+                call(libc.mount(source, path.encode(), None, _MS_BIND | _MS_REC, None), path)
+                flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY
+                call(libc.mount(None, path.encode(), None, flags, None), f"read-only {path}")
+    for _, descriptor in (*opened, *opened_shown):
         os.close(descriptor)
     (outside / PLACES).write_text(json.dumps(record), "utf-8")
     if missed:
         (outside / UNAVAILABLE).write_text("; ".join(missed) + "\n", "utf-8")
 
 
+def _inside(path: str, place: str) -> bool:
+    return path == place or path.startswith(place.rstrip("/") + "/")
+
+
 # -- what the harness runs and reads ---------------------------------------------------------
 
 
-def confinement(sandbox: Path, python: str, keep: list[str] | None = None) -> list[str]:
-    """The prefix that runs a command with the temp folders and the home of the user running
-    the suite overlaid (``python``: an interpreter to run this file with, standard library
-    only; ``keep``: folders of the suite's own outside the sandbox the command writes to)."""
+#: Variables naming a CI job's workspace (GitHub Actions, GitLab, Jenkins): hidden as homes.
+CI_WORKSPACES = (
+    "GITHUB_WORKSPACE",
+    "RUNNER_WORKSPACE",
+    "CI_PROJECT_DIR",
+    "CI_BUILDS_DIR",
+    "WORKSPACE",
+)
+
+
+def hidden_places() -> list[str]:
+    """The folders a ``hermes`` command sees empty: the home of the user running the suite,
+    ``/root``, ``/home`` and a CI job's workspace."""
     home = os.environ.get("HOME") or str(Path.home())
-    places = ["/tmp", "/var/tmp", home]
+    workspaces = [os.environ[name] for name in CI_WORKSPACES if os.environ.get(name)]
+    return list(dict.fromkeys([home, "/root", "/home", *workspaces]))
+
+
+def confinement(
+    sandbox: Path,
+    python: str,
+    keep: list[str] | None = None,
+    view: int | None = None,
+    shown: list[str] | None = None,
+) -> list[str]:
+    """The prefix that runs a command with the temp folders overlaid and the homes hidden
+    (``python``: an interpreter to run this file with, standard library only; ``keep``:
+    folders of the suite's own outside the sandbox the command writes to; ``view``: the first
+    process of the scenario's PID namespace, :mod:`.process_view`; ``shown``: what the command
+    needs from under the homes, bound back read-only)."""
     command = [python, "-I", "-S", os.path.abspath(__file__), str(sandbox)]
-    for place in places:
+    for place in ("/tmp", "/var/tmp"):
         command += ["--place", place]
+    for place in hidden_places():
+        command += ["--hide", place]
+    for folder in shown or []:
+        command += ["--show", folder]
     for folder in keep or []:
         command += ["--keep", folder]
+    if view is not None:
+        command += ["--view", str(view)]
     return [*command, "--"]
 
 

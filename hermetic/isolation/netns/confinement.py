@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from hermetic.isolation.credential_names import without_credentials
 from hermetic.isolation.netns import GUARD_ONLY, ISOLATION_VARIABLE, NAMESPACE, SWITCH
 from hermetic.isolation.netns.enter import probe
 
@@ -42,9 +43,13 @@ class Confinement:
         return [str(self.python), "-m", ENTER_MODULE, "--", *behave_command]
 
     def env(self, env: Mapping[str, str] | None) -> dict[str, str]:
-        """``env`` (default: this process') with the promise behave checks."""
+        """``env`` (default: this process') with the promise behave checks, and without its
+        credential-named variables: everything was installed before the workers start, and a
+        worker's environment is readable by whatever runs as the same user (the mock peers and
+        the collector run inside the workers)."""
         promise = NAMESPACE if self.reason is None else f"{GUARD_ONLY}: {self.reason}"
-        return {**(os.environ if env is None else env), ISOLATION_VARIABLE: promise}
+        kept = without_credentials(os.environ if env is None else env)
+        return {**kept, ISOLATION_VARIABLE: promise}
 
     def headline(self) -> str:
         """The one line a run starts with."""

@@ -27,6 +27,26 @@ HANDOFF_KINDS = ("spawn", "native")
 #: of the plugin's own files it ran, and the plugin's installed code (a folder or one module).
 COVERAGE_DIR_VARIABLE = "HERMETIC_COVERAGE_DIR"
 COVERAGE_CODE_VARIABLE = "HERMETIC_COVERAGE_CODE"
+#: Where the guard appends one JSON line per attempt to read what is the machine's, not the
+#: run's: a file under the hidden homes (``PRIVATE_VARIABLE``, folders joined by ``:``) outside
+#: what was bound back (``SHOWN_VARIABLE``), or another process' ``/proc/<pid>/environ``.
+READ_LOG_VARIABLE = "HERMETIC_READ_LOG"
+PRIVATE_VARIABLE = "HERMETIC_PRIVATE_PLACES"
+SHOWN_VARIABLE = "HERMETIC_SHOWN_PLACES"
+
+
+def is_private_read(path: str, private: list[str], shown: list[str], own_pid: int) -> bool:
+    """Whether opening ``path`` (absolute, normalised) reads what is the machine's: another
+    process' environment, or a file under a ``private`` folder outside every ``shown`` one."""
+
+    def inside(folder: str) -> bool:
+        return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+    parts = path.split("/")
+    if len(parts) == 4 and parts[1] == "proc" and parts[3] == "environ":
+        return parts[2] not in ("self", "thread-self", str(own_pid))
+    return any(inside(folder) for folder in private) and not any(inside(f) for f in shown)
+
 
 LOOPBACK_NAMES = frozenset({"localhost", "localhost."})
 

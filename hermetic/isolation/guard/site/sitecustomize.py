@@ -58,8 +58,12 @@ from hermetic_netguard_protocol import (  # beside this file, on the same PYTHON
     HANDOFF_LOG_VARIABLE,
     LOG_VARIABLE,
     MODE_VARIABLE,
+    PRIVATE_VARIABLE,
     PROCESS_LOG_VARIABLE,
+    READ_LOG_VARIABLE,
+    SHOWN_VARIABLE,
     is_loopback,
+    is_private_read,
 )
 
 # Set on every wrapper, so a second import (or a test) can tell the guard is installed.
@@ -359,6 +363,9 @@ def _install() -> None:
     handoffs = os.environ.get(HANDOFF_LOG_VARIABLE)
     if handoffs:
         sys.addaudithook(_handoff_hook(guard, os.path.abspath(handoffs)))
+    reads = os.environ.get(READ_LOG_VARIABLE)
+    if reads:
+        sys.addaudithook(_read_hook(guard, os.path.abspath(reads)))
     try:
         # Creating the (possibly empty) log shows the harness the guard was loaded.
         os.close(os.open(guard.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644))
@@ -404,6 +411,42 @@ def _handoff_hook(guard: _Guard, log_path: str):  # noqa: ANN202 - an audit hook
                     "what": what[:400],
                     "stack": guard.stack(),
                 },
+                ensure_ascii=True,
+            )
+            with guard.lock:
+                fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    os.write(fd, (line + "\n").encode("ascii"))
+                finally:
+                    os.close(fd)
+        except Exception:
+            pass
+
+    return hook
+
+
+def _read_hook(guard: _Guard, log_path: str):  # noqa: ANN202 - an audit hook
+    """Record every attempt to open what is the machine's, not the run's (the kernel's mount
+    and PID namespaces make it fail; this says who tried, as for a network attempt)."""
+    private = [p for p in os.environ.get(PRIVATE_VARIABLE, "").split(os.pathsep) if p]
+    shown = [p for p in os.environ.get(SHOWN_VARIABLE, "").split(os.pathsep) if p]
+
+    def hook(event: str, args: tuple) -> None:
+        if event != "open" or not args or not isinstance(args[0], (str, bytes)):
+            return
+        try:
+            name = os.fsdecode(args[0])
+            if name.startswith("/") and not name.startswith("/proc/"):
+                if not any(name.startswith(place) for place in private):
+                    return  # most opens (imports, the sandbox's own files): at once
+            path = os.path.normpath(os.path.abspath(name))
+            if not is_private_read(path, private, shown, os.getpid()):
+                return
+            import json
+            import time
+
+            line = json.dumps(
+                {"time": time.time(), "pid": os.getpid(), "path": path, "stack": guard.stack()},
                 ensure_ascii=True,
             )
             with guard.lock:
