@@ -81,3 +81,29 @@ def test_steps_of_all_run_at_once_each_output_printed_whole_when_it_ends(
         "slow begins",
         "slow ends",
     ]
+
+
+def test_all_counts_a_failed_step_run_at_once_by_its_own_name(monkeypatch, capsys) -> None:
+    """Every step run at once that fails is named in the closing; one that ran no scenario of
+    its own is counted as one failure; a matrix that left no table counts nothing."""
+    import argparse
+
+    run = _run_py()
+    monkeypatch.setattr(run, "ensure_chromium", lambda: None)
+    monkeypatch.setattr(run, "unit_test_steps", lambda: [])
+    monkeypatch.setattr(run, "say_step_times", lambda: None)
+    monkeypatch.setattr("hermetic.runs.child_steps.run_step", lambda *a, **k: 0)
+    ran: list[str] = []
+
+    def at_once(steps, env, jobs):
+        ran.extend(step for step, _ in steps)
+        return {step: 1 if step == "the wheel, from anywhere" else 0 for step, _ in steps}
+
+    monkeypatch.setattr(run, "steps_at_once", at_once)
+    monkeypatch.setattr(run, "acceptance_result", lambda code: (_totals(passed=5), []))
+    code = run.everything(argparse.Namespace(jobs=3), {})
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "FAILED: the installed wheel" in out
+    assert out.rstrip().splitlines()[-1] == "5 passed, 1 failed"
+    assert "the acceptance suite" in ran and len(ran) == 7

@@ -389,7 +389,7 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
     whole when it ends (and kept in ``reports/steps/``). The closing line counts every step."""
     from hermetic.hermes.install.releases import DEFAULT_RELEASE, MATRIX_RELEASES, NEWEST_CODE
     from hermetic.runs.child_steps import run_step
-    from hermetic.runs.exit_status import INTERRUPTS, NOT_STARTED
+    from hermetic.runs.exit_status import INTERRUPTED, INTERRUPTS, NOT_STARTED
 
     failures: list[str] = []
     ensure_chromium()
@@ -420,22 +420,36 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
     others += NEWEST_CODE
     matrix_folder = REPORTS / "release-matrix"
     run_py = [str(BIN / "python"), "tools/run.py"]
-    at_once = (  # the longest first
-        ("plugins we did not shape", [str(BIN / "python"), "tools/check_examples.py"]),
-        ("the acceptance suite", [*run_py, "acceptance", f"--jobs={args.jobs}"]),
+    acceptance_step = "the acceptance suite"
+    # Each step, its command, and the failure its exit status other than 0 counts (the
+    # acceptance suite's is read from its result instead); the longest first.
+    at_once: tuple[tuple[str, list[str], str | None], ...] = (
+        (
+            "plugins we did not shape",
+            [str(BIN / "python"), "tools/check_examples.py"],
+            "the example plugins",
+        ),
+        (acceptance_step, [*run_py, "acceptance", f"--jobs={args.jobs}"], None),
         (
             "the pytest plugin, in a plugin repository",
             [str(BIN / "python"), "tools/check_pytest_plugin.py"],
+            "the pytest plugin",
         ),
         (
             "the release matrix, @smoke",
             [*run_py, "matrix", f"--versions={','.join(others)}", f"--reports={matrix_folder}"]
             + [f"--jobs={args.jobs}", "--tags=@smoke"],
+            "the release matrix",
         ),
-        ("the wheel, from anywhere", [str(BIN / "python"), "tools/check_wheel.py"]),
+        (
+            "the wheel, from anywhere",
+            [str(BIN / "python"), "tools/check_wheel.py"],
+            "the installed wheel",
+        ),
         (
             "the CI workflows hermetic init writes",
             [str(BIN / "python"), "tools/check_ci_workflows.py"],
+            "the CI workflows",
         ),
         (
             # mkdocs.yml: a broken link or anchor, or a page missing from the nav, fails it.
@@ -443,39 +457,33 @@ def everything(args: argparse.Namespace, env: dict[str, str]) -> int:
             # (NO_MKDOCS_2_WARNING: the theme's banner about MkDocs' future, not about our pages.)
             ["env", "NO_MKDOCS_2_WARNING=1", str(BIN / "mkdocs"), "build", "--strict"]
             + ["--site-dir", str(REPORTS / "site")],
+            "the documentation site",
         ),
     )
     codes: dict[str, int] = {}
     if not INTERRUPTS:
-        codes = steps_at_once(at_once, env, args.jobs)
+        codes = steps_at_once([(step, command) for step, command, _ in at_once], env, args.jobs)
     failures += [
         failure
-        for step, failure in (
-            ("plugins we did not shape", "the example plugins"),
-            ("the pytest plugin, in a plugin repository", "the pytest plugin"),
-            ("the release matrix, @smoke", "the release matrix"),
-            ("the wheel, from anywhere", "the installed wheel"),
-            ("the CI workflows hermetic init writes", "the CI workflows"),
-            ("the documentation site", "the documentation site"),
-        )
-        if codes.get(step, 0) not in (0, INTERRUPTED_CODE)
+        for step, _, failure in at_once
+        if failure is not None and codes.get(step, 0) not in (0, INTERRUPTED)
     ]
     say_step_times()
-    if "the acceptance suite" not in codes:
+    if acceptance_step not in codes:
         return close(failures, None)
-    if codes["the acceptance suite"] == NOT_STARTED:
+    if codes[acceptance_step] == NOT_STARTED:
         return close(failures, None, not_started=True)
-    totals, problems = acceptance_result(codes["the acceptance suite"])
+    totals, problems = acceptance_result(codes[acceptance_step])
     failures += problems
     say(f"release matrix (@smoke): {matrix_folder / 'matrix.md'}")
     # The closing line counts every behave scenario this run ran, the matrix's too.
     matrix = matrix_result(matrix_folder)
-    totals = {key: value + (totals or {}).get(key, 0) for key, value in matrix.items()}
+    totals = {
+        key: (totals or {}).get(key, 0) + matrix.get(key, 0) for key in {*(totals or {}), *matrix}
+    }
     return close(failures, totals, _counted(failures, totals))
 
 
-#: A step's exit status when the run was interrupted (exit_status.INTERRUPTED).
-INTERRUPTED_CODE = 130
 #: Each step of ``all`` run at once keeps its whole output here.
 STEP_LOGS = REPORTS / "steps"
 
@@ -524,13 +532,20 @@ def acceptance_result(code: int) -> tuple[dict[str, int] | None, list[str]]:
     except ResultError as exc:
         say(f"no result of the acceptance suite: {exc}")
         return None, [f"behave (exit {code}), no result.json"]
-    return totals, [f"behave (exit {code})"] if code not in (0, INTERRUPTED_CODE) else []
+    from hermetic.runs.exit_status import INTERRUPTED
+
+    return totals, [f"behave (exit {code})"] if code not in (0, INTERRUPTED) else []
 
 
 def matrix_result(folder: Path) -> dict[str, int]:
-    """The release matrix's scenarios per status, from its matrix.json."""
-    from hermetic.runs.matrix import matrix_totals, read_matrix
+    """The release matrix's scenarios per status, from its matrix.json (none, said in one line,
+    when the matrix left none: interrupted, or stopped before its table; its step's exit status
+    already counts that)."""
+    from hermetic.runs.matrix import MATRIX_JSON, matrix_totals, read_matrix
 
+    if not (folder / MATRIX_JSON).is_file():
+        say(f"the release matrix left no {MATRIX_JSON} in {folder}: none of its scenarios counted")
+        return {}
     return matrix_totals(read_matrix(folder))
 
 
