@@ -462,11 +462,16 @@ RECORD_ANSWER = json.dumps(
 )
 
 
+#: The stand-in's rate limit, in its own words: a row of the failure table's outline (no alert).
+RECORD_LIMIT = json.dumps({"code": "Too many requests", "error": "Team is over its RPM quota"})
+
+
 def recorded_answer_caught() -> list[str]:
     """In a plugin repository, ``hermetic record`` against a loopback stand-in of a provider
     the corpus lacks writes the answers file (nothing secret in it); with the profile naming it,
     bundled_words (alerts only on the bundled providers' words) fails the "recorded" row naming
-    the provider, and the alerts plugin passes it."""
+    the provider, and the alerts plugin passes it. A rate limit recorded beside it is a row of
+    the failure table's outline, which both plugins pass (neither alerts on it)."""
     from hermetic.mock.stand_in_provider import StandInProvider
 
     with tempfile.TemporaryDirectory(prefix="hermetic-recorded-") as scratch:
@@ -485,6 +490,17 @@ def recorded_answer_caught() -> list[str]:
         said = log.read_text("utf-8", errors="replace")
         if code != 0 or not answers.is_file():
             return [f"hermetic record against the stand-in: exit {code}: {said}"]
+        with StandInProvider(status=429, body=RECORD_LIMIT) as provider:
+            command = [str(BIN / "hermetic"), "record", "--provider", "xAI", "--base-url"]
+            command += [f"{provider.base_url}/v1", "--model", "busy-model"]
+            command += ["--key-env", RECORD_KEY_VARIABLE, "--to", str(answers)]
+            command += ["--situation", "rate-limit"]
+            code, log = step(
+                "recorded-hermetic-record-limit", command, env={RECORD_KEY_VARIABLE: RECORD_KEY}
+            )
+        limit = log.read_text("utf-8", errors="replace")
+        if code != 0 or "promise quiet-on-transient: no alert" not in limit:
+            return [f"hermetic record of a rate limit: exit {code}: {limit}"]
         written = answers.read_text("utf-8")
         for secret in (RECORD_KEY, "org-Q7x2PzLm91", "req_5f1e2d3c4b5a6978"):
             if secret in written or secret in said:
@@ -499,17 +515,22 @@ def recorded_answer_caught() -> list[str]:
         code, reports = hermetic_run("recorded-bundled-words", repository / "bundled_words", *row)
         summary = json.loads((reports / "summary.json").read_text("utf-8"))
         failed = [r for r in summary["scenarios"] if r["status"] in ("failed", "errored")]
-        if code != 1 or len(failed) != 1:
-            return [f"bundled_words must fail the recorded row (exit 1), not exit {code}"]
+        if code != 1 or len(failed) != 1 or summary["totals"]["scenarios"] != 2:
+            return [
+                f"bundled_words must fail the recorded removed-model row and pass the recorded "
+                f"rate limit (exit 1), not exit {code}: {summary['totals']}"
+            ]
         name, message = failed[0]["name"], failed[0]["message"] or ""
         if "recorded: xAI" not in name or "removed by xAI" not in message:
             return [f"bundled_words failed, but not naming the recorded xAI row: {name}: {message}"]
-        code, _ = hermetic_run("recorded-alerts-plugin", repository / "alerts_plugin", *row)
-        if code != 0:
-            return [f"the alerts plugin must pass the recorded row, not exit {code}"]
+        code, reports = hermetic_run("recorded-alerts-plugin", repository / "alerts_plugin", *row)
+        totals = json.loads((reports / "summary.json").read_text("utf-8"))["totals"]
+        if code != 0 or totals["passed"] != 2:
+            return [f"the alerts plugin must pass both recorded rows, not exit {code}: {totals}"]
     say(
         "check_examples: a recorded answer (xAI's words, recorded from a stand-in) fails "
-        "bundled_words on its row naming xAI; the alerts plugin passes it"
+        "bundled_words on its row naming xAI; the alerts plugin passes it, and both pass the "
+        "recorded rate limit's row"
     )
     return []
 

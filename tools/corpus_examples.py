@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the provider outline's Examples (features/every_provider.feature) from the corpus.
+"""Write the provider outlines' Examples (features/every_provider*.feature) from the corpus.
 
 .venv/bin/python tools/corpus_examples.py           # exit 1 and say so if they differ
 .venv/bin/python tools/corpus_examples.py --write   # rewrite the generated blocks
@@ -14,34 +14,46 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from hermetic.corpus import load_corpus  # noqa: E402
-from hermetic.corpus.examples import BEGIN, END, examples_text  # noqa: E402
+from hermetic.corpus.examples import (  # noqa: E402
+    BEGIN,
+    END,
+    OUTLINES,
+    GeneratedOutline,
+    examples_text,
+)
 
-FEATURE = REPO / "features" / "every_provider.feature"
+FEATURES = REPO / "features"
 
 
-def generated(text: str) -> str:
+def generated(text: str, outline: GeneratedOutline) -> str:
     """The feature text with its generated blocks replaced by the corpus's."""
     start, stop = text.find(BEGIN), text.find(END)
     if start < 0 or stop < start:
-        raise SystemExit(f"corpus_examples: {FEATURE} lacks the lines {BEGIN!r} ... {END!r}")
-    return text[:start] + examples_text(load_corpus()) + text[stop + len(END) :]
+        raise SystemExit(
+            f"corpus_examples: features/{outline.feature} lacks the lines {BEGIN!r} ... {END!r}"
+        )
+    return text[:start] + examples_text(load_corpus(), outline) + text[stop + len(END) :]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--write", action="store_true", help="rewrite the feature's blocks")
+    parser.add_argument("--write", action="store_true", help="rewrite the features' blocks")
     args = parser.parse_args()
-    text = FEATURE.read_text("utf-8")
-    wanted = generated(text)
-    if wanted == text:
-        print(f"{FEATURE.relative_to(REPO)}: the Examples are the corpus's")
-        return 0
-    if args.write:
-        FEATURE.write_text(wanted, "utf-8")
-        print(f"rewrote the Examples of {FEATURE.relative_to(REPO)} from the corpus")
-        return 0
-    print(f"{FEATURE.relative_to(REPO)}: the Examples differ from the corpus; run with --write")
-    return 1
+    differ = 0
+    for outline in OUTLINES:
+        feature = FEATURES / outline.feature
+        text = feature.read_text("utf-8")
+        wanted = generated(text, outline)
+        where = feature.relative_to(REPO)
+        if wanted == text:
+            print(f"{where}: the Examples are the corpus's")
+        elif args.write:
+            feature.write_text(wanted, "utf-8")
+            print(f"rewrote the Examples of {where} from the corpus")
+        else:
+            print(f"{where}: the Examples differ from the corpus; run with --write")
+            differ = 1
+    return differ
 
 
 if __name__ == "__main__":

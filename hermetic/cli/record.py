@@ -51,6 +51,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from hermetic.corpus.examples import served_as
     from hermetic.errors import ConfigError
     from hermetic.recording import Recording, hermes_tells, key_from, record_answer
 
@@ -73,6 +74,7 @@ def main(args: argparse.Namespace) -> int:
         f'in {args.to}; name the file in hermetic.toml: [providers] answers = ["{args.to}"]',
         flush=True,
     )
+    print(f"in a run, it is {served_as(answer)}", flush=True)
     for line in hermes_tells(args.to, answer.name, without=args.key_env):
         print(line, flush=True)
     return EXIT_PASSED

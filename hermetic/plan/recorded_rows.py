@@ -1,5 +1,5 @@
 """The answers a plugin's author recorded (``[providers] answers``), served in a run: the rows
-they add to the bundled removed-model outline, and the corpus every process of the run serves
+they add to the bundled provider outlines, and the corpus every process of the run serves
 them from (:func:`hermetic.corpus.serve_recorded`)."""
 
 from __future__ import annotations
@@ -7,29 +7,44 @@ from __future__ import annotations
 from pathlib import Path
 
 from hermetic.corpus import Corpus, serve_recorded
-from hermetic.corpus.examples import with_recorded_rows
+from hermetic.corpus.examples import OUTLINES, outline_of, served_as, with_recorded_rows
 from hermetic.errors import ConfigError
 from hermetic.plan.model import Suite
 from hermetic.profile import Profile
 
-__all__ = ["OUTLINE_FEATURE", "serve_recorded_answers"]
+__all__ = ["OUTLINE_FEATURE", "serve_recorded_answers", "unserved"]
 
 #: The bundled feature whose outline serves every provider's removed-model answer.
-OUTLINE_FEATURE = "every_provider.feature"
+OUTLINE_FEATURE = OUTLINES[0].feature
 
 
 def serve_recorded_answers(profile: Profile, suite: Suite | None = None) -> None:
     """Serve the profile's recorded answers in this process, and (with ``suite``) add their
-    rows to the outline of the run's copy of the bundled features. ConfigError in one line when
-    the suite runs only the author's own features, whose files a run never changes."""
+    rows to the outlines of the run's copy of the bundled features (a removed model to the
+    removed-model outline, a rate limit or an overload to the failure table's). ConfigError in
+    one line when the suite runs only the author's own features, whose files a run never
+    changes."""
     serve_recorded(profile.recorded)
     if suite is None or not profile.recorded:
         return
     if suite.bundled_at is None:
         raise ConfigError(
             f"{profile.path}: providers.answers: recorded answers join the bundled features' "
-            "provider outline; add --features bundled to run it beside your own features"
+            "provider outlines; add --features bundled to run them beside your own features"
         )
-    feature = Path(suite.bundled_at) / OUTLINE_FEATURE
-    text = feature.read_text("utf-8")
-    feature.write_text(with_recorded_rows(text, Corpus(profile.recorded)), "utf-8")
+    recorded = Corpus(profile.recorded)
+    for outline in OUTLINES:
+        feature = Path(suite.bundled_at) / outline.feature
+        text = feature.read_text("utf-8")
+        feature.write_text(with_recorded_rows(text, recorded, outline), "utf-8")
+
+
+def unserved(profile: Profile) -> list[str]:
+    """A line for each of the profile's recorded answers that is a row of no outline, so joins
+    no promise: what it is, and why."""
+    return [
+        f"{profile.path}: providers.answers: {answer.name!r} ({answer.provider}, "
+        f"{answer.situation}, {answer.status}) {served_as(answer)}"
+        for answer in profile.recorded
+        if outline_of(answer) is None
+    ]

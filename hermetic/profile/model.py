@@ -385,8 +385,10 @@ class Providers(Table):
         expect(list, "must be an array of file paths, not {kind}"),
         Field(
             description="Files of answers recorded with `hermetic record` (relative to this "
-            "profile): each answer about a model that is gone joins the removed-model outline "
-            'as a row named "recorded", always claimed.',
+            "profile): each answer about a model that is gone joins the removed-model outline, "
+            "each rate limit, overload or server error the failure table's outline, as a row "
+            'named "recorded" (its provider always claimed); one that joins no outline is said '
+            "at the start.",
         ),
     ] = ()
 

@@ -45,6 +45,18 @@ def step_named_provider_removed_over(context, provider, model, protocol, words):
     world.providers.remove_in_words(model, provider, words, protocol=spoken.api_mode)
 
 
+@given('the provider "{provider}" answers the model "{model}" over {protocol}, saying "{words}"')
+def step_named_provider_answers_over(context, provider, model, protocol, words):
+    """Hermes talks to its provider over the named protocol (a scenario whose protocol needs
+    an extra is tagged with it), and the provider answers the model with that one of its
+    published answers over that protocol (the corpus), whatever it is about (a rate limit, an
+    overload); what Hermes tells the plugins about it is recorded."""
+    world = context.world
+    spoken = world.use(WireProtocolPart).speak_named(protocol, context.scenario.effective_tags)
+    world.use(HookObserver)
+    world.providers.answer_in_words(model, provider, words, protocol=spoken.api_mode)
+
+
 @given('the provider "{provider}" no longer serves the model "{model}"')
 def step_named_provider_removed(context, provider, model):
     """The provider answers the model the way it says a model is gone (the corpus); what

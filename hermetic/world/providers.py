@@ -76,15 +76,29 @@ class Providers:
             raise HarnessError(f"the provider {provider!r}: {exc.detail}") from None
         self.removed_by[self.spelled(provider)] = model
 
-    def answer_in_words(self, model: str, provider: str, words: str) -> None:
+    def answer_in_words(
+        self, model: str, provider: str, words: str, *, protocol: str | None = None
+    ) -> None:
         """Make the primary provider answer ``model`` with the one of ``provider``'s published
         answers (the corpus) that says ``words``, whatever it is about (a removed model, a rate
-        limit, an overload, an error inside a stream); over the protocol Hermes speaks."""
+        limit, an overload, an error inside a stream); over the protocol Hermes speaks. With
+        ``protocol`` (Hermes' ``api_mode``), the corpus must have that answer over it."""
         spelled = self.spelled(provider)
-        answers = [a for a in load_corpus().of(spelled) if words in (a.words, a.name)]
+        answers = [
+            a
+            for a in load_corpus().of(spelled)
+            if words in (a.words, a.name) and protocol in (None, a.protocol)
+        ]
         if not answers:
-            has = "; ".join(repr(a.words) for a in load_corpus().of(spelled))
-            raise HarnessError(f"{spelled} has no answer {words!r}; it has: {has}")
+            has = "; ".join(
+                f"{a.words!r} over {a.protocol}"
+                for a in load_corpus().of(spelled)
+                if protocol in (None, a.protocol)
+            )
+            over = f" over {protocol}" if protocol else ""
+            raise HarnessError(
+                f"{spelled} has no answer {words!r}{over}; it has: {has or 'none there'}"
+            )
         spec = {
             "answer": answer_for_situation(answers[0].situation),
             "provider": spelled,
