@@ -13,7 +13,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from hermetic.corpus import load_corpus  # noqa: E402
+from hermetic.corpus import bundled_corpus  # noqa: E402
 from hermetic.corpus.examples import BEGIN, END, examples_text  # noqa: E402
 
 FEATURE = REPO / "features" / "every_provider.feature"
@@ -24,7 +24,7 @@ def generated(text: str) -> str:
     start, stop = text.find(BEGIN), text.find(END)
     if start < 0 or stop < start:
         raise SystemExit(f"corpus_examples: {FEATURE} lacks the lines {BEGIN!r} ... {END!r}")
-    return text[:start] + examples_text(load_corpus()) + text[stop + len(END) :]
+    return text[:start] + examples_text(bundled_corpus()) + text[stop + len(END) :]
 
 
 def main() -> int:

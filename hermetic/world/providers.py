@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hermetic.corpus import MODEL_GONE, CorpusError, load_corpus
+from hermetic.corpus import MODEL_GONE, CorpusError
 from hermetic.diagnostics.artefact_names import slug
 from hermetic.diagnostics.evidence import Evidence
 from hermetic.errors import HarnessError
@@ -25,7 +25,9 @@ JOURNAL_LIMIT = 1000
 
 
 class Providers:
-    """The primary mock provider and any named ones, stopped when the scenario ends."""
+    """The primary mock provider and any named ones, stopped when the scenario ends. All answer
+    from the primary's corpus: the scenario's (the bundled one with the profile's recorded
+    answers)."""
 
     def __init__(
         self,
@@ -34,6 +36,7 @@ class Providers:
         add_cleanup: Callable[[Callable[[], None]], None],
     ) -> None:
         self.primary = primary
+        self.corpus = primary.corpus
         self.config = config
         self.add_cleanup = add_cleanup
         self.named: dict[str, MockProvider] = {}
@@ -67,7 +70,7 @@ class Providers:
             spec["words"] = words
         if protocol is not None:
             try:
-                load_corpus().find(provider, MODEL_GONE, protocol, words)
+                self.corpus.find(provider, MODEL_GONE, protocol, words)
             except CorpusError as exc:
                 raise HarnessError(str(exc)) from None
         try:
@@ -81,9 +84,9 @@ class Providers:
         answers (the corpus) that says ``words``, whatever it is about (a removed model, a rate
         limit, an overload, an error inside a stream); over the protocol Hermes speaks."""
         spelled = self.spelled(provider)
-        answers = [a for a in load_corpus().of(spelled) if words in (a.words, a.name)]
+        answers = [a for a in self.corpus.of(spelled) if words in (a.words, a.name)]
         if not answers:
-            has = "; ".join(repr(a.words) for a in load_corpus().of(spelled))
+            has = "; ".join(repr(a.words) for a in self.corpus.of(spelled))
             raise HarnessError(f"{spelled} has no answer {words!r}; it has: {has}")
         spec = {
             "answer": answer_for_situation(answers[0].situation),
@@ -95,11 +98,10 @@ class Providers:
         except ScriptError as exc:
             raise HarnessError(f"the provider {provider!r}: {exc.detail}") from None
 
-    @staticmethod
-    def spelled(provider: str) -> str:
+    def spelled(self, provider: str) -> str:
         """The provider's name as the corpus spells it (HarnessError for one it lacks)."""
         try:
-            return load_corpus().provider(provider)
+            return self.corpus.provider(provider)
         except CorpusError as exc:
             raise HarnessError(str(exc)) from None
 
@@ -130,7 +132,7 @@ class Providers:
     def start(self, name: str) -> MockProvider:
         """Another mock provider (a fallback, a second vendor), stopped when the scenario ends."""
         if name not in self.named:
-            provider = MockProvider().start()
+            provider = MockProvider(corpus=self.corpus).start()
             self.add_cleanup(provider.stop)
             self.named[name] = provider
         return self.named[name]
