@@ -109,6 +109,9 @@ def test_two_mocks_in_one_process_answer_from_their_own_corpus_at_once(tmp_path)
             thread.start()
         for thread in threads:
             thread.join()
+        # The status the recorded mock journals and reports, from its corpus too.
+        assert [entry.status for entry in recorded.chat_requests("gone-model")] == [400]
+        assert recorded.script_of("gone-model").answer_at(1).http_status == 400
 
     status, text = answers["recorded"]
     assert status == 400
