@@ -857,10 +857,10 @@ CORPUS_CALLS = sorted((Path(__file__).parent / "fixtures").glob("hook_calls_corp
 
 
 def _corpus_answers():
-    from hermetic.corpus import load_corpus
+    from hermetic.corpus import bundled_corpus
     from hermetic.corpus.examples import OUTLINE_PROTOCOLS
 
-    return tuple(a for a in load_corpus().model_gone() if a.protocol in OUTLINE_PROTOCOLS)
+    return tuple(a for a in bundled_corpus().model_gone() if a.protocol in OUTLINE_PROTOCOLS)
 
 
 @pytest.mark.parametrize("recording", CORPUS_CALLS, ids=lambda path: path.stem)

@@ -14,12 +14,13 @@ from hermetic.corpus import (
     CORPUS_FILE,
     MODEL_GONE,
     CorpusError,
+    bundled_corpus,
     load_corpus,
     provider_slug,
 )
 from hermetic.corpus.model import parse_corpus, sse_events
 
-CORPUS = load_corpus()
+CORPUS = bundled_corpus()
 DOCUMENT = tomllib.loads(CORPUS_FILE.read_text("utf-8"))
 
 

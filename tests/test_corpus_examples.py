@@ -8,7 +8,7 @@ from pathlib import Path
 
 from behave.parser import parse_file
 
-from hermetic.corpus import MODEL_GONE, load_corpus, provider_slug
+from hermetic.corpus import MODEL_GONE, bundled_corpus, provider_slug
 from hermetic.corpus.examples import (
     OUTLINE_PROTOCOLS,
     PASSING_FAILURE_OUTLINE,
@@ -23,7 +23,7 @@ from hermetic.hermes.install.protocols import protocol_named
 
 REPO = Path(__file__).resolve().parent.parent
 FEATURE = REPO / "features" / "every_provider.feature"
-CORPUS = load_corpus()
+CORPUS = bundled_corpus()
 
 
 def _blocks(path: Path = FEATURE) -> list[tuple[list[str], list[tuple[str, ...]]]]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hermetic.corpus import ProviderAnswer, load_corpus
+from hermetic.corpus import ProviderAnswer, bundled_corpus
 from hermetic.hermes.reference.hook_reference import (
     PROTOCOL_TITLES,
     REFERENCE_JSON,
@@ -264,7 +264,9 @@ def test_every_corpus_answer_has_a_row_on_every_build_and_a_line_on_the_page() -
     document = load_reference(REFERENCE_JSON)
     assert document is not None, f"{REFERENCE_JSON} is missing or unreadable"
 
-    problems = coverage_problems(load_corpus(), document, PAGE.read_text("utf-8"), _tool_builds())
+    problems = coverage_problems(
+        bundled_corpus(), document, PAGE.read_text("utf-8"), _tool_builds()
+    )
 
     assert problems == [], f"{'; '.join(problems)}: {REGENERATE}"
 
@@ -276,7 +278,7 @@ def test_the_tool_measures_three_builds() -> None:
 def test_a_corpus_answer_without_a_row_is_named() -> None:
     document = load_reference(REFERENCE_JSON)
     assert document is not None
-    corpus = list(load_corpus())
+    corpus = list(bundled_corpus())
     extra = corpus[0].model_copy(update={"name": "acme-model-gone", "words": "gone away (404)"})
 
     problems = coverage_problems(
@@ -306,7 +308,7 @@ def test_an_answer_missing_on_one_build_is_named(build: int) -> None:
         document.releases, document.settings, document.generated_by, (trimmed, *document.rows[1:])
     )
 
-    problems = coverage_problems(load_corpus(), broken, render_markdown(broken), builds)
+    problems = coverage_problems(bundled_corpus(), broken, render_markdown(broken), builds)
 
     assert problems == [f"{first.answer}: not measured on {builds[build]}"]
 
@@ -314,7 +316,7 @@ def test_an_answer_missing_on_one_build_is_named(build: int) -> None:
 def test_an_answer_the_page_leaves_out_is_named() -> None:
     document = load_reference(REFERENCE_JSON)
     assert document is not None
-    gemini = load_corpus().named("gemini-openai-not-found")
+    gemini = bundled_corpus().named("gemini-openai-not-found")
     page = "\n".join(
         line
         for line in PAGE.read_text("utf-8").splitlines()

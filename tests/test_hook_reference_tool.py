@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from hermetic.corpus import load_corpus
+from hermetic.corpus import bundled_corpus
 from hermetic.hermes.reference import measure_hook_reference as tool
 from hermetic.hermes.reference.hook_reference import (
     REFERENCE_JSON,
@@ -56,7 +56,7 @@ def test_render_writes_the_page_from_the_json(
 
 
 def test_a_partial_run_updates_its_cells_and_keeps_the_others() -> None:
-    corpus = load_corpus()
+    corpus = bundled_corpus()
     openai = corpus.named("openai-model-not-found")
     anthropic = corpus.named("anthropic-messages-not-found")
     kept = Row(

@@ -11,13 +11,13 @@ import httpx
 import openai
 import pytest
 
-from hermetic.corpus import MODEL_GONE, load_corpus
+from hermetic.corpus import MODEL_GONE, bundled_corpus
 from hermetic.mock import MockProvider, ScriptError, parse_script, parse_script_file
 from hermetic.mock.provider_answers import render_answer
 from hermetic.mock.provider_cli import main
 from hermetic.mock.script import load_script_file
 
-CORPUS = load_corpus()
+CORPUS = bundled_corpus()
 
 
 @pytest.fixture

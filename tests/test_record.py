@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from hermetic.cli import main
-from hermetic.corpus import load_corpus
+from hermetic.corpus import bundled_corpus, load_corpus
 from hermetic.corpus.recorded import RECORDED_BY, load_recorded
 from hermetic.corpus.redaction import REDACTED, redact_body
 from hermetic.errors import ConfigError
@@ -193,7 +193,7 @@ def test_without_a_namespace_the_recording_is_kept_and_hermes_not_run(
 
 
 def test_hermes_recognising_an_answer_is_said_so():
-    answer = load_corpus().model_gone()[0]
+    answer = bundled_corpus().model_gone()[0]
     call = ObservedCall(
         "gone-model", "custom", "chat_completions", 404, "model_not_found", False, 0, 3
     )

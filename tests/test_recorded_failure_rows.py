@@ -9,13 +9,11 @@ import datetime
 import json
 from pathlib import Path
 
-import pytest
-
 from hermetic.corpus.examples import END, MODEL_GONE_OUTLINE, PASSING_FAILURE_OUTLINE
 from hermetic.corpus.recorded import append_entry, recorded_entry
 from hermetic.integrations.suite import scratch_suite
 from hermetic.plan.model import Suite
-from hermetic.plan.recorded_rows import serve_recorded_answers, unserved
+from hermetic.plan.recorded_rows import add_recorded_rows, unserved
 from hermetic.profile import load_profile
 
 
@@ -43,16 +41,8 @@ def _profile(folder: Path):
 def _served(folder: Path, profile) -> Path:
     bundled = scratch_suite(folder / "scratch")
     suite = Suite(cwd=folder, paths=(str(bundled),), args=(), bundled_at=str(bundled))
-    serve_recorded_answers(profile, suite)
+    add_recorded_rows(profile, suite)
     return bundled
-
-
-@pytest.fixture(autouse=True)
-def _bundled_only_after():
-    yield
-    from hermetic.corpus import serve_recorded
-
-    serve_recorded(())
 
 
 def _recorded_blocks(text: str) -> list[str]:

@@ -278,13 +278,13 @@ def retry_blind_misses() -> dict[str, str]:
     retry_blind_404's rule, and the upstream plugin's (the seed issue's): every answer Hermes
     passed otherwise is a miss; over Bedrock's Converse API, where Hermes passes no status at
     all, every answer. Derived from the recorded hook calls, not from the plugin's code."""
-    from hermetic.corpus import load_corpus
+    from hermetic.corpus import bundled_corpus
     from hermetic.corpus.examples import OUTLINE_PROTOCOLS, PROTOCOL_TITLES
     from hermetic.parts.hook_observer import ObservedCall, reported
 
     recorded = json.loads(CORPUS_CALLS.read_text("utf-8"))["calls"]
     misses = {}
-    for answer in load_corpus().model_gone():
+    for answer in bundled_corpus().model_gone():
         if answer.protocol not in OUTLINE_PROTOCOLS:
             continue
         calls = [

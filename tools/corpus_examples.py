@@ -13,7 +13,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from hermetic.corpus import load_corpus  # noqa: E402
+from hermetic.corpus import bundled_corpus  # noqa: E402
 from hermetic.corpus.examples import (  # noqa: E402
     BEGIN,
     END,
@@ -32,7 +32,7 @@ def generated(text: str, outline: GeneratedOutline) -> str:
         raise SystemExit(
             f"corpus_examples: features/{outline.feature} lacks the lines {BEGIN!r} ... {END!r}"
         )
-    return text[:start] + examples_text(load_corpus(), outline) + text[stop + len(END) :]
+    return text[:start] + examples_text(bundled_corpus(), outline) + text[stop + len(END) :]
 
 
 def main() -> int:

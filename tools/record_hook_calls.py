@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from hermetic.corpus import load_corpus  # noqa: E402
+from hermetic.corpus import bundled_corpus  # noqa: E402
 from hermetic.corpus.examples import OUTLINE_PROTOCOLS  # noqa: E402
 from hermetic.hermes.install.protocols import protocol_named  # noqa: E402
 from hermetic.mock.phrases import PHRASES  # noqa: E402
@@ -71,7 +71,7 @@ def record(phrase: str, settings: Settings) -> list[dict]:
 def record_corpus(name: str, settings: Settings) -> list[dict]:
     """The hook calls one real tick makes, with Hermes' default retries, when the provider
     answers with the corpus answer ``name`` over its protocol."""
-    answer = load_corpus().named(name)
+    answer = bundled_corpus().named(name)
     with build_world(settings) as world:
         world.install_plugin()
         world.config.tune(api_max_retries=None)
@@ -116,7 +116,7 @@ def main() -> int:
     recorded = {}
     if args.corpus:
         target = REPO / "tests" / "fixtures" / f"hook_calls_corpus_hermes_{release}.json"
-        outline = [a.name for a in load_corpus().model_gone() if a.protocol in OUTLINE_PROTOCOLS]
+        outline = [a.name for a in bundled_corpus().model_gone() if a.protocol in OUTLINE_PROTOCOLS]
         unknown = [name for name in wanted if name not in outline]
         if unknown:
             print(

@@ -2,8 +2,8 @@
 overloaded, each answer with its public source (``answers.toml``, checked by
 :mod:`hermetic.corpus.model`). Data only; :mod:`hermetic.mock` serves it.
 
-    from hermetic.corpus import load_corpus
-    corpus = load_corpus()
+    from hermetic.corpus import bundled_corpus
+    corpus = bundled_corpus()  # served_corpus(profile.recorded): with an author's answers
     corpus.find("Anthropic", ["removed-model"], protocol="anthropic_messages").body_for("gone")
 """
 
@@ -21,7 +21,7 @@ from hermetic.corpus.model import (
     bundled_corpus,
     load_corpus,
     provider_slug,
-    serve_recorded,
+    served_corpus,
 )
 
 __all__ = [
@@ -36,5 +36,5 @@ __all__ = [
     "bundled_corpus",
     "load_corpus",
     "provider_slug",
-    "serve_recorded",
+    "served_corpus",
 ]

@@ -37,7 +37,7 @@ __all__ = [
     "bundled_corpus",
     "load_corpus",
     "provider_slug",
-    "serve_recorded",
+    "served_corpus",
     "sse_events",
 ]
 
@@ -382,6 +382,15 @@ class Corpus:
             f"over {protocol} (it has {has} there)"
         )
 
+    def with_recorded(self, answers: Iterable[ProviderAnswer], source: str = "") -> Corpus:
+        """This corpus's answers, then ``answers`` (an author's recorded ones): a new corpus,
+        this one when there are none. CorpusError (under ``source``, else this corpus's) for
+        an answer repeating a name or a provider's words."""
+        answers = tuple(answers)
+        if not answers:
+            return self
+        return Corpus((*self.answers, *answers), source or self.source)
+
     def model_gone(self, protocol: str | None = None) -> tuple[ProviderAnswer, ...]:
         """Every answer that says the job's model is no longer served (over ``protocol``)."""
         return tuple(
@@ -433,32 +442,21 @@ def _first_problem(exc: ValidationError, document: Any) -> str:
     return f"{where}: {message}"
 
 
-def load_corpus(path: str | Path | None = None) -> Corpus:
-    """Read and check a corpus file; by default the corpus this process serves: the package's
-    own (read once), with the answers a profile recorded (:func:`serve_recorded`) after it."""
-    if path is None:
-        return _SERVED.get("corpus") or _packaged()
+def load_corpus(path: str | Path) -> Corpus:
+    """Read and check the corpus file at ``path``."""
     return _read(Path(path))
 
 
 def bundled_corpus() -> Corpus:
-    """The package's own corpus alone (read once), whatever else this process serves."""
+    """The package's own corpus (``answers.toml``, read once)."""
     return _packaged()
 
 
-# The corpus this process serves when it is more than the package's own: set once per run (by
-# the plan's check, by each behave worker's first hook), from the profile's recorded answers.
-_SERVED: dict[str, Corpus] = {}
-
-
-def serve_recorded(answers: Iterable[ProviderAnswer]) -> None:
-    """From now on, :func:`load_corpus` serves ``answers`` (a profile's ``[providers] answers``,
-    already checked) after the package's own; no answers: the package's own alone."""
-    answers = tuple(answers)
-    _SERVED.clear()
-    if answers:
-        packaged = _packaged()
-        _SERVED["corpus"] = Corpus((*packaged.answers, *answers), packaged.source)
+def served_corpus(recorded: Iterable[ProviderAnswer] = ()) -> Corpus:
+    """The corpus a run serves: the package's own answers, then ``recorded`` (a profile's
+    ``[providers] answers``, already checked); the package's own alone when nothing is
+    recorded."""
+    return _packaged().with_recorded(recorded)
 
 
 @cache

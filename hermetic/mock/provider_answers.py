@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from hermetic.corpus import MODEL_GONE, CorpusError, ProviderAnswer, load_corpus
+from hermetic.corpus import MODEL_GONE, Corpus, CorpusError, ProviderAnswer, bundled_corpus
 
 __all__ = [
     "ANSWER_NAMES",
@@ -527,16 +527,21 @@ _OPENAI_SHAPED = ("codex_responses",)
 
 
 def provider_answer(
-    name: str, provider: str, words: str | None = None, protocol: str = "chat_completions"
+    name: str,
+    provider: str,
+    words: str | None = None,
+    protocol: str = "chat_completions",
+    *,
+    corpus: Corpus,
 ) -> ProviderAnswer:
-    """The corpus answer ``provider`` gives for the answer ``name`` over ``protocol`` (the one
-    with ``words``, when given). Raises ValueError naming what is missing, in one line."""
+    """The answer of ``corpus`` that ``provider`` gives for the answer ``name`` over
+    ``protocol`` (the one with ``words``, when given). Raises ValueError naming what is
+    missing, in one line."""
     situations = PROVIDER_MEANINGS.get(name)
     if situations is None:
         raise ValueError(
             f"{name} does not come in a provider's words; only {', '.join(PROVIDER_MEANINGS)} do"
         )
-    corpus = load_corpus()
     try:
         return corpus.find(provider, situations, protocol, words)
     except CorpusError as exc:
@@ -598,11 +603,13 @@ def render_answer(
     provider: str | None = None,
     words: str | None = None,
     protocol: str = "chat_completions",
+    corpus: Corpus | None = None,
 ) -> RenderedAnswer:
     """What the answer ``name`` sends for ``model``: its preset with the overrides applied.
 
-    ``provider`` (and ``words``) put that provider's published answer from the corpus in place
-    of the preset: its status, headers and body, with ``model`` where the body names a model.
+    ``provider`` (and ``words``) put that provider's published answer from ``corpus`` (default:
+    the bundled one) in place of the preset: its status, headers and body, with ``model`` where
+    the body names a model.
     ``body`` replaces the preset body: a dict or list is sent as JSON, a string as text (with
     ``text/plain`` unless ``headers`` sets Content-Type). ``headers`` are merged over the
     preset's. Raises ValueError for an unknown name or for ``reset``/``empty_reply``, which send
@@ -614,7 +621,8 @@ def render_answer(
     if preset.status is None or preset.body is None:
         raise ValueError(f"answer {name!r} sends no HTTP response")
     if provider is not None:
-        spoken = provider_answer(name, provider, words, protocol)
+        chosen = bundled_corpus() if corpus is None else corpus
+        spoken = provider_answer(name, provider, words, protocol, corpus=chosen)
         preset = Preset(name, preset.summary, spoken.status, headers=spoken.headers)
         if body is None and spoken.streamed:
             # The published stream as it is: the 200 it began with, then the error event.

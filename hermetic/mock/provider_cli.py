@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from types import FrameType
 from typing import Any, NoReturn
 
-from hermetic.corpus import CorpusError, ProviderAnswer, load_corpus
+from hermetic.corpus import CorpusError, ProviderAnswer, bundled_corpus
 from hermetic.mock.provider_answers import FILE_PROVIDER_ANSWERS, PRESETS, SUCCESS
 from hermetic.mock.provider_server import MockProvider
 from hermetic.mock.routes import CONTROL_ROUTES
@@ -56,7 +56,7 @@ def _port_number(text: str) -> int:
 
 def _provider_name(text: str) -> str:
     try:
-        return load_corpus().provider(text)
+        return bundled_corpus().provider(text)
     except CorpusError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -143,7 +143,7 @@ def _listed(answer: ProviderAnswer) -> str:
 
 
 def _providers_help() -> str:
-    corpus = load_corpus()
+    corpus = bundled_corpus()
     rows = {
         provider: "; ".join(_listed(answer) for answer in corpus.of(provider))
         for provider in corpus.providers

@@ -13,6 +13,9 @@ fires exactly as it would in production.
   is described in :mod:`hermetic.mock.script`; the answers in :mod:`hermetic.mock.provider_answers`.
 * Every request is journaled as a :class:`~hermetic.mock.state.ProviderEntry`, so steps can
   assert what Hermes actually sent and print the traffic when a scenario fails.
+* A provider's own words come from the corpus the mock is given (``corpus=``: a run's, with
+  the author's recorded answers; the bundled corpus by default): every script it takes is
+  checked against that corpus and served from it.
 * Anything nobody scripted -- an unknown route or an unknown model -- is answered *loudly*
   (HTTP 418 with header ``X-Hermetic-Mock: unmatched``) so that a mis-configured test can never
   pass for a genuine provider answer. The routes are in :mod:`hermetic.mock.routes`.
@@ -37,6 +40,7 @@ from typing import Any
 
 from aiohttp import web
 
+from hermetic.corpus import Corpus, bundled_corpus
 from hermetic.mock.provider_answers import SUCCESS
 from hermetic.mock.routes import Routes, error_message_over
 from hermetic.mock.script import (
@@ -63,7 +67,8 @@ class MockProvider(LoopbackServer):
     """An OpenAI-compatible provider whose answers are scripted per model.
 
     Runs on its own thread and event loop; every method is safe to call from any thread while
-    it serves. ``script_file`` scripts models before the server starts.
+    it serves. ``script_file`` scripts models before the server starts. ``corpus`` is what a
+    provider's words are checked against and served from (default: the bundled corpus).
     """
 
     label = "mock provider"
@@ -73,17 +78,21 @@ class MockProvider(LoopbackServer):
         host: str = "127.0.0.1",
         port: int = 0,
         script_file: ScriptFileSource | None = None,
+        corpus: Corpus | None = None,
     ) -> None:
         super().__init__(host, port)
+        self.corpus = bundled_corpus() if corpus is None else corpus
         self._state = ProviderState()
         if script_file is not None:
-            for model, script in _as_script_file(script_file).models.items():
-                self._state.scripts.set(model, script)
+            for model, script in _as_script_file(script_file, self.corpus).models.items():
+                self._state.scripts.set(
+                    model, parse_script(script, model_field(model), self.corpus)
+                )
 
     def _application(self) -> web.Application:
         # Called by start(): the scripts in place now are the ones reset(scripts=True) restores.
         self._state.scripts.keep_as_baseline()
-        return Routes(self._state).application()
+        return Routes(self._state, self.corpus).application()
 
     @property
     def api_base(self) -> str:
@@ -95,11 +104,11 @@ class MockProvider(LoopbackServer):
         """Script ``model`` with a spec (answer name, answer mapping or list of stages).
 
         The same format as a script file's ``models.<model>`` and the control API's PUT body
-        (a :class:`Script` or :class:`Answer` is taken as it is); raises :class:`ScriptError`
-        naming the field. The script starts at its first stage.
+        (a :class:`Script` or :class:`Answer` is checked again against this mock's corpus);
+        raises :class:`ScriptError` naming the field. The script starts at its first stage.
         """
         _check_model_name(model)
-        script = parse_script(spec, model_field(model))
+        script = parse_script(spec, model_field(model), self.corpus)
         self._state.scripts.set(model, script)
         return script
 
@@ -124,7 +133,7 @@ class MockProvider(LoopbackServer):
         """
         _check_model_name(model)
         try:
-            script = failing_script(answer, times)
+            script = failing_script(answer, times, self.corpus)
         except ScriptError as exc:
             raise exc.within(model_field(model)) from None
         self._state.scripts.set(model, script)
@@ -189,9 +198,9 @@ def _check_model_name(model: Any) -> None:
         raise ValueError("model name must be a non-empty string")
 
 
-def _as_script_file(source: ScriptFileSource) -> ScriptFile:
+def _as_script_file(source: ScriptFileSource, corpus: Corpus) -> ScriptFile:
     if isinstance(source, ScriptFile):
         return source
     if isinstance(source, Mapping):
-        return parse_script_file(source)
-    return load_script_file(source)
+        return parse_script_file(source, corpus=corpus)
+    return load_script_file(source, corpus=corpus)

@@ -38,6 +38,7 @@ from typing import Any
 
 from aiohttp import web
 
+from hermetic.corpus import Corpus
 from hermetic.mock.converse import CONVERSE_PATH, CONVERSE_STREAM_PATH, converse_reply
 from hermetic.mock.converse import status_for as converse_status
 from hermetic.mock.messages import (
@@ -144,8 +145,10 @@ _FALSE = ("", "0", "false", "no", "off")
 class Routes:
     """aiohttp handlers; all state lives in the shared :class:`ProviderState`."""
 
-    def __init__(self, state: ProviderState) -> None:
+    def __init__(self, state: ProviderState, corpus: Corpus) -> None:
         self._state = state
+        # What a script PUT through the control API is checked against and served from.
+        self._corpus = corpus
         # Set when the server shuts down, so a scripted hang ends at once instead of holding
         # stop() for up to its full length. Not bound to a loop until first awaited.
         self._stopping = asyncio.Event()
@@ -429,7 +432,7 @@ class Routes:
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             return _invalid_script("", f"the request body must be a JSON spec: {exc}")
         try:
-            script = parse_script(spec, model_field(model))
+            script = parse_script(spec, model_field(model), self._corpus)
         except ScriptError as exc:
             return _invalid_script(exc.field, exc.detail)
         self._state.scripts.set(model, script)
@@ -576,7 +579,11 @@ def _status_over(api: str, answer: Answer, stream: bool) -> int | None:
     if answer.status is None and answer.provider is not None:
         try:
             spoken = provider_answer(
-                answer.name, answer.provider, answer.words, _PROTOCOL_OF_API[api]
+                answer.name,
+                answer.provider,
+                answer.words,
+                _PROTOCOL_OF_API[api],
+                corpus=answer.corpus,
             )
         except ValueError:
             return UNMATCHED_STATUS

@@ -31,6 +31,10 @@ server_error) and
 A script file's top-level ``provider`` gives its provider to every answer of those but
 server_error (:data:`~hermetic.mock.provider_answers.FILE_PROVIDER_ANSWERS`).
 
+An answer in a provider's words is checked against, and served from, the corpus it was parsed
+with (``corpus=``: a mock provider's own, a run's served corpus with the author's recorded
+answers; the bundled corpus by default).
+
 Errors are :class:`ScriptError`: a field path such as ``models.flaky[1].times`` plus what is
 wrong with it, so the message points at the line to fix.
 """
@@ -49,7 +53,7 @@ from typing import Any
 
 import yaml
 
-from hermetic.corpus import CorpusError, load_corpus
+from hermetic.corpus import Corpus, CorpusError, bundled_corpus
 from hermetic.mock.provider_answers import (
     ANSWER_NAMES,
     CONNECTION_ANSWERS,
@@ -181,11 +185,14 @@ class Answer:
     # The answer in this provider's published words (hermetic.corpus), and which of them.
     provider: str | None = None
     words: str | None = None
+    # The corpus the provider's words are checked against and served from.
+    corpus: Corpus = field(default_factory=bundled_corpus, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _check_name(self.name)
-        object.__setattr__(self, "provider", _checked_provider(self.name, self.provider))
-        _check_words(self.name, self.provider, self.words)
+        provider = _checked_provider(self.name, self.provider, self.corpus)
+        object.__setattr__(self, "provider", provider)
+        _check_words(self.name, self.provider, self.words, self.corpus)
         _check_status(self.status)
         object.__setattr__(self, "body", _checked_body(self.body))
         object.__setattr__(self, "headers", _checked_headers(self.headers))
@@ -212,7 +219,7 @@ class Answer:
         if self.status is not None:
             return self.status
         if self.provider is not None:
-            return provider_answer(self.name, self.provider, self.words).status
+            return provider_answer(self.name, self.provider, self.words, corpus=self.corpus).status
         return PRESETS[self.name].status
 
     @property
@@ -244,6 +251,7 @@ class Answer:
             provider=self.provider,
             words=self.words,
             protocol=protocol,
+            corpus=self.corpus,
         )
 
     def to_spec(self) -> str | dict[str, Any]:
@@ -281,7 +289,7 @@ def _check_name(name: Any) -> None:
         )
 
 
-def _checked_provider(name: str, provider: Any) -> str | None:
+def _checked_provider(name: str, provider: Any, corpus: Corpus) -> str | None:
     """The provider's name as the corpus spells it; ScriptError for an unknown one."""
     if provider is None:
         return None
@@ -293,19 +301,18 @@ def _checked_provider(name: str, provider: Any) -> str | None:
             f"{name} does not come in a provider's words; only {', '.join(PROVIDER_MEANINGS)} do",
         )
     try:
-        spelled = load_corpus().provider(provider)
+        spelled = corpus.provider(provider)
     except CorpusError as exc:
         raise ScriptError("provider", str(exc)) from None
     try:
-        provider_answer(name, spelled)
+        provider_answer(name, spelled, corpus=corpus)
     except ValueError:
-        _check_some_protocol(name, spelled)
+        _check_some_protocol(name, spelled, corpus)
     return spelled
 
 
-def _check_some_protocol(name: str, provider: str) -> None:
+def _check_some_protocol(name: str, provider: str, corpus: Corpus) -> None:
     """A provider that says ``name`` over no protocol at all cannot take it."""
-    corpus = load_corpus()
     wanted = PROVIDER_MEANINGS[name]
     if not any(answer.situation in wanted for answer in corpus.of(provider)):
         has = sorted({answer.situation for answer in corpus.of(provider)})
@@ -316,7 +323,7 @@ def _check_some_protocol(name: str, provider: str) -> None:
         )
 
 
-def _check_words(name: str, provider: str | None, words: Any) -> None:
+def _check_words(name: str, provider: str | None, words: Any, corpus: Corpus) -> None:
     if words is None:
         return
     if provider is None:
@@ -324,7 +331,7 @@ def _check_words(name: str, provider: str | None, words: Any) -> None:
     if not isinstance(words, str):
         raise ScriptError("words", f"must be a string, not {_type_name(words)}")
     wanted = PROVIDER_MEANINGS[name]
-    mine = [a for a in load_corpus().of(provider) if a.situation in wanted]
+    mine = [a for a in corpus.of(provider) if a.situation in wanted]
     if not any(words in (answer.words, answer.name) for answer in mine):
         known = "; ".join(repr(answer.words) for answer in mine)
         raise ScriptError("words", f"{provider} has no {name} answer {words!r}; it has: {known}")
@@ -503,12 +510,15 @@ class Script:
         return ", then ".join(parts)
 
 
-def failing_script(answer: str | Mapping[str, Any], times: int | None = None) -> Script:
-    """``answer`` for ``times`` requests, then success; ``times=None`` fails forever."""
+def failing_script(
+    answer: str | Mapping[str, Any], times: int | None = None, corpus: Corpus | None = None
+) -> Script:
+    """``answer`` for ``times`` requests, then success; ``times=None`` fails forever. A
+    provider's words come from ``corpus`` (default: the bundled one)."""
     if times is None:
-        return parse_script(answer)
+        return parse_script(answer, corpus=corpus)
     first = {"answer": answer} if isinstance(answer, str) else dict(answer)
-    return parse_script([{**first, "times": times}, SUCCESS])
+    return parse_script([{**first, "times": times}, SUCCESS], corpus=corpus)
 
 
 # --------------------------------------------------------------------------
@@ -516,25 +526,29 @@ def failing_script(answer: str | Mapping[str, Any], times: int | None = None) ->
 # --------------------------------------------------------------------------
 
 
-def parse_script(spec: Any, path: str = "") -> Script:
+def parse_script(spec: Any, path: str = "", corpus: Corpus | None = None) -> Script:
     """Turn a spec into a :class:`Script`; ScriptError names the field under ``path``.
 
-    ``path`` is where the spec sits, e.g. ``models.flaky``. Script and Answer instances
-    are accepted as they are.
+    ``path`` is where the spec sits, e.g. ``models.flaky``. A provider's words are checked
+    against ``corpus`` (default: the bundled one). Script and Answer instances are accepted as
+    they are, or, with ``corpus``, checked again against it and bound to it.
     """
-    if isinstance(spec, Script):
-        return spec
     if isinstance(spec, Answer):
-        return Script((Stage(spec),))
+        spec = Script((Stage(spec),))
+    if isinstance(spec, Script):
+        return spec if corpus is None else _bound(spec, corpus, path)
+    corpus = bundled_corpus() if corpus is None else corpus
     if isinstance(spec, str | Mapping):
-        stage = _parse_stage(spec, path)
+        stage = _parse_stage(spec, path, corpus)
         if stage.times is not None:
             raise ScriptError(_child(path, "times"), _LAST_STAGE_TIMES)
         return Script((stage,))
     if isinstance(spec, list | tuple):
         if not spec:
             raise ScriptError(path, "empty sequence: give at least one answer")
-        stages = [_parse_stage(item, _child(path, index)) for index, item in enumerate(spec)]
+        stages = [
+            _parse_stage(item, _child(path, index), corpus) for index, item in enumerate(spec)
+        ]
         problem = _sequence_problem(stages)
         if problem is not None:
             index, key, detail = problem
@@ -547,10 +561,27 @@ def parse_script(spec: Any, path: str = "") -> Script:
     )
 
 
-def _parse_stage(spec: Any, path: str) -> Stage:
+def _bound(script: Script, corpus: Corpus, path: str) -> Script:
+    """``script`` with every answer served from ``corpus`` (checked again against it)."""
+    if all(stage.answer.corpus is corpus for stage in script.stages):
+        return script
+    stages = []
+    for index, stage in enumerate(script.stages):
+        answer = stage.answer
+        if answer.corpus is not corpus:
+            try:
+                answer = replace(answer, corpus=corpus)
+            except ScriptError as exc:
+                where = _child(path, index) if len(script.stages) > 1 else path
+                raise exc.within(where) from None
+        stages.append(Stage(answer, stage.times))
+    return Script(tuple(stages))
+
+
+def _parse_stage(spec: Any, path: str, corpus: Corpus) -> Stage:
     if isinstance(spec, str):
         try:
-            return Stage(Answer(spec))
+            return Stage(Answer(spec, corpus=corpus))
         except ScriptError as exc:
             # In the shorthand the string *is* the answer field: point at it, not at ".answer".
             raise ScriptError(path, exc.detail) from None
@@ -573,7 +604,7 @@ def _parse_stage(spec: Any, path: str) -> Stage:
     try:
         # The spec says "answer" where the dataclass says "name" (Answer.answer would stutter).
         fields = {key: spec[key] for key in ANSWER_KEYS[1:] if key in spec}
-        answer = Answer(spec["answer"], **fields)
+        answer = Answer(spec["answer"], **fields, corpus=corpus)
         return Stage(answer, spec.get("times"))
     except ScriptError as exc:
         raise exc.within(path) from None
@@ -593,17 +624,22 @@ class ScriptFile:
 
 
 def parse_script_file(
-    document: Any, source: str | None = None, provider: str | None = None
+    document: Any,
+    source: str | None = None,
+    provider: str | None = None,
+    corpus: Corpus | None = None,
 ) -> ScriptFile:
     """Validate a loaded script file document (``{"models": {name: spec}}``, optionally with a
-    top-level ``provider``, or ``provider`` given here, as the command line's)."""
+    top-level ``provider``, or ``provider`` given here, as the command line's); a provider's
+    words come from ``corpus`` (default: the bundled one)."""
+    corpus = bundled_corpus() if corpus is None else corpus
     try:
-        return ScriptFile(_parse_models(document, provider), source)
+        return ScriptFile(_parse_models(document, provider, corpus), source)
     except ScriptError as exc:
         raise (exc.in_file(source) if source else exc) from None
 
 
-def _parse_models(document: Any, provider: str | None = None) -> dict[str, Script]:
+def _parse_models(document: Any, provider: str | None, corpus: Corpus) -> dict[str, Script]:
     if not isinstance(document, Mapping):
         raise ScriptError("", f"must be a mapping with a 'models' key, not {_type_name(document)}")
     for key in document:
@@ -624,14 +660,14 @@ def _parse_models(document: Any, provider: str | None = None) -> dict[str, Scrip
         raise ScriptError(
             "provider", f"the file says {given!r} and the command line {provider!r}: give one"
         )
-    default = _file_provider(given if given is not None else provider)
+    default = _file_provider(given if given is not None else provider, corpus)
     parsed: dict[str, Script] = {}
     for name, spec in models.items():
         if not isinstance(name, str) or not name.strip():
             raise ScriptError(
                 _child("models", str(name)), "a model name must be a non-empty string"
             )
-        script = parse_script(spec, model_field(name))
+        script = parse_script(spec, model_field(name), corpus)
         try:
             parsed[name] = with_provider(script, default)
         except ScriptError as exc:
@@ -639,13 +675,13 @@ def _parse_models(document: Any, provider: str | None = None) -> dict[str, Scrip
     return parsed
 
 
-def _file_provider(provider: Any) -> str | None:
+def _file_provider(provider: Any, corpus: Corpus) -> str | None:
     if provider is None:
         return None
     if not isinstance(provider, str):
         raise ScriptError("provider", f"must be a provider's name, not {_type_name(provider)}")
     try:
-        return load_corpus().provider(provider)
+        return corpus.provider(provider)
     except CorpusError as exc:
         raise ScriptError("provider", str(exc)) from None
 
@@ -668,8 +704,11 @@ def with_provider(script: Script, provider: str | None) -> Script:
     return Script(tuple(stages))
 
 
-def load_script_file(path: str | PathLike[str], provider: str | None = None) -> ScriptFile:
-    """Read and validate a script file (.yaml, .yml or .json); errors name the file."""
+def load_script_file(
+    path: str | PathLike[str], provider: str | None = None, corpus: Corpus | None = None
+) -> ScriptFile:
+    """Read and validate a script file (.yaml, .yml or .json); errors name the file. A
+    provider's words come from ``corpus`` (default: the bundled one)."""
     source = str(path)
     file = Path(path)
     suffix = file.suffix.lower()
@@ -684,7 +723,7 @@ def load_script_file(path: str | PathLike[str], provider: str | None = None) -> 
         document = _load_json(text) if suffix == ".json" else _load_yaml(text)
     except ScriptError as exc:
         raise exc.in_file(source) from None
-    return parse_script_file(document, source, provider)
+    return parse_script_file(document, source, provider, corpus)
 
 
 def _load_json(text: str) -> Any:

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hermetic.corpus import load_corpus
 from hermetic.corpus.examples import RECORDED_TAG
 from hermetic.hermes.install.releases import release_key
 from hermetic.plan.settings import Settings
@@ -73,7 +72,7 @@ def provider_left_out(tags: Iterable[str], profile: Profile) -> NotRun | None:
         return None
     for tag in tags:
         if tag.startswith(PROVIDER_TAG):
-            provider = load_corpus().provider(tag[len(PROVIDER_TAG) :])
+            provider = profile.corpus.provider(tag[len(PROVIDER_TAG) :])
             if not profile.supports(provider):
                 where = profile.path or "no hermetic.toml"
                 return NotRun(

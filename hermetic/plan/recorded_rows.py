@@ -1,31 +1,29 @@
 """The answers a plugin's author recorded (``[providers] answers``), served in a run: the rows
-they add to the bundled provider outlines, and the corpus every process of the run serves
-them from (:func:`hermetic.corpus.serve_recorded`)."""
+they add to the bundled provider outlines, and the lines that name an answer no outline serves.
+(The mocks serve them from the profile's corpus, :attr:`hermetic.profile.Profile.corpus`.)"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from hermetic.corpus import Corpus, serve_recorded
+from hermetic.corpus import Corpus
 from hermetic.corpus.examples import OUTLINES, outline_of, served_as, with_recorded_rows
 from hermetic.errors import ConfigError
 from hermetic.plan.model import Suite
 from hermetic.profile import Profile
 
-__all__ = ["OUTLINE_FEATURE", "serve_recorded_answers", "unserved"]
+__all__ = ["OUTLINE_FEATURE", "add_recorded_rows", "unserved"]
 
 #: The bundled feature whose outline serves every provider's removed-model answer.
 OUTLINE_FEATURE = OUTLINES[0].feature
 
 
-def serve_recorded_answers(profile: Profile, suite: Suite | None = None) -> None:
-    """Serve the profile's recorded answers in this process, and (with ``suite``) add their
-    rows to the outlines of the run's copy of the bundled features (a removed model to the
-    removed-model outline, a rate limit or an overload to the failure table's). ConfigError in
-    one line when the suite runs only the author's own features, whose files a run never
-    changes."""
-    serve_recorded(profile.recorded)
-    if suite is None or not profile.recorded:
+def add_recorded_rows(profile: Profile, suite: Suite) -> None:
+    """Add the rows of the profile's recorded answers to the outlines of the run's copy of the
+    bundled features (a removed model to the removed-model outline, a rate limit or an
+    overload to the failure table's). ConfigError in one line when the suite runs only the
+    author's own features, whose files a run never changes."""
+    if not profile.recorded:
         return
     if suite.bundled_at is None:
         raise ConfigError(

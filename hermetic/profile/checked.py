@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,8 @@ from hermetic.corpus import (
     CorpusError,
     ProviderAnswer,
     bundled_corpus,
-    load_corpus,
     provider_slug,
+    served_corpus,
 )
 from hermetic.corpus.recorded import load_recorded
 from hermetic.profile.model import (
@@ -134,7 +135,13 @@ class Profile:
         slug = provider_slug(provider)
         if self.providers is None or any(provider_slug(a.provider) == slug for a in self.recorded):
             return True
-        return load_corpus().provider(provider) in self.providers
+        return self.corpus.provider(provider) in self.providers
+
+    @cached_property
+    def corpus(self) -> Corpus:
+        """The corpus a run of this plugin serves: the bundled answers, then its author's
+        recorded ones (``[providers] answers``)."""
+        return served_corpus(self.recorded)
 
     @property
     def uses_sink(self) -> bool:
@@ -215,7 +222,7 @@ def _recorded(profile: Path | None, files: tuple[str, ...]) -> tuple[ProviderAns
         key = toml_key("providers", "answers", index)
         try:
             answers += load_recorded(folder / name)
-            Corpus((*bundled_corpus().answers, *answers), name)
+            bundled_corpus().with_recorded(answers, name)
         except CorpusError as exc:
             raise ProfileError(str(profile), key, str(exc)) from None
     return tuple(answers)

@@ -34,7 +34,7 @@ from hermetic.channels.settings import (
     refuse,
     show,
 )
-from hermetic.corpus import CorpusError, load_corpus
+from hermetic.corpus import CorpusError, bundled_corpus
 from hermetic.errors import ConfigError
 from hermetic.hermes.reference.variables_hermes_reads import HERMES_VARIABLES
 from hermetic.hermes.reference.variables_hermes_reads import RELEASES as READ_RELEASES
@@ -259,10 +259,12 @@ def _check_host(host: Any) -> str:
 def _check_provider(name: Any) -> str:
     if not isinstance(name, str):
         raise refuse(f"must be a provider's name (a string), not {kind(name)}")
+    # The bundled corpus's providers: one the author recorded needs no listing, it is always
+    # claimed (Profile.supports).
     try:
-        return load_corpus().provider(name)
+        return bundled_corpus().provider(name)
     except CorpusError:
-        known = ", ".join(load_corpus().providers)
+        known = ", ".join(bundled_corpus().providers)
         raise refuse(f"{show(name)} is not a provider of the corpus; known: {known}") from None
 
 

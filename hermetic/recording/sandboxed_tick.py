@@ -16,10 +16,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from hermetic.companions import HOOK_OBSERVER, companion_folder
-from hermetic.corpus import CorpusError, ProviderAnswer, serve_recorded
+from hermetic.corpus import CorpusError, ProviderAnswer
 from hermetic.corpus.recorded import load_recorded
 from hermetic.errors import HarnessError
 from hermetic.hermes.install.protocols import protocol_named
@@ -39,10 +40,13 @@ EXIT_CANNOT = 2
 
 def observed_calls(answer: ProviderAnswer, hermes: Path) -> list[ObservedCall]:
     """Every ``api_request_error`` call of one tick of one job whose provider answers
-    ``answer`` over its protocol, with Hermes' default retries (as users run it)."""
+    ``answer`` (a recorded one: the world's corpus serves it beside the bundled answers) over
+    its protocol, with Hermes' default retries (as users run it)."""
     settings = settings_from_userdata(
         {"plugin": str(companion_folder(HOOK_OBSERVER)), "hermes": str(hermes)}
     )
+    profile = replace(settings.profile, recorded=(answer,))
+    settings = replace(settings, profile=profile)
     with build_world(settings) as world:
         world.install_plugin()  # the observer is the plugin: it changes nothing Hermes says
         world.use(WireProtocolPart).speak(protocol_named(answer.protocol))
@@ -79,7 +83,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         recorded = load_recorded(args.answers)
         answer = recorded.named(args.name)
-        serve_recorded([answer])
         calls = observed_calls(answer, args.hermes)
     except (CorpusError, HarnessError, AssertionError, KeyError) as exc:
         message = str(exc).strip().splitlines()

@@ -28,7 +28,7 @@ from hermetic.plan.behave_args import BehaveArguments, check_behave_args, split_
 from hermetic.plan.model import RunPlan, Spread, Suite
 from hermetic.plan.not_run import NotRun, promise_not_made, why_not_run
 from hermetic.plan.plan_file import PLAN_FILE, write_plan
-from hermetic.plan.recorded_rows import serve_recorded_answers, unserved
+from hermetic.plan.recorded_rows import add_recorded_rows, unserved
 from hermetic.plan.request import RunRequest, Spelling
 from hermetic.plan.resolve import check, resolve
 from hermetic.plan.selection import Listing
@@ -55,7 +55,7 @@ def start(
     cannot start, or is interrupted while it installs Hermes, leaves them as they were."""
     try:
         checked = check(request)
-        serve_recorded_answers(checked.profile, suite)
+        add_recorded_rows(checked.profile, suite)
         for line in unserved(checked.profile):
             say(line)
         listing = select(python, suite, env)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hermetic.corpus import MODEL_GONE, CorpusError, load_corpus
+from hermetic.corpus import MODEL_GONE, CorpusError
 from hermetic.diagnostics.artefact_names import slug
 from hermetic.diagnostics.evidence import Evidence
 from hermetic.errors import HarnessError
@@ -25,7 +25,9 @@ JOURNAL_LIMIT = 1000
 
 
 class Providers:
-    """The primary mock provider and any named ones, stopped when the scenario ends."""
+    """The primary mock provider and any named ones, stopped when the scenario ends. All answer
+    from the primary's corpus: the scenario's (the bundled one with the profile's recorded
+    answers)."""
 
     def __init__(
         self,
@@ -34,6 +36,7 @@ class Providers:
         add_cleanup: Callable[[Callable[[], None]], None],
     ) -> None:
         self.primary = primary
+        self.corpus = primary.corpus
         self.config = config
         self.add_cleanup = add_cleanup
         self.named: dict[str, MockProvider] = {}
@@ -67,7 +70,7 @@ class Providers:
             spec["words"] = words
         if protocol is not None:
             try:
-                load_corpus().find(provider, MODEL_GONE, protocol, words)
+                self.corpus.find(provider, MODEL_GONE, protocol, words)
             except CorpusError as exc:
                 raise HarnessError(str(exc)) from None
         try:
@@ -86,13 +89,13 @@ class Providers:
         spelled = self.spelled(provider)
         answers = [
             a
-            for a in load_corpus().of(spelled)
+            for a in self.corpus.of(spelled)
             if words in (a.words, a.name) and protocol in (None, a.protocol)
         ]
         if not answers:
             has = "; ".join(
                 f"{a.words!r} over {a.protocol}"
-                for a in load_corpus().of(spelled)
+                for a in self.corpus.of(spelled)
                 if protocol in (None, a.protocol)
             )
             over = f" over {protocol}" if protocol else ""
@@ -109,11 +112,10 @@ class Providers:
         except ScriptError as exc:
             raise HarnessError(f"the provider {provider!r}: {exc.detail}") from None
 
-    @staticmethod
-    def spelled(provider: str) -> str:
+    def spelled(self, provider: str) -> str:
         """The provider's name as the corpus spells it (HarnessError for one it lacks)."""
         try:
-            return load_corpus().provider(provider)
+            return self.corpus.provider(provider)
         except CorpusError as exc:
             raise HarnessError(str(exc)) from None
 
@@ -144,7 +146,7 @@ class Providers:
     def start(self, name: str) -> MockProvider:
         """Another mock provider (a fallback, a second vendor), stopped when the scenario ends."""
         if name not in self.named:
-            provider = MockProvider().start()
+            provider = MockProvider(corpus=self.corpus).start()
             self.add_cleanup(provider.stop)
             self.named[name] = provider
         return self.named[name]

@@ -241,7 +241,8 @@ def build_world(
     and ``on_kept`` is told where it is.
     """
     with ExitStack() as stack:
-        provider = stack.enter_context(MockProvider())
+        # Answering from the run's corpus: the bundled one with the author's recorded answers.
+        provider = stack.enter_context(MockProvider(corpus=settings.profile.corpus))
         sandbox = Sandbox.create(settings.hermes, settings.sandbox_root)
 
         def leave_sandbox() -> None:

@@ -39,7 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hermetic.corpus import ProviderAnswer, load_corpus
+from hermetic.corpus import ProviderAnswer, bundled_corpus
 from hermetic.errors import HarnessError
 from hermetic.hermes.install.protocols import WireProtocol, protocol_named
 from hermetic.hermes.reference.hook_reference import (
@@ -194,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.jobs < 1:
         print("hermetic: --jobs must be 1 or more", file=sys.stderr)
         return 2
-    corpus = load_corpus()
+    corpus = bundled_corpus()
     wanted = [name.strip() for name in args.answers.split(",") if name.strip()]
     unknown = [name for name in wanted if name not in {a.name for a in corpus}]
     if unknown:

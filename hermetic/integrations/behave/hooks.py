@@ -37,7 +37,6 @@ from hermetic.known.settle import settle
 from hermetic.mutation import coverage
 from hermetic.plan.model import RunPlan
 from hermetic.plan.plan_file import PLAN_FILE, read_plan, write_plan
-from hermetic.plan.recorded_rows import serve_recorded_answers
 from hermetic.plan.request import PLAN_KEY, refuse_beside_plan
 from hermetic.plan.resolve import plan_from_userdata
 from hermetic.reporting import figures, recorder
@@ -133,16 +132,13 @@ def run_plan(userdata: Mapping[str, str], defines: Sequence[tuple[str, str]] = (
     ``-D`` options resolve to (the same checks and installs)."""
     path = (userdata.get(PLAN_KEY) or "").strip()
     if not path:
-        plan = plan_from_userdata(userdata, os.environ)
-        serve_recorded_answers(plan.settings.profile)
-        return plan
+        return plan_from_userdata(userdata, os.environ)
     refuse_beside_plan(path, defines)
     plan = read_plan(Path(path)).for_this_process(os.environ)
     root = (userdata.get("sandbox_root") or "").strip()
     if root and Path(root).resolve() != plan.settings.sandbox_root:
         settings = replace(plan.settings, sandbox_root=Path(root).resolve())
         plan = replace(plan, settings=settings)
-    serve_recorded_answers(plan.settings.profile)
     return plan
 
 
