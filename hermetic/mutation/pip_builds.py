@@ -10,10 +10,9 @@ Kept, thirty mutants would leave thirty environments of Hermes' four thousand fi
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-from hermetic.hermes.install.env_cache import default_envs_root
+from hermetic.hermes.install.env_cache import LOCK_SUFFIX, default_envs_root, remove_locked
 from hermetic.plugin_sources import package
 
 
@@ -36,5 +35,6 @@ def remove_build(key: str, root: Path | None = None) -> None:
             continue
         if stamped == key:
             environment = stamp.parent
-            shutil.rmtree(environment, ignore_errors=True)
-            environment.with_name(environment.name + ".lock").unlink(missing_ok=True)
+            # Under its lock, the lock file with it (one another run holds is left for
+            # `hermetic clean`).
+            remove_locked(environment, environment.with_name(environment.name + LOCK_SUFFIX))

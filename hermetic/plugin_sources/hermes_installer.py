@@ -21,7 +21,6 @@ scenario of every run copies that folder until a tracked file changes. What it f
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import re
@@ -38,6 +37,7 @@ from hermetic.hermes.install.env_cache import (
     default_envs_root,
     lock_path,
     locked,
+    remove_locked,
     touch_used,
 )
 from hermetic.isolation.guard.log import non_loopback, read_attempts
@@ -119,14 +119,10 @@ def _prune(final: Path, prefix: str) -> None:
         older_tree = other.name.startswith(prefix) and now - _last_used(other) > _OLDER_TREE_KEPT
         if not older_tree and not _hermes_gone(other):
             continue
-        lock = lock_path(other)
         try:
-            with lock.open("a") as handle:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                shutil.rmtree(other, ignore_errors=True)
-            lock.unlink(missing_ok=True)
+            remove_locked(other, lock_path(other))
         except OSError:
-            continue  # in use, or not ours to remove: left for `hermetic clean`
+            continue  # not ours to remove: left for `hermetic clean`
 
 
 def _last_used(install: Path) -> float:

@@ -19,6 +19,7 @@ An environment being installed (its lock held) is skipped. Nothing is deleted un
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -30,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from hermetic.hermes.install.env_cache import LOCK_SUFFIX, LOG_SUFFIX, PARTIAL
+from hermetic.hermes.install.env_cache import LOCK_SUFFIX, LOG_SUFFIX, PARTIAL, remove_locked
 
 #: A sandbox kept for a failed scenario carries this file (written when it is kept).
 KEPT_MARK = ".hermetic-kept.json"
@@ -143,13 +144,19 @@ def _kept_sandboxes(root: Path, now: float) -> Iterator[tuple[Path, str]]:
 def remove(leftover: Leftover) -> None:
     """Remove one leftover (an environment's lock and log go with it)."""
     path = leftover.path
-    if path.is_dir() and not path.is_symlink():
+    lock = path.with_name(path.name.split(PARTIAL)[0] + LOCK_SUFFIX)
+    if path.is_dir() and not path.is_symlink() and lock.exists():
+        # An environment: removed under its lock, so no install of it starts meanwhile; one
+        # that holds it now (an install of it began since it was listed) keeps it.
+        if not remove_locked(path, lock):
+            raise BlockingIOError(errno.EWOULDBLOCK, "an install of it is running now")
+    elif path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
     else:
         path.unlink(missing_ok=True)
     if PARTIAL not in path.name and not path.name.endswith(LOG_SUFFIX):
-        for suffix in (LOCK_SUFFIX, LOG_SUFFIX):
-            path.with_name(path.name + suffix).unlink(missing_ok=True)
+        # Its lock went with it, while held; one there now is a new install's own.
+        path.with_name(path.name + LOG_SUFFIX).unlink(missing_ok=True)
 
 
 def _sized(found: list[tuple[Path, str]]) -> list[Leftover]:

@@ -51,12 +51,56 @@ def install_log(final: Path) -> Path:
 def locked(path: Path) -> Iterator[None]:
     """An exclusive lock on ``path`` (created if missing), released on exit."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    handle = _take(path, wait=True)
+    assert handle is not None  # a lock waited for is always taken
+    try:
+        yield
+    finally:
+        handle.close()  # closing the last descriptor releases the lock
+
+
+def remove_locked(folder: Path, lock: Path) -> bool:
+    """Remove ``folder`` under its ``lock``, taken without waiting, and the lock file with it
+    while it is still held; False (nothing removed) when another process holds the lock.
+
+    The lock file goes while it is held, never after: a process that opened it and waits for
+    it then finds, once it has it, that the path names another file or none, and takes the
+    lock again on a new file (:func:`_take`). Removed after the release instead, that process
+    would hold a lock on a file nobody else can open, and a third one would take a second lock
+    on a new file: two installs of the same environment at once."""
+    handle = _take(lock, wait=False)
+    if handle is None:
+        return False
+    try:
+        shutil.rmtree(folder, ignore_errors=True)
+        lock.unlink(missing_ok=True)
+    finally:
+        handle.close()
+    return True
+
+
+def _take(path: Path, *, wait: bool):
+    """The open lock file ``path``, locked exclusively (None when ``wait`` is false and
+    another process holds it). Taken again when the file was removed or replaced while this
+    process waited: a lock on a file the path no longer names locks nothing."""
+    while True:
+        handle = path.open("a")
         try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            handle.close()
+            return None
+        except BaseException:
+            handle.close()
+            raise
+        held = os.fstat(handle.fileno())
+        try:
+            named = os.stat(path)
+        except FileNotFoundError:
+            named = None
+        if named is not None and (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino):
+            return handle
+        handle.close()
 
 
 def leftovers(final: Path) -> list[Path]:
