@@ -74,6 +74,19 @@ def test_only_the_profiles_stand_in_variables_are_not_counted_as_keys() -> None:
     assert start.credential_names(frozenset({"ACMEOBS_API_KEY"})) == ["OPENAI_API_KEY"]
 
 
+def test_a_key_is_what_the_profile_and_the_workers_call_one() -> None:
+    """One rule (hermetic.isolation.credential_names) for what a profile may set only to its
+    stand-in, what the workers drop, and what reaching Hermes fails a scenario: a profile's
+    MY_TOKEN_URL is a URL, not a leak; AWS_ACCESS_KEY_ID is a key whatever its name says."""
+    names = {"MY_TOKEN_URL", "AWS_ACCESS_KEY_ID", "TWILIO_ACCOUNT_SID", "SLACK_BOT_TOKEN", "PATH"}
+    start = ProcessStart(1, ("hermes",), frozenset(names))
+    assert start.credential_names() == [
+        "AWS_ACCESS_KEY_ID",
+        "SLACK_BOT_TOKEN",
+        "TWILIO_ACCOUNT_SID",
+    ]
+
+
 def _sleeper(home: Path) -> subprocess.Popen[bytes]:
     """A detached process carrying ``home`` as its HERMES_HOME, returned once it runs.
 

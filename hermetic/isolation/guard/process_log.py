@@ -8,14 +8,11 @@ messaging token reached Hermes, without the suite ever handling a secret's value
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from hermetic.errors import HarnessError
-
-# What a credential's variable is called: provider keys, bot tokens, secrets, passwords.
-CREDENTIAL_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|_AUTH)", re.IGNORECASE)
+from hermetic.isolation.credential_names import is_credential_name
 
 
 @dataclass(frozen=True)
@@ -34,7 +31,7 @@ class ProcessStart:
         """The credential-named variables it saw, but ``stand_ins``: those the profile set to
         its ``{credential}``, whose value is the scenario's worthless stand-in."""
         return sorted(
-            name for name in self.names if CREDENTIAL_NAME.search(name) and name not in stand_ins
+            name for name in self.names if is_credential_name(name) and name not in stand_ins
         )
 
 
