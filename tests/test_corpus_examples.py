@@ -10,12 +10,12 @@ from behave.parser import parse_file
 
 from hermetic.corpus import MODEL_GONE, bundled_corpus, provider_slug
 from hermetic.corpus.examples import (
+    MODEL_GONE_OUTLINE,
     OUTLINE_PROTOCOLS,
     PASSING_FAILURE_OUTLINE,
     PASSING_FAILURES,
     PROTOCOL_TAGS,
     PROTOCOL_TITLES,
-    examples_rows,
     failure_decision,
     outline_of,
 )
@@ -37,7 +37,7 @@ def _blocks(path: Path = FEATURE) -> list[tuple[list[str], list[tuple[str, ...]]
 
 def test_every_row_is_a_corpus_answer_and_every_answer_a_row() -> None:
     rows = [row for _tags, block in _blocks() for row in block]
-    expected = [row for block in examples_rows(CORPUS).values() for row in block]
+    expected = [row for block in MODEL_GONE_OUTLINE.blocks(CORPUS).values() for row in block]
     assert rows == expected
     for provider, protocol, words, code in rows:
         answer = CORPUS.find(provider, MODEL_GONE, protocol_named(protocol).api_mode, words)
@@ -47,7 +47,7 @@ def test_every_row_is_a_corpus_answer_and_every_answer_a_row() -> None:
 def test_every_removed_model_over_a_protocol_the_mock_serves_is_a_row() -> None:
     rows = {
         (p, protocol_named(title).api_mode, w)
-        for b in examples_rows(CORPUS).values()
+        for b in MODEL_GONE_OUTLINE.blocks(CORPUS).values()
         for p, title, w, _code in b
     }
     for answer in CORPUS.model_gone():

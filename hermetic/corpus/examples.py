@@ -33,7 +33,6 @@ from hermetic.corpus.model import Corpus, ProviderAnswer, provider_slug
 __all__ = [
     "BEGIN",
     "END",
-    "HEADINGS",
     "MODEL_GONE_OUTLINE",
     "OUTLINES",
     "OUTLINE_PROTOCOLS",
@@ -44,7 +43,6 @@ __all__ = [
     "RECORDED_TAG",
     "GeneratedOutline",
     "block_tags",
-    "examples_rows",
     "examples_text",
     "failure_decision",
     "outline_of",
@@ -174,7 +172,6 @@ PASSING_FAILURE_OUTLINE = GeneratedOutline(
     promise_heading=lambda promise: f", {_PROMISE_HEADINGS[promise]}",
 )
 OUTLINES = (MODEL_GONE_OUTLINE, PASSING_FAILURE_OUTLINE)
-HEADINGS = MODEL_GONE_OUTLINE.headings
 
 
 def outline_of(answer: ProviderAnswer) -> GeneratedOutline | None:
@@ -203,17 +200,6 @@ def served_as(answer: ProviderAnswer) -> str:
             f"{answer.status} is one it alerts on whatever the situation (a model not there)"
         )
     return f"joins no promise: {why}"
-
-
-def examples_rows(
-    corpus: Corpus, outline: GeneratedOutline = MODEL_GONE_OUTLINE
-) -> dict[tuple[str, str], list[Row]]:
-    """(provider, protocol) -> the outline's rows (provider, protocol's title, then the
-    outline's cells), in corpus order."""
-    rows: dict[tuple[str, str], list[Row]] = {}
-    for (provider, protocol, _promise), block in outline.blocks(corpus).items():
-        rows.setdefault((provider, protocol), []).extend(block)
-    return rows
 
 
 def block_tags(provider: str, protocol: str, promise: str | None = None) -> list[str]:
